@@ -1,0 +1,440 @@
+"""A game of Quoridor: the position, the rules, and the record.
+
+The rules (seeds 000 and 001, settled by issue 2):
+
+- One action per turn, no pass: step the pawn or place a wall.
+- A step is one square orthogonally, never through a wall, off the board or
+  onto a pawn.
+- An orthogonally adjacent pawn with no wall between may be jumped straight
+  over when the square behind it is on the board, not walled off and empty.
+- Only when that straight jump is blocked (wall, board edge, or in the
+  four-player game another pawn) may the jumper land beside the jumped pawn,
+  perpendicular to the jump, on an empty square not walled off from it. Only
+  one pawn is ever jumped.
+- A wall spans two squares; walls may not overlap or cross at their midpoint,
+  and may not leave any player, the placer included, without a route to its
+  goal edge (pawns ignored).
+- The game ends the moment a pawn reaches its goal edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from engine.board import Geometry, geometry, layers, path_edges, reaches
+from engine.errors import IllegalMove, NotationError
+from engine.notation import Move, format_record, parse_move, parse_record
+from engine.variant import Variant
+
+NORTH, EAST, SOUTH, WEST = range(4)
+_PERPENDICULAR = ((EAST, WEST), (NORTH, SOUTH), (EAST, WEST), (NORTH, SOUTH))
+
+
+class _Snapshot(NamedTuple):
+    """Everything ``undo`` restores; all of it is immutable ints and tuples."""
+
+    pawns: tuple[int, ...]
+    walls_left: tuple[int, ...]
+    h_walls: int
+    v_walls: int
+    h_forbidden: int
+    v_forbidden: int
+    closed_north: int
+    closed_east: int
+    points: int
+    turn: int
+    winner: int | None
+
+
+class Game:
+    """A Quoridor game from its start, with its full record.
+
+    >>> game = Game()
+    >>> game.play("e2"); game.play("e8"); game.play("e3h")
+    >>> game.moves
+    ['e2', 'e8', 'e3h']
+    """
+
+    def __init__(self, players: int = 2, size: int = 9, walls: int | None = None) -> None:
+        self.variant = Variant.of(players, size, walls)
+        """The parameters this game is played with."""
+        self._geo: Geometry = geometry(self.variant.size)
+        geo = self._geo
+        self._goals = tuple(self._goal_mask(seat) for seat in range(self.variant.players))
+        self._pawns = [geo.bit(*self.variant.start(seat)) for seat in range(self.variant.players)]
+        self._walls_left = [self.variant.walls] * self.variant.players
+        self._h_walls = self._v_walls = 0
+        self._h_forbidden = self._v_forbidden = 0
+        self._closed_north = self._closed_east = 0
+        self._points = geo.border_points
+        self._turn = 0
+        self._winner: int | None = None
+        self._moves: list[str] = []
+        self._history: list[_Snapshot] = []
+
+    @classmethod
+    def from_moves(
+        cls,
+        record: str | Iterable[str],
+        players: int = 2,
+        size: int = 9,
+        walls: int | None = None,
+    ) -> Game:
+        """A game after playing ``record`` (a record string or a list of moves)."""
+        game = cls(players, size, walls)
+        moves = parse_record(record) if isinstance(record, str) else record
+        for move in moves:
+            game.play(move)
+        return game
+
+    # -- what the position is -------------------------------------------------
+
+    @property
+    def turn(self) -> int:
+        """The seat to move (the seat that would move, once the game is over)."""
+        return self._turn
+
+    @property
+    def winner(self) -> int | None:
+        """The seat whose pawn reached its goal edge, or None while playing."""
+        return self._winner
+
+    @property
+    def is_over(self) -> bool:
+        return self._winner is not None
+
+    @property
+    def moves(self) -> list[str]:
+        """The record so far, one notation string per ply (a copy)."""
+        return list(self._moves)
+
+    @property
+    def ply(self) -> int:
+        """Number of moves played."""
+        return len(self._moves)
+
+    @property
+    def pawns(self) -> list[str]:
+        """Each seat's square, in notation."""
+        return [self._geo.square_names[bit] for bit in self._pawns]
+
+    @property
+    def walls_left(self) -> list[int]:
+        """Walls each seat still holds."""
+        return list(self._walls_left)
+
+    @property
+    def walls(self) -> list[str]:
+        """Every wall on the board, horizontal ones first, in slot order."""
+        geo = self._geo
+        return [geo.h_names[s] for s in _bits(self._h_walls)] + [
+            geo.v_names[s] for s in _bits(self._v_walls)
+        ]
+
+    def record(self, numbered: bool = False) -> str:
+        """The moves so far in standard notation (``numbered`` for ``1. e2 e8``)."""
+        return format_record(self._moves, self.variant.players, numbered)
+
+    def distance(self, seat: int) -> int:
+        """Fewest pawn steps from the seat's square to its goal edge (jumps ignored)."""
+        north, east = self._open()
+        return (
+            len(layers(1 << self._pawns[seat], self._goals[seat], north, east, self._geo.stride))
+            - 1
+        )
+
+    def distances(self) -> list[int]:
+        """``distance`` for every seat."""
+        return [self.distance(seat) for seat in range(self.variant.players)]
+
+    # -- what may be played ---------------------------------------------------
+
+    def legal_moves(self) -> list[str]:
+        """Every legal move for the seat to move: pawn moves first, then walls."""
+        return self.legal_pawn_moves() + self.legal_walls()
+
+    def legal_pawn_moves(self) -> list[str]:
+        """The squares the seat to move may step or jump to, in bit order."""
+        if self._winner is not None:
+            return []
+        names = self._geo.square_names
+        return [names[bit] for bit in _bits(self._pawn_targets(self._turn))]
+
+    def legal_walls(self) -> list[str]:
+        """Every wall the seat to move may place: horizontal first, in slot order."""
+        if self._winner is not None or not self._walls_left[self._turn]:
+            return []
+        geo = self._geo
+        north, east = self._open()
+        paths = self._paths(north, east)
+        legal = [
+            geo.h_names[slot]
+            for slot in _bits(geo.slots & ~self._h_forbidden)
+            if self._keeps_paths(geo.h_points[slot], geo.h_closes[slot], 0, paths, north, east)
+        ]
+        legal += [
+            geo.v_names[slot]
+            for slot in _bits(geo.slots & ~self._v_forbidden)
+            if self._keeps_paths(geo.v_points[slot], 0, geo.v_closes[slot], paths, north, east)
+        ]
+        return legal
+
+    def is_legal(self, move: str) -> bool:
+        try:
+            self._check(move)
+        except ValueError:
+            return False
+        return True
+
+    # -- playing --------------------------------------------------------------
+
+    def play(self, move: str) -> None:
+        """Play a move in notation for the seat to move.
+
+        Raises NotationError when ``move`` is not notation for this board and
+        IllegalMove, with the reason, when the rules forbid it. Either way the
+        game is unchanged.
+        """
+        parsed = self._check(move)
+        self._history.append(self._snapshot())
+        geo = self._geo
+        seat = self._turn
+        if parsed.is_wall:
+            slot = geo.slot(parsed.col, parsed.row)
+            self._place_wall(slot, parsed.orientation == "h")
+            self._walls_left[seat] -= 1
+        else:
+            target = geo.bit(parsed.col, parsed.row)
+            self._pawns[seat] = target
+            if (1 << target) & self._goals[seat]:
+                self._winner = seat
+        self._moves.append(str(parsed))
+        if self._winner is None:
+            self._turn = (seat + 1) % self.variant.players
+
+    def undo(self) -> str:
+        """Take back the last move and return it. IndexError when there is none."""
+        if not self._history:
+            raise IndexError("no move to undo")
+        snap = self._history.pop()
+        self._pawns = list(snap.pawns)
+        self._walls_left = list(snap.walls_left)
+        self._h_walls, self._v_walls = snap.h_walls, snap.v_walls
+        self._h_forbidden, self._v_forbidden = snap.h_forbidden, snap.v_forbidden
+        self._closed_north, self._closed_east = snap.closed_north, snap.closed_east
+        self._points, self._turn, self._winner = snap.points, snap.turn, snap.winner
+        return self._moves.pop()
+
+    # -- internals ------------------------------------------------------------
+
+    def _goal_mask(self, seat: int) -> int:
+        geo, last = self._geo, self.variant.size - 1
+        if self.variant.players == 2:
+            return geo.row_mask(last) if seat == 0 else geo.row_mask(0)
+        return (geo.row_mask(last), geo.col_mask(last), geo.row_mask(0), geo.col_mask(0))[seat]
+
+    def _snapshot(self) -> _Snapshot:
+        return _Snapshot(
+            tuple(self._pawns),
+            tuple(self._walls_left),
+            self._h_walls,
+            self._v_walls,
+            self._h_forbidden,
+            self._v_forbidden,
+            self._closed_north,
+            self._closed_east,
+            self._points,
+            self._turn,
+            self._winner,
+        )
+
+    def _open(self) -> tuple[int, int]:
+        """Squares whose north / east edge a pawn can cross right now."""
+        geo = self._geo
+        return (
+            geo.board & ~geo.top_row & ~self._closed_north,
+            geo.board & ~geo.last_col & ~self._closed_east,
+        )
+
+    def _paths(self, north: int, east: int) -> list[tuple[int, int, int, int]]:
+        """Per seat: (start, goal, north edges, east edges) of one shortest path."""
+        stride = self._geo.stride
+        result = []
+        for seat, pawn in enumerate(self._pawns):
+            start, goal = 1 << pawn, self._goals[seat]
+            frontiers = layers(start, goal, north, east, stride)
+            result.append((start, goal, *path_edges(frontiers, goal, north, east, stride)))
+        return result
+
+    def _keeps_paths(
+        self,
+        points: int,
+        closes_north: int,
+        closes_east: int,
+        paths: list[tuple[int, int, int, int]],
+        north: int,
+        east: int,
+    ) -> bool:
+        """Does a wall that closes these edges leave every seat a route?"""
+        # A wall can only cut the board in two when it closes a loop of walls
+        # and board edge, which needs two of its three lattice points to be
+        # touched already. Most walls in open space touch one or none.
+        if (self._points & points).bit_count() < 2:
+            return True
+        north &= ~closes_north
+        east &= ~closes_east
+        stride = self._geo.stride
+        for start, goal, path_north, path_east in paths:
+            # A seat whose current shortest path the wall does not cross keeps it.
+            if (closes_north & path_north or closes_east & path_east) and not reaches(
+                start, goal, north, east, stride
+            ):
+                return False
+        return True
+
+    def _place_wall(self, slot: int, horizontal: bool) -> None:
+        geo = self._geo
+        if horizontal:
+            self._h_walls |= 1 << slot
+            self._closed_north |= geo.h_closes[slot]
+            forbids, self._points = geo.h_forbids[slot], self._points | geo.h_points[slot]
+        else:
+            self._v_walls |= 1 << slot
+            self._closed_east |= geo.v_closes[slot]
+            forbids, self._points = geo.v_forbids[slot], self._points | geo.v_points[slot]
+        self._h_forbidden |= forbids[0]
+        self._v_forbidden |= forbids[1]
+
+    def _step(self, square: int, direction: int, north: int, east: int) -> int:
+        """The neighbour of ``square`` in ``direction``, or -1 past a wall or edge."""
+        stride = self._geo.stride
+        if direction == NORTH:
+            return square + stride if (north >> square) & 1 else -1
+        if direction == EAST:
+            return square + 1 if (east >> square) & 1 else -1
+        if direction == SOUTH:
+            below = square - stride
+            return below if below >= 0 and (north >> below) & 1 else -1
+        left = square - 1
+        return left if left >= 0 and (east >> left) & 1 else -1
+
+    def _pawn_targets(self, seat: int) -> int:
+        """Mask of the squares ``seat`` may move its pawn to."""
+        occupied = 0
+        for pawn in self._pawns:
+            occupied |= 1 << pawn
+        targets = 0
+        here = self._pawns[seat]
+        north, east = self._open()
+        for direction in (NORTH, EAST, SOUTH, WEST):
+            near = self._step(here, direction, north, east)
+            if near < 0:
+                continue
+            if not (occupied >> near) & 1:
+                targets |= 1 << near
+                continue
+            behind = self._step(near, direction, north, east)
+            if behind >= 0 and not (occupied >> behind) & 1:
+                targets |= 1 << behind
+                continue
+            for side in _PERPENDICULAR[direction]:
+                landing = self._step(near, side, north, east)
+                if landing >= 0 and not (occupied >> landing) & 1:
+                    targets |= 1 << landing
+        return targets
+
+    def _check(self, text: str) -> Move:
+        """Parse and check a move; raise NotationError or IllegalMove."""
+        move = parse_move(text, self.variant.size)
+        if self._winner is not None:
+            raise IllegalMove(f"the game is over: seat {self._winner} has won")
+        if move.is_wall:
+            self._check_wall(move)
+        else:
+            self._check_step(move)
+        return move
+
+    def _check_step(self, move: Move) -> None:
+        geo = self._geo
+        target = geo.bit(move.col, move.row)
+        if (self._pawn_targets(self._turn) >> target) & 1:
+            return
+        here = self._pawns[self._turn]
+        origin = geo.square_names[here]
+        if target in self._pawns:
+            seat = self._pawns.index(target)
+            raise IllegalMove(f"{move} is occupied by seat {seat}'s pawn")
+        (col, row), (to_col, to_row) = geo.coords(here), (move.col, move.row)
+        if abs(col - to_col) + abs(row - to_row) == 1:
+            raise IllegalMove(f"a wall blocks the step from {origin} to {move}")
+        if abs(col - to_col) + abs(row - to_row) == 2 and self._adjacent_pawn_between(here, target):
+            raise IllegalMove(
+                f"cannot jump from {origin} to {move}: a diagonal landing is allowed only "
+                "when the straight jump is blocked, and no wall may be crossed"
+            )
+        raise IllegalMove(f"{move} is not one step or jump away from {origin}")
+
+    def _adjacent_pawn_between(self, here: int, target: int) -> bool:
+        """Is there a pawn next to ``here`` that ``target`` is beyond or beside?"""
+        (col, row), (to_col, to_row) = self._geo.coords(here), self._geo.coords(target)
+        for pawn in self._pawns:
+            pc, pr = self._geo.coords(pawn)
+            next_to_here = abs(pc - col) + abs(pr - row) == 1
+            if next_to_here and abs(pc - to_col) + abs(pr - to_row) == 1:
+                return True
+        return False
+
+    def _check_wall(self, move: Move) -> None:
+        geo, seat = self._geo, self._turn
+        name = str(move)
+        if not self._walls_left[seat]:
+            raise IllegalMove(f"seat {seat} has no walls left")
+        slot = geo.slot(move.col, move.row)
+        horizontal = move.orientation == "h"
+        self._check_overlap(name, slot, horizontal)
+        points = geo.h_points[slot] if horizontal else geo.v_points[slot]
+        if (self._points & points).bit_count() < 2:
+            return
+        north, east = self._open()
+        north &= ~(geo.h_closes[slot] if horizontal else 0)
+        east &= ~(0 if horizontal else geo.v_closes[slot])
+        for other, pawn in enumerate(self._pawns):
+            if not reaches(1 << pawn, self._goals[other], north, east, geo.stride):
+                goal = self.variant.goal_name(other)
+                raise IllegalMove(f"wall {name} would leave seat {other} no path to {goal}")
+
+    def _check_overlap(self, name: str, slot: int, horizontal: bool) -> None:
+        geo = self._geo
+        forbidden = self._h_forbidden if horizontal else self._v_forbidden
+        if not (forbidden >> slot) & 1:
+            return
+        # Name the wall in the way: a cross first, then one along the groove.
+        same, cross = (
+            (self._h_walls, self._v_walls) if horizontal else (self._v_walls, self._h_walls)
+        )
+        same_names, cross_names = (
+            (geo.h_names, geo.v_names) if horizontal else (geo.v_names, geo.h_names)
+        )
+        if (same >> slot) & 1:
+            raise IllegalMove(f"wall {name} is already on the board")
+        if (cross >> slot) & 1:
+            raise IllegalMove(f"wall {name} crosses {cross_names[slot]}")
+        step = 1 if horizontal else geo.size - 1
+        for neighbour in (slot - step, slot + step):
+            if neighbour >= 0 and (same >> neighbour) & 1:
+                raise IllegalMove(f"wall {name} overlaps {same_names[neighbour]}")
+        raise AssertionError("forbidden slot without a wall in the way")  # pragma: no cover
+
+
+def _bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, lowest first."""
+    result = []
+    while mask:
+        low = mask & -mask
+        result.append(low.bit_length() - 1)
+        mask ^= low
+    return result
+
+
+__all__ = ["Game", "IllegalMove", "NotationError"]

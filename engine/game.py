@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from engine.board import Geometry, geometry, layers, path_edges, reaches
 from engine.errors import IllegalMove, NotationError
-from engine.notation import Move, format_record, parse_move, parse_record
+from engine.notation import COLUMNS, Move, format_record, parse_move, parse_record
 from engine.variant import Variant
 
 NORTH, EAST, SOUTH, WEST = range(4)
@@ -147,6 +147,52 @@ class Game:
     def distances(self) -> list[int]:
         """``distance`` for every seat."""
         return [self.distance(seat) for seat in range(self.variant.players)]
+
+    def __str__(self) -> str:
+        """A text diagram, row 9 on top; pawns are their seat numbers.
+
+        ``|`` between squares is a vertical wall and ``-`` under a square a
+        horizontal one; a wall's middle character sits on its midpoint, so
+        ``-----`` is one wall and ``--- ---`` two walls end to end::
+
+              a b c d e f g h i
+            9 . . . . 1 . . . .
+                      ---
+            8 . . . . . .|. . .
+                         |
+            7 . . . . . .|. . .
+        """
+        size, geo = self.variant.size, self._geo
+        label = len(str(size))
+        occupant = {bit: str(seat) for seat, bit in enumerate(self._pawns)}
+        letters = " " * (label + 1) + " ".join(COLUMNS[:size])
+        lines = [letters]
+        for row in reversed(range(size)):
+            cells = []
+            for col in range(size):
+                bit = geo.bit(col, row)
+                cells.append(occupant.get(bit, "."))
+                cells.append("|" if (self._closed_east >> bit) & 1 else " ")
+            lines.append(f"{row + 1:>{label}} " + "".join(cells).rstrip())
+            if row:
+                lines.append(" " * (label + 1) + self._groove_line(row - 1).rstrip())
+        lines.append(letters)
+        return "\n".join(line.rstrip() for line in lines) + "\n"
+
+    def _groove_line(self, row: int) -> str:
+        """The text between ``row`` and the row above it."""
+        geo, size = self._geo, self.variant.size
+        chars = [" "] * (2 * size - 1)
+        for col in range(size):
+            if (self._closed_north >> geo.bit(col, row)) & 1:
+                chars[2 * col] = "-"
+        for col in range(size - 1):
+            slot = geo.slot(col, row)
+            if (self._h_walls >> slot) & 1:
+                chars[2 * col + 1] = "-"
+            elif (self._v_walls >> slot) & 1:
+                chars[2 * col + 1] = "|"
+        return "".join(chars)
 
     # -- what may be played ---------------------------------------------------
 

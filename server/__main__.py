@@ -1,30 +1,33 @@
-"""``quoridor-server`` / ``python -m server``: start the game server."""
+"""``quoridor-server`` / ``python -m server``: run the game server until SIGTERM or SIGINT."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import logging
 import signal
+from collections.abc import Sequence
 
-from websockets.asyncio.server import ServerConnection, serve
-
-
-async def _handler(connection: ServerConnection) -> None:
-    await connection.close(1013, "not ready yet")
+from server.app import GameServer
+from server.config import Config, parse_config
 
 
-async def _serve(host: str, port: int) -> None:
-    stop = asyncio.get_running_loop().create_future()
+async def serve_until_stopped(config: Config) -> None:
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        asyncio.get_running_loop().add_signal_handler(sig, stop.set_result, None)
-    async with serve(_handler, host, port):
-        print(f"quoridor server listening on ws://{host}:{port}", flush=True)
-        await stop
+        loop.add_signal_handler(sig, stop.set)
+    async with GameServer(config).running():
+        await stop.wait()
+    logging.getLogger("quoridor.server").info("stopped")
 
 
-def main() -> None:
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve("127.0.0.1", 8765))
+def main(argv: Sequence[str] | None = None) -> None:
+    config = parse_config(argv)
+    logging.basicConfig(
+        level=config.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+    )
+    asyncio.run(serve_until_stopped(config))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,67 @@
+"""Encoding and decoding: one reused typed decoder per direction."""
+
+from __future__ import annotations
+
+import msgspec
+
+from protocol.messages import ErrorCode, Request, RequestId, ServerMessage
+
+
+class BadRequest(ValueError):
+    """A frame that is not a valid request, with the error to answer it."""
+
+    def __init__(self, code: ErrorCode, message: str, request_id: RequestId) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+
+
+class _IdOnly(msgspec.Struct):
+    id: RequestId = None
+
+
+_requests = msgspec.json.Decoder(Request)
+_server_messages = msgspec.json.Decoder(ServerMessage)
+_ids = msgspec.json.Decoder(_IdOnly)
+_encoder = msgspec.json.Encoder()
+
+
+def encode(message: msgspec.Struct) -> bytes:
+    """JSON bytes for one message; send them as a text frame."""
+    return _encoder.encode(message)
+
+
+def decode_request(data: bytes | str) -> Request:
+    """Decode a client frame or raise BadRequest saying what is wrong."""
+    try:
+        return _requests.decode(data)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        unknown = text.endswith("`$.type`") or "required field `type`" in text
+        code = ErrorCode.UNKNOWN_TYPE if unknown else ErrorCode.INVALID_FIELD
+        raise BadRequest(code, text, request_id(data)) from None
+    except msgspec.DecodeError as exc:
+        raise BadRequest(ErrorCode.MALFORMED_JSON, str(exc), None) from None
+
+
+def request_id(data: bytes | str) -> RequestId:
+    """The ``id`` of an otherwise invalid request, so the error can echo it."""
+    try:
+        return _ids.decode(data).id
+    except msgspec.DecodeError:
+        return None
+
+
+def decode_server_message(data: bytes | str) -> ServerMessage | None:
+    """Decode a server frame; None for a message type this client does not know.
+
+    Clients ignore unknown message types so that servers can add new ones.
+    Raises msgspec.DecodeError for frames that break the protocol otherwise.
+    """
+    try:
+        return _server_messages.decode(data)
+    except msgspec.ValidationError as exc:
+        if str(exc).startswith("Invalid value") and str(exc).endswith("`$.type`"):
+            return None
+        raise

@@ -1,0 +1,56 @@
+"""Server configuration: flags, each with a matching environment variable.
+
+Precedence: a flag on the command line, then the environment variable, then
+the embedded default. Every setting is documented in the README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str = "127.0.0.1"
+    """Interface to listen on (QUORIDOR_HOST)."""
+    port: int = 8765
+    """TCP port; 0 picks a free one (QUORIDOR_PORT)."""
+    max_message: int = 4096
+    """Largest frame a client may send, in bytes; larger closes with 1009."""
+    rate: float = 20.0
+    """Requests a second a connection may send on average."""
+    burst: float = 40.0
+    """Requests a connection may send at once before the rate applies."""
+    ping_interval: float = 20.0
+    """Seconds between keepalive pings; a peer silent for another such span is dropped."""
+    log_level: str = "INFO"
+
+
+ENV_PREFIX = "QUORIDOR_"
+
+
+def env_name(field_name: str) -> str:
+    return ENV_PREFIX + field_name.upper()
+
+
+def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Build the configuration from ``argv`` and ``env`` (default: the process's)."""
+    env = os.environ if env is None else env
+    parser = argparse.ArgumentParser(
+        prog="quoridor-server",
+        description="Authoritative Quoridor game server over websockets.",
+    )
+    defaults = Config()
+    for item in fields(Config):
+        kind = type(getattr(defaults, item.name))
+        default = kind(env.get(env_name(item.name), getattr(defaults, item.name)))
+        parser.add_argument(
+            "--" + item.name.replace("_", "-"),
+            type=kind,
+            default=default,
+            help=f"(env {env_name(item.name)}, default {getattr(defaults, item.name)})",
+        )
+    return Config(**vars(parser.parse_args(argv)))

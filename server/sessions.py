@@ -1,0 +1,62 @@
+"""Sessions (who a player is) and connections (how they are reached right now).
+
+A session outlives its connection: a player whose link drops comes back with
+the resume token and finds their seat. Only a hash of the token is kept, so
+the table never holds a usable secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from server.ratelimit import TokenBucket
+
+if TYPE_CHECKING:
+    from protocol.messages import RequestId, VariantSpec
+    from server.rooms import Room
+
+
+def token_hash(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+@dataclass(eq=False)
+class Session:
+    """A greeted client: identity, name, and where it is."""
+
+    id: str
+    name: str
+    token_digest: bytes
+    conn: int | None = None
+    """The connection attached to this session now, if any."""
+    room: Room | None = None
+    seat: int | None = None
+    """Seat in ``room``; None for a spectator."""
+    queued: tuple[VariantSpec, RequestId] | None = None
+    """The quick-match variant waited for, and the request id to answer."""
+
+    @classmethod
+    def new(cls, name: str) -> tuple[Session, str]:
+        """A fresh session and its resume token (returned once, never stored)."""
+        token = secrets.token_urlsafe(24)
+        return cls(secrets.token_hex(8), name, token_hash(token)), token
+
+    def rotate_token(self) -> str:
+        token = secrets.token_urlsafe(24)
+        self.token_digest = token_hash(token)
+        return token
+
+
+@dataclass(eq=False)
+class Connection:
+    """One websocket, greeted or not."""
+
+    id: int
+    bucket: TokenBucket
+    session: Session | None = None
+    strikes: int = 0
+    """Requests refused in a row for exceeding the rate limit."""
+    closing: bool = field(default=False)

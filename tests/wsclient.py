@@ -52,9 +52,9 @@ class Client:
         except ConnectionClosed:
             pass  # the close code and reason stay on self.ws
 
-    async def closed(self, timeout: float = 5.0) -> tuple[int | None, str | None]:
+    async def closed(self, within: float = 5.0) -> tuple[int | None, str | None]:
         """Wait for the server to close the connection; its (code, reason)."""
-        await asyncio.wait_for(self.ws.wait_closed(), timeout)
+        await asyncio.wait_for(self.ws.wait_closed(), within)
         rcvd = self.ws.close_rcvd
         return (rcvd.code, rcvd.reason) if rcvd else (None, None)
 
@@ -64,12 +64,12 @@ class Client:
     async def send_raw(self, data: str | bytes) -> None:
         await self.ws.send(data)
 
-    async def recv(self, timeout: float = 5.0) -> ServerMessage:
-        return await asyncio.wait_for(self.inbox.get(), timeout)
+    async def recv(self, within: float = 5.0) -> ServerMessage:
+        return await asyncio.wait_for(self.inbox.get(), within)
 
-    async def expect(self, kind: type[T], timeout: float = 5.0) -> T:
+    async def expect(self, kind: type[T], within: float = 5.0) -> T:
         """The next message, which must be a ``kind``."""
-        message = await self.recv(timeout)
+        message = await self.recv(within)
         assert isinstance(message, kind), f"expected {kind.__name__}, got {message!r}"
         return message
 

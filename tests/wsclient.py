@@ -55,8 +55,7 @@ class Client:
     async def closed(self, within: float = 5.0) -> tuple[int | None, str | None]:
         """Wait for the server to close the connection; its (code, reason)."""
         await asyncio.wait_for(self.ws.wait_closed(), within)
-        rcvd = self.ws.close_rcvd
-        return (rcvd.code, rcvd.reason) if rcvd else (None, None)
+        return self.ws.close_code, self.ws.close_reason
 
     async def send(self, message: msgspec.Struct) -> None:
         await self.ws.send(encode(message), text=True)

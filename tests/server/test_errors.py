@@ -1,0 +1,322 @@
+"""Every error code: provoked over a real socket, answered, and nothing changed.
+
+Each test checks the error (and the echoed id), that the connection still
+works (a ping gets its pong), and that the room did not change: same event
+number, same moves, nothing pushed to the other player.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+import pytest
+
+from protocol.messages import (
+    Create,
+    ErrorCode,
+    Hello,
+    Join,
+    Joined,
+    Leave,
+    Left,
+    ListRooms,
+    MoveRequest,
+    Ping,
+    Pong,
+    Rooms,
+    VariantSpec,
+    Watch,
+    Welcome,
+)
+from server.app import GameServer
+from server.config import Config
+from tests.server.test_games import seat_players
+from tests.wsclient import Client
+
+Connect = Callable[..., Awaitable[Client]]
+
+
+@dataclass
+class Table:
+    """Two seated players at ply 0 of a fresh game."""
+
+    server: GameServer
+    a: Client
+    b: Client
+    room: str
+
+    def snapshot(self) -> tuple[int, list[str], str]:
+        room = self.server.core.rooms[self.room]
+        return room.event, room.game.moves, str(room.game)
+
+    async def unchanged(self, before: tuple[int, list[str], str], *clients: Client) -> None:
+        assert self.snapshot() == before
+        for client in clients or (self.a, self.b):
+            await client.send(Ping(id="still-there"))
+            assert (await client.expect(Pong)).id == "still-there"
+
+
+@pytest.fixture
+async def table(server: GameServer, connect: Connect) -> Table:
+    (a, b), room = await seat_players(connect)
+    return Table(server, a, b, room)
+
+
+async def test_malformed_json(table: Table) -> None:
+    before = table.snapshot()
+    await table.a.send_raw("{not json")
+    error = await table.a.error(ErrorCode.MALFORMED_JSON)
+    assert "malformed" in error.message
+    await table.b.quiet()
+    await table.unchanged(before)
+
+
+async def test_unknown_type(table: Table) -> None:
+    before = table.snapshot()
+    await table.a.send_raw('{"type": "dance", "id": 5}')
+    assert (await table.a.error(ErrorCode.UNKNOWN_TYPE)).id == 5
+    await table.a.send_raw('{"id": 6, "move": "e2"}')
+    assert (await table.a.error(ErrorCode.UNKNOWN_TYPE)).id == 6
+    await table.unchanged(before)
+
+
+async def test_invalid_field_names_the_path(table: Table) -> None:
+    before = table.snapshot()
+    await table.a.send_raw('{"type": "move", "move": 3, "ply": 0, "id": "m"}')
+    error = await table.a.error(ErrorCode.INVALID_FIELD)
+    assert error.id == "m"
+    assert "`$.move`" in error.message
+    await table.a.send_raw('{"type": "move", "move": "e2", "ply": -1}')
+    assert "`$.ply`" in (await table.a.error(ErrorCode.INVALID_FIELD)).message
+    await table.a.send_raw("[1, 2]")
+    await table.a.error(ErrorCode.INVALID_FIELD)
+    await table.unchanged(before)
+
+
+async def test_unknown_fields_are_ignored(table: Table) -> None:
+    await table.a.send_raw('{"type": "move", "move": "e2", "ply": 0, "future": [1]}')
+    assert (await table.a.state()).ply == 1
+
+
+async def test_unsupported_version_closes_cleanly(connect: Connect) -> None:
+    client = await connect(hello=False)
+    await client.send(Hello(id=1, version="2.0", name="future"))
+    error = await client.error(ErrorCode.UNSUPPORTED_VERSION)
+    assert error.id == 1
+    assert "1.0" in error.message
+    assert await client.closed() == (1008, "unsupported protocol version")
+
+
+async def test_hello_required_then_hello_works(connect: Connect) -> None:
+    client = await connect(hello=False)
+    await client.send(Create(id=1))
+    assert (await client.error(ErrorCode.HELLO_REQUIRED)).id == 1
+    await client.send(Hello(version="1.3", name="late"))
+    assert (await client.expect(Welcome)).name == "late"
+
+
+async def test_already_greeted(table: Table) -> None:
+    before = table.snapshot()
+    await table.a.send(Hello(version="1.0", name="again"))
+    await table.a.error(ErrorCode.ALREADY_GREETED)
+    await table.unchanged(before)
+
+
+async def test_bad_token(connect: Connect) -> None:
+    client = await connect(hello=False)
+    await client.send(Hello(version="1.0", name="x", resume="not-a-token"))
+    await client.error(ErrorCode.BAD_TOKEN)
+    await client.send(Hello(version="1.0", name="x"))
+    await client.expect(Welcome)
+
+
+async def test_invalid_variant(connect: Connect, server: GameServer) -> None:
+    client = await connect()
+    await client.send(Create(id=2, variant=VariantSpec(size=6)))
+    error = await client.error(ErrorCode.INVALID_VARIANT)
+    assert "odd" in error.message
+    await client.send_raw('{"type": "create", "variant": {"size": 13}}')
+    await client.error(ErrorCode.INVALID_FIELD)
+    assert server.core.rooms == {}
+
+
+async def test_already_in_room(table: Table) -> None:
+    before = table.snapshot()
+    await table.a.send(Create(id=3))
+    assert (await table.a.error(ErrorCode.ALREADY_IN_ROOM)).id == 3
+    await table.a.send(Join(room=table.room))
+    await table.a.error(ErrorCode.ALREADY_IN_ROOM)
+    assert len(table.server.core.rooms) == 1
+    await table.unchanged(before)
+
+
+async def test_not_in_room(connect: Connect) -> None:
+    client = await connect()
+    await client.send(MoveRequest(move="e2", ply=0))
+    await client.error(ErrorCode.NOT_IN_ROOM)
+    await client.send(Leave())
+    await client.error(ErrorCode.NOT_IN_ROOM)
+
+
+async def test_room_not_found(connect: Connect) -> None:
+    client = await connect()
+    for request in (Join(id=1, room="nosuchroom"), Watch(id=1, room="nosuchroom")):
+        await client.send(request)
+        assert "nosuchroom" in (await client.error(ErrorCode.ROOM_NOT_FOUND)).message
+
+
+async def test_room_full_and_seat_taken(table: Table, connect: Connect) -> None:
+    before = table.snapshot()
+    third = await connect("third")
+    await third.send(Join(room=table.room))
+    await third.error(ErrorCode.ROOM_FULL)
+    await third.send(Join(room=table.room, seat=0))
+    await third.error(ErrorCode.SEAT_TAKEN)
+    await third.send(Join(room=table.room, seat=3))
+    await third.error(ErrorCode.INVALID_FIELD)
+    await table.unchanged(before, third)
+
+
+async def test_bad_secret(table: Table, connect: Connect) -> None:
+    before = table.snapshot()
+    thief = await connect("thief")
+    await thief.send(Join(room=table.room, seat=0, secret="guess"))
+    await thief.error(ErrorCode.BAD_SECRET)
+    await table.a.quiet()
+    await table.unchanged(before, thief)
+
+
+async def test_not_a_player(table: Table, connect: Connect) -> None:
+    watcher = await connect("watcher")
+    await watcher.send(Watch(room=table.room))
+    await watcher.expect(Joined)
+    await watcher.state()
+    await table.a.state()
+    await table.b.state()
+    before = table.snapshot()
+    await watcher.send(MoveRequest(move="e2", ply=0))
+    await watcher.error(ErrorCode.NOT_A_PLAYER)
+    await table.unchanged(before, watcher)
+
+
+async def test_game_not_started(connect: Connect, server: GameServer) -> None:
+    client = await connect()
+    await client.send(Create())
+    room = (await client.expect(Joined)).room
+    await client.state()
+    await client.send(MoveRequest(move="e2", ply=0))
+    await client.error(ErrorCode.GAME_NOT_STARTED)
+    assert server.core.rooms[room].game.moves == []
+
+
+async def test_not_your_turn(table: Table) -> None:
+    before = table.snapshot()
+    await table.b.send(MoveRequest(id=4, move="e8", ply=0))
+    error = await table.b.error(ErrorCode.NOT_YOUR_TURN)
+    assert error.state is not None
+    assert (error.state.turn, error.state.ply) == (0, 0)
+    await table.a.quiet()
+    await table.unchanged(before)
+
+
+async def test_illegal_move_carries_the_engine_reason(table: Table) -> None:
+    before = table.snapshot()
+    await table.a.send(MoveRequest(move="e3", ply=0))
+    assert "e3" in (await table.a.error(ErrorCode.ILLEGAL_MOVE)).message
+    await table.a.send(MoveRequest(move="z9", ply=0))
+    await table.a.error(ErrorCode.ILLEGAL_MOVE)
+    await table.unchanged(before)
+    await table.a.send(MoveRequest(move="e3v", ply=0))
+    await table.a.state()
+    await table.b.state()
+    before = table.snapshot()
+    await table.b.send(MoveRequest(move="e3h", ply=1))
+    error = await table.b.error(ErrorCode.ILLEGAL_MOVE)
+    assert error.message == "wall e3h crosses e3v"
+    await table.unchanged(before)
+
+
+async def test_stale_ply_and_resend(table: Table) -> None:
+    await table.a.send(MoveRequest(id=1, move="e2", ply=0))
+    applied = await table.a.state()
+    await table.b.state()
+    before = table.snapshot()
+    # The same move again (a resend after a lost reply): answered, not applied.
+    await table.a.send(MoveRequest(id=1, move="e2", ply=0))
+    again = await table.a.state()
+    assert again == applied
+    await table.b.quiet()
+    # A different move for a ply already played is stale.
+    await table.a.send(MoveRequest(id=2, move="d1", ply=0))
+    error = await table.a.error(ErrorCode.STALE_PLY)
+    assert error.state is not None
+    assert error.state.ply == 1
+    await table.b.send(MoveRequest(move="e8", ply=7))
+    await table.b.error(ErrorCode.STALE_PLY)
+    await table.unchanged(before)
+
+
+async def test_game_over(connect: Connect) -> None:
+    (a, b), _ = await seat_players(connect, size=5)
+    for ply, move in enumerate("c2 b5 c3 b4 c4 b3 c5".split()):
+        await [a, b][ply % 2].send(MoveRequest(move=move, ply=ply))
+        await a.state()
+        await b.state()
+    await b.send(MoveRequest(move="b2", ply=7))
+    error = await b.error(ErrorCode.GAME_OVER)
+    assert error.state is not None
+    assert error.state.result is not None
+    assert error.state.result.winner == 0
+
+
+async def test_server_shutting_down_refuses_new_rooms(connect: Connect, server: GameServer) -> None:
+    client = await connect()
+    server.core.accepting = False
+    await client.send(Create(id=1))
+    await client.error(ErrorCode.SERVER_SHUTTING_DOWN)
+    await client.send(ListRooms())
+    await client.expect(Rooms)
+
+
+@pytest.fixture
+async def strict_server() -> AsyncIterator[GameServer]:
+    async with GameServer(Config(port=0, rate=1, burst=3)).running() as running:
+        yield running
+
+
+async def test_rate_limited_then_closed(strict_server: GameServer) -> None:
+    url = f"ws://127.0.0.1:{strict_server.port}"
+    flooder, bystander = await Client.connect(url, "flood"), await Client.connect(url, "calm")
+    for _ in range(2):
+        await flooder.send(Ping())
+        await flooder.expect(Pong)
+    await flooder.send(Ping(id="over"))
+    error = await flooder.error(ErrorCode.RATE_LIMITED)
+    assert error.id == "over"
+    for _ in range(strict_server.core.limits.strikes + 5):
+        await flooder.send_raw('{"type": "ping"}')
+    assert await flooder.closed() == (1008, "rate limit exceeded")
+    await bystander.send(Ping(id="fine"))
+    assert (await bystander.expect(Pong)).id == "fine"
+    await bystander.close()
+
+
+async def test_leave_and_seat_reclaim(table: Table, connect: Connect) -> None:
+    joined = next(m for m in table.a.seen if isinstance(m, Joined))
+    assert joined.secret is not None
+    await table.a.send(MoveRequest(move="e2", ply=0))
+    await table.a.state()
+    await table.b.state()
+    await table.a.send(Leave(id="bye"))
+    assert (await table.a.expect(Left)).id == "bye"
+    gone = await table.b.state()
+    assert not gone.players[0].connected
+    # A new connection takes seat 0 back with its secret and plays on.
+    back = await connect("p0 again")
+    await back.send(Join(room=table.room, seat=0, secret=joined.secret))
+    assert (await back.expect(Joined)).seat == 0
+    assert (await back.state()).players[0].connected
+    await table.b.state()
+    await table.b.send(MoveRequest(move="e8", ply=1))
+    assert (await back.state()).ply == 2

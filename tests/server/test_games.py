@@ -1,0 +1,136 @@
+"""Whole games over real websockets on 127.0.0.1."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from protocol.messages import (
+    Create,
+    ErrorCode,
+    Join,
+    Joined,
+    MoveRequest,
+    Queued,
+    QuickMatch,
+    State,
+    VariantSpec,
+    Watch,
+)
+from tests.wsclient import Client
+
+Connect = Callable[..., Awaitable[Client]]
+
+
+async def seat_players(
+    connect: Connect, players: int = 2, size: int = 9
+) -> tuple[list[Client], str]:
+    """Connect ``players`` clients into one new room; return them by seat, and the room."""
+    clients = [await connect(f"p{seat}") for seat in range(players)]
+    await clients[0].send(Create(id=0, variant=VariantSpec(players=players, size=size)))  # type: ignore[arg-type]
+    room = (await clients[0].expect(Joined)).room
+    for client in clients[1:]:
+        await client.send(Join(room=room))
+        assert (await client.expect(Joined)).room == room
+    # Drain the join events so each inbox starts at the game's first state.
+    for seat, client in enumerate(clients):
+        for _ in range(players - seat):
+            await client.state()
+    return clients, room
+
+
+async def play(clients: list[Client], moves: list[str]) -> State:
+    """Play ``moves`` in turn order; every client must see each state."""
+    state = None
+    for ply, move in enumerate(moves):
+        mover = clients[ply % len(clients)]
+        await mover.send(MoveRequest(id=ply, move=move, ply=ply))
+        for client in clients:
+            state = await client.state()
+            assert state.ply == ply + 1
+            assert state.last_move is not None
+            assert state.last_move.move == move
+    assert state is not None
+    return state
+
+
+async def test_two_clients_play_to_a_win(connect: Connect) -> None:
+    (a, b), _ = await seat_players(connect)
+    moves = "e2 d9 e3 d8 e4 a6h e5 d7 e6 d6 e7 d5 e8 d4 e9".split()
+    final = await play([a, b], moves)
+    assert final.status == "finished"
+    assert final.result is not None
+    assert final.result.winner == 0
+    assert final.turn is None
+    assert final.walls == ["a6h"]
+    assert final.walls_left == [10, 9]
+    assert final.legal_pawn_moves == []
+    await a.send(MoveRequest(id="late", move="d3", ply=len(moves)))
+    error = await a.error(ErrorCode.GAME_OVER)
+    assert error.state is not None
+
+
+async def test_a_spectator_sees_every_event_in_order(connect: Connect) -> None:
+    (a, b), room = await seat_players(connect)
+    watcher = await connect("watcher")
+    await watcher.send(Watch(room=room))
+    await watcher.expect(Joined)
+    moves = "e2 e8 e3 e7 e4 e6 e5 e5h".split()
+    events = [(await watcher.state()).event]
+    for client in (a, b):
+        await client.state()  # the watcher's arrival is an event too
+    for ply, move in enumerate(moves):
+        await [a, b][ply % 2].send(MoveRequest(move=move, ply=ply))
+        state = await watcher.state()
+        events.append(state.event)
+        assert state.ply == ply + 1
+        for client in (a, b):
+            assert (await client.state()).event == state.event
+    assert events == list(range(events[0], events[0] + len(moves) + 1))
+    await watcher.send(MoveRequest(move="e6", ply=len(moves)))
+    await watcher.error(ErrorCode.NOT_A_PLAYER)
+
+
+async def test_a_third_client_cannot_take_a_seat_in_a_full_room(connect: Connect) -> None:
+    (a, _b), room = await seat_players(connect)
+    third = await connect("third")
+    await third.send(Join(id=9, room=room))
+    error = await third.error(ErrorCode.ROOM_FULL)
+    assert error.id == 9
+    await third.send(Join(room=room, seat=1))
+    await third.error(ErrorCode.SEAT_TAKEN)
+    await a.quiet()
+
+
+async def test_four_players_play_to_a_win(connect: Connect) -> None:
+    clients, _ = await seat_players(connect, players=4)
+    rounds = [
+        f"e{row} {side_a} {d_col} {side_i}"
+        for row, side_a, d_col, side_i in zip(
+            range(2, 9),
+            ["a4", "a5"] * 4,
+            ["d9", "d8"] * 4,
+            ["i4", "i5"] * 4,
+            strict=False,
+        )
+    ]
+    moves = " ".join(rounds).split() + ["e9"]
+    final = await play(clients, moves)
+    assert final.status == "finished"
+    assert final.result is not None
+    assert final.result.winner == 0
+    assert final.pawns == ["e9", "a4", "d9", "i4"]
+
+
+async def test_quick_match_pairs_two_players(connect: Connect) -> None:
+    a, b = await connect("a"), await connect("b")
+    await a.send(QuickMatch(id="qa"))
+    await a.expect(Queued)
+    await b.send(QuickMatch(id="qb"))
+    await b.expect(Queued)
+    joined_a, joined_b = await a.expect(Joined), await b.expect(Joined)
+    assert (joined_a.id, joined_a.seat) == ("qa", 0)
+    assert (joined_b.id, joined_b.seat) == ("qb", 1)
+    assert joined_a.room == joined_b.room
+    state = await a.state()
+    assert state.status == "playing"
+    assert state == await b.state()

@@ -53,6 +53,7 @@ SEED = 20_241_129
 OPENING_REPEAT = 5000
 POSITIONS = 50
 POSITION_REPEAT = 500
+COLD_REPEAT = 101
 GAMES = 100
 GAME_REPEAT = 11
 
@@ -163,6 +164,25 @@ def main() -> None:
         (
             f"legal moves, {POSITIONS} mid-game positions (median {moves:.0f} moves)",
             statistics.median(ours_times),
+            statistics.median(theirs_times),
+        )
+    )
+
+    # The same positions, each timed on its first call right after its moves
+    # were played (nothing this position asked for is cached yet).
+    def first_call_us(record: list[str]) -> float:
+        samples = []
+        for _ in range(COLD_REPEAT):
+            game = Game.from_moves(record, size=SIZE, walls=WALLS)
+            start = time.perf_counter_ns()
+            game.legal_moves()
+            samples.append(time.perf_counter_ns() - start)
+        return statistics.median(samples) / 1000
+
+    rows.append(
+        (
+            "  the same, first call after the position's last move",
+            statistics.median(first_call_us(record) for record in corpus),
             statistics.median(theirs_times),
         )
     )

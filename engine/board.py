@@ -2,13 +2,19 @@
 
 Square (col, row) is bit ``row * stride + col`` with ``stride = size + 1``: the
 extra guard column keeps east/west shifts from wrapping onto the next row.
-Walls are stored as the edges they close: ``closed_north`` has a bit on every
-square whose north edge is walled, ``closed_east`` on every square whose east
-edge is walled (the south and west edges are the neighbours' north and east).
 
-Wall slots are numbered ``row * (size - 1) + col`` by their lower-left square.
-Their ends and midpoint are lattice points (the corners of squares), numbered
-``y * (size + 1) + x``; the cycle filter in ``Game`` uses them.
+A wall slot is named by the lower-left square of the 2x2 block around its
+midpoint and uses that square's bit, so wall masks line up with square masks
+and whole sets of walls are tested with a few shifts:
+
+* a horizontal wall on slot ``k`` closes the north edges of squares ``k`` and
+  ``k + 1``; a vertical one closes the east edges of ``k`` and ``k + stride``;
+* walls are stored as the edges they close: ``closed_north`` has a bit on
+  every square whose north edge is walled, ``closed_east`` likewise (south and
+  west edges are the neighbours' north and east);
+* the lattice points where square corners meet, (x, y) for x, y in 0..size,
+  are bits ``y * stride + x``. A horizontal wall on slot ``k`` touches points
+  ``k + stride + {0, 1, 2}``, a vertical one ``k + 1 + stride * {0, 1, 2}``.
 """
 
 from __future__ import annotations
@@ -17,6 +23,9 @@ from dataclasses import dataclass
 from functools import cache
 
 from engine.notation import format_square
+
+NameTable = tuple[tuple[tuple[str, ...], ...], ...]
+"""``table[row][bits]``: the names of the slots set in one row's ``bits``."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,27 +38,14 @@ class Geometry:
     """All squares."""
     top_row: int
     last_col: int
-    squares: tuple[int, ...]
-    """Bit index of square number ``row * size + col``."""
-    square_names: dict[int, str]
-    """Bit index -> notation."""
     slots: int
-    """Mask of every wall slot."""
-    h_closes: tuple[int, ...]
-    """Per slot: the ``closed_north`` bits a horizontal wall there sets."""
-    v_closes: tuple[int, ...]
-    """Per slot: the ``closed_east`` bits a vertical wall there sets."""
-    h_forbids: tuple[tuple[int, int], ...]
-    """Per slot: (horizontal, vertical) slots a horizontal wall there rules out."""
-    v_forbids: tuple[tuple[int, int], ...]
-    """Per slot: (horizontal, vertical) slots a vertical wall there rules out."""
-    h_points: tuple[int, ...]
-    """Per slot: the three lattice points a horizontal wall there touches."""
-    v_points: tuple[int, ...]
+    """Every wall slot (squares in columns and rows 1..size-1)."""
     border_points: int
     """Lattice points on the board's edge."""
-    h_names: tuple[str, ...]
-    v_names: tuple[str, ...]
+    square_names: dict[int, str]
+    """Bit index -> notation."""
+    h_names: NameTable
+    v_names: NameTable
 
     def bit(self, col: int, row: int) -> int:
         return row * self.stride + col
@@ -58,65 +54,59 @@ class Geometry:
         row, col = divmod(bit, self.stride)
         return col, row
 
-    def slot(self, col: int, row: int) -> int:
-        return row * (self.size - 1) + col
-
     def row_mask(self, row: int) -> int:
         return sum(1 << self.bit(col, row) for col in range(self.size))
 
     def col_mask(self, col: int) -> int:
         return sum(1 << self.bit(col, row) for row in range(self.size))
 
+    def slot_names(self, mask: int, horizontal: bool) -> list[str]:
+        """Notation of every wall slot in ``mask``, in bit order."""
+        table = self.h_names if horizontal else self.v_names
+        width, stride = self.size - 1, self.stride
+        row_bits = (1 << width) - 1
+        names: list[str] = []
+        for row, row_table in enumerate(table):
+            names += row_table[(mask >> (row * stride)) & row_bits]
+        return names
+
 
 @cache
 def geometry(size: int) -> Geometry:
     """The precomputed tables for a board size (built once per size)."""
     stride = size + 1
-    walls = size - 1
 
     def bit(col: int, row: int) -> int:
         return row * stride + col
 
-    def point(x: int, y: int) -> int:
-        return 1 << (y * stride + x)
+    def mask(cells: list[tuple[int, int]]) -> int:
+        return sum(1 << bit(c, r) for c, r in set(cells))  # a set: corners repeat
 
-    squares = tuple(bit(c, r) for r in range(size) for c in range(size))
-    board = sum(1 << b for b in squares)
-    h_closes, v_closes, h_forbids, v_forbids, h_points, v_points = [], [], [], [], [], []
-    for r in range(walls):
-        for c in range(walls):
-            slot = 1 << (r * walls + c)
-            h_closes.append((1 << bit(c, r)) | (1 << bit(c + 1, r)))
-            v_closes.append((1 << bit(c, r)) | (1 << bit(c, r + 1)))
-            # Same-orientation walls overlap when their anchors differ by at most
-            # one along the groove; opposite orientations cross on the same anchor.
-            h_same = slot | (slot << 1 if c + 1 < walls else 0) | (slot >> 1 if c > 0 else 0)
-            v_same = slot | (slot << walls if r + 1 < walls else 0) | (slot >> walls)
-            h_forbids.append((h_same, slot))
-            v_forbids.append((slot, v_same))
-            h_points.append(point(c, r + 1) | point(c + 1, r + 1) | point(c + 2, r + 1))
-            v_points.append(point(c + 1, r) | point(c + 1, r + 1) | point(c + 1, r + 2))
-    border = 0
-    for i in range(size + 1):
-        border |= point(i, 0) | point(i, size) | point(0, i) | point(size, i)
+    every = range(size)
+    border = [(i, 0) for i in range(size + 1)] + [(i, size) for i in range(size + 1)]
+    border += [(0, i) for i in range(size + 1)] + [(size, i) for i in range(size + 1)]
     return Geometry(
         size=size,
         stride=stride,
-        board=board,
-        top_row=sum(1 << bit(c, size - 1) for c in range(size)),
-        last_col=sum(1 << bit(size - 1, r) for r in range(size)),
-        squares=squares,
-        square_names={bit(c, r): format_square(c, r) for r in range(size) for c in range(size)},
-        slots=(1 << walls * walls) - 1,
-        h_closes=tuple(h_closes),
-        v_closes=tuple(v_closes),
-        h_forbids=tuple(h_forbids),
-        v_forbids=tuple(v_forbids),
-        h_points=tuple(h_points),
-        v_points=tuple(v_points),
-        border_points=border,
-        h_names=tuple(format_square(s % walls, s // walls) + "h" for s in range(walls * walls)),
-        v_names=tuple(format_square(s % walls, s // walls) + "v" for s in range(walls * walls)),
+        board=mask([(c, r) for r in every for c in every]),
+        top_row=mask([(c, size - 1) for c in every]),
+        last_col=mask([(size - 1, r) for r in every]),
+        slots=mask([(c, r) for r in range(size - 1) for c in range(size - 1)]),
+        border_points=mask(border),
+        square_names={bit(c, r): format_square(c, r) for r in every for c in every},
+        h_names=_name_table(size, "h"),
+        v_names=_name_table(size, "v"),
+    )
+
+
+def _name_table(size: int, orientation: str) -> NameTable:
+    width = size - 1
+    return tuple(
+        tuple(
+            tuple(format_square(c, row) + orientation for c in range(width) if bits >> c & 1)
+            for bits in range(1 << width)
+        )
+        for row in range(width)
     )
 
 
@@ -148,20 +138,21 @@ def layers(start: int, goal: int, open_north: int, open_east: int, stride: int) 
     ``len(result) - 1`` is the shortest distance; an empty list means the goal
     cannot be reached.
     """
-    frontier = seen = start
+    frontier = start
+    # Every square a step can enter: some edge of it is open.
+    unseen = (open_north | open_east | (open_north << stride) | (open_east << 1)) & ~start
     result = [start]
     while not frontier & goal:
-        grown = (
+        frontier = (
             ((frontier & open_north) << stride)
             | ((frontier >> stride) & open_north)
             | ((frontier & open_east) << 1)
             | ((frontier >> 1) & open_east)
-        ) & ~seen
-        if not grown:
+        ) & unseen
+        if not frontier:
             return []
-        seen |= grown
-        frontier = grown
-        result.append(grown)
+        unseen ^= frontier
+        result.append(frontier)
     return result
 
 
@@ -177,19 +168,19 @@ def path_edges(
     """
     north = east = 0
     target = frontiers[-1] & goal
-    square = (target & -target).bit_length() - 1
+    square = 1 << ((target & -target).bit_length() - 1)
     for layer in reversed(frontiers[:-1]):
-        below, left = square - stride, square - 1
-        if below >= 0 and (layer >> below) & (open_north >> below) & 1:
-            north |= 1 << below
+        # Step back to any neighbour in the previous layer, trying each side.
+        if (below := (square >> stride) & open_north & layer) != 0:
+            north |= below
             square = below
-        elif (layer >> (square + stride)) & (open_north >> square) & 1:
-            north |= 1 << square
-            square += stride
-        elif left >= 0 and (layer >> left) & (open_east >> left) & 1:
-            east |= 1 << left
+        elif (above := square & open_north) and (square << stride) & layer:
+            north |= above
+            square <<= stride
+        elif (left := (square >> 1) & open_east & layer) != 0:
+            east |= left
             square = left
         else:
-            east |= 1 << square
-            square += 1
+            east |= square
+            square <<= 1
     return north, east

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from engine.board import Geometry, geometry, layers, path_edges, reaches
 from engine.errors import IllegalMove, NotationError
-from engine.notation import COLUMNS, Move, format_record, parse_move, parse_record
+from engine.notation import COLUMNS, Move, format_record, format_square, parse_move, parse_record
 from engine.variant import Variant
 
 NORTH, EAST, SOUTH, WEST = range(4)
@@ -43,6 +43,7 @@ class _Snapshot(NamedTuple):
     closed_north: int
     closed_east: int
     points: int
+    routes: tuple[tuple[int, int] | None, ...]
     turn: int
     winner: int | None
 
@@ -68,7 +69,12 @@ class Game:
         self._h_forbidden = self._v_forbidden = 0
         self._closed_north = self._closed_east = 0
         self._points = geo.border_points
+        self._routes: list[tuple[int, int] | None] = [None] * self.variant.players
+        """Per seat, the (north, east) edges of some walk from its pawn to its goal,
+        or None until needed. It only guides the wall filter, so it may be long."""
         self._turn = 0
+        self._targets: int | None = None
+        """The seat to move's pawn targets, once worked out in this position."""
         self._winner: int | None = None
         self._moves: list[str] = []
         self._history: list[_Snapshot] = []
@@ -128,9 +134,7 @@ class Game:
     def walls(self) -> list[str]:
         """Every wall on the board, horizontal ones first, in slot order."""
         geo = self._geo
-        return [geo.h_names[s] for s in _bits(self._h_walls)] + [
-            geo.v_names[s] for s in _bits(self._v_walls)
-        ]
+        return geo.slot_names(self._h_walls, True) + geo.slot_names(self._v_walls, False)
 
     def record(self, numbered: bool = False) -> str:
         """The moves so far in standard notation (``numbered`` for ``1. e2 e8``)."""
@@ -187,7 +191,7 @@ class Game:
             if (self._closed_north >> geo.bit(col, row)) & 1:
                 chars[2 * col] = "-"
         for col in range(size - 1):
-            slot = geo.slot(col, row)
+            slot = geo.bit(col, row)
             if (self._h_walls >> slot) & 1:
                 chars[2 * col + 1] = "-"
             elif (self._v_walls >> slot) & 1:
@@ -212,19 +216,31 @@ class Game:
         if self._winner is not None or not self._walls_left[self._turn]:
             return []
         geo = self._geo
-        north, east = self._open()
-        paths = self._paths(north, east)
-        legal = [
-            geo.h_names[slot]
-            for slot in _bits(geo.slots & ~self._h_forbidden)
-            if self._keeps_paths(geo.h_points[slot], geo.h_closes[slot], 0, paths, north, east)
-        ]
-        legal += [
-            geo.v_names[slot]
-            for slot in _bits(geo.slots & ~self._v_forbidden)
-            if self._keeps_paths(geo.v_points[slot], 0, geo.v_closes[slot], paths, north, east)
-        ]
-        return legal
+        stride = geo.stride
+        h_free = geo.slots & ~self._h_forbidden
+        v_free = geo.slots & ~self._v_forbidden
+        # A wall can only cut the board in two when it closes a loop of walls
+        # and board edge, which needs two of its three lattice points to be
+        # touched already: find those walls for all slots at once.
+        points = self._points
+        a, b, c = points >> stride, points >> (stride + 1), points >> (stride + 2)
+        h_risky = h_free & ((a & b) | (a & c) | (b & c))
+        a, b, c = points >> 1, points >> (stride + 1), points >> (2 * stride + 1)
+        v_risky = v_free & ((a & b) | (a & c) | (b & c))
+        if h_risky | v_risky:
+            routes = [self._route(seat) for seat in range(self.variant.players)]
+            # Only a wall that closes an edge of some seat's route can seal it.
+            h_cuts = v_cuts = 0
+            for north, east in routes:
+                h_cuts |= north | (north >> 1)
+                v_cuts |= east | (east >> stride)
+            for slot in _bits(h_risky & h_cuts):
+                if self._sealed_seat(1 << slot, True) is not None:
+                    h_free ^= 1 << slot
+            for slot in _bits(v_risky & v_cuts):
+                if self._sealed_seat(1 << slot, False) is not None:
+                    v_free ^= 1 << slot
+        return geo.slot_names(h_free, True) + geo.slot_names(v_free, False)
 
     def is_legal(self, move: str) -> bool:
         try:
@@ -247,14 +263,15 @@ class Game:
         geo = self._geo
         seat = self._turn
         if parsed.is_wall:
-            slot = geo.slot(parsed.col, parsed.row)
-            self._place_wall(slot, parsed.orientation == "h")
+            self._place_wall(1 << geo.bit(parsed.col, parsed.row), parsed.orientation == "h")
             self._walls_left[seat] -= 1
         else:
             target = geo.bit(parsed.col, parsed.row)
+            self._extend_route(seat, target)
             self._pawns[seat] = target
             if (1 << target) & self._goals[seat]:
                 self._winner = seat
+        self._targets = None
         self._moves.append(str(parsed))
         if self._winner is None:
             self._turn = (seat + 1) % self.variant.players
@@ -270,6 +287,8 @@ class Game:
         self._h_forbidden, self._v_forbidden = snap.h_forbidden, snap.v_forbidden
         self._closed_north, self._closed_east = snap.closed_north, snap.closed_east
         self._points, self._turn, self._winner = snap.points, snap.turn, snap.winner
+        self._routes = list(snap.routes)
+        self._targets = None
         return self._moves.pop()
 
     # -- internals ------------------------------------------------------------
@@ -291,6 +310,7 @@ class Game:
             self._closed_north,
             self._closed_east,
             self._points,
+            tuple(self._routes),
             self._turn,
             self._winner,
         )
@@ -303,54 +323,74 @@ class Game:
             geo.board & ~geo.last_col & ~self._closed_east,
         )
 
-    def _paths(self, north: int, east: int) -> list[tuple[int, int, int, int]]:
-        """Per seat: (start, goal, north edges, east edges) of one shortest path."""
-        stride = self._geo.stride
-        result = []
-        for seat, pawn in enumerate(self._pawns):
-            start, goal = 1 << pawn, self._goals[seat]
-            frontiers = layers(start, goal, north, east, stride)
-            result.append((start, goal, *path_edges(frontiers, goal, north, east, stride)))
-        return result
+    def _route(self, seat: int) -> tuple[int, int]:
+        """The seat's cached walk to its goal, found by breadth-first search if unknown."""
+        route = self._routes[seat]
+        if route is None:
+            north, east = self._open()
+            stride, goal = self._geo.stride, self._goals[seat]
+            frontiers = layers(1 << self._pawns[seat], goal, north, east, stride)
+            route = self._routes[seat] = path_edges(frontiers, goal, north, east, stride)
+        return route
 
-    def _keeps_paths(
-        self,
-        points: int,
-        closes_north: int,
-        closes_east: int,
-        paths: list[tuple[int, int, int, int]],
-        north: int,
-        east: int,
-    ) -> bool:
-        """Does a wall that closes these edges leave every seat a route?"""
-        # A wall can only cut the board in two when it closes a loop of walls
-        # and board edge, which needs two of its three lattice points to be
-        # touched already. Most walls in open space touch one or none.
-        if (self._points & points).bit_count() < 2:
-            return True
+    def _extend_route(self, seat: int, target: int) -> None:
+        """Keep the seat's walk valid as its pawn moves to ``target``."""
+        route = self._routes[seat]
+        if route is None:
+            return
+        here, stride = self._pawns[seat], self._geo.stride
+        low = min(here, target)
+        step = abs(target - here)
+        # One step back onto the old walk extends it; after a jump, search again.
+        if step == stride:
+            self._routes[seat] = (route[0] | (1 << low), route[1])
+        elif step == 1:
+            self._routes[seat] = (route[0], route[1] | (1 << low))
+        else:
+            self._routes[seat] = None
+
+    def _sealed_seat(self, wall: int, horizontal: bool) -> int | None:
+        """The first seat this wall would leave with no way to its goal, if any."""
+        stride = self._geo.stride
+        if horizontal:
+            closes_north, closes_east = wall | (wall << 1), 0
+            touched = self._points & ((wall | (wall << 1) | (wall << 2)) << stride)
+        else:
+            closes_north, closes_east = 0, wall | (wall << stride)
+            touched = self._points & ((wall | (wall << stride) | (wall << 2 * stride)) << 1)
+        if touched.bit_count() < 2:
+            return None  # closes no loop, so it cannot cut the board in two
+        north, east = self._open()
         north &= ~closes_north
         east &= ~closes_east
-        stride = self._geo.stride
-        for start, goal, path_north, path_east in paths:
-            # A seat whose current shortest path the wall does not cross keeps it.
-            if (closes_north & path_north or closes_east & path_east) and not reaches(
-                start, goal, north, east, stride
-            ):
-                return False
-        return True
+        for seat, pawn in enumerate(self._pawns):
+            route_north, route_east = self._route(seat)
+            cut = closes_north & route_north or closes_east & route_east
+            if cut and not reaches(1 << pawn, self._goals[seat], north, east, stride):
+                return seat
+        return None
 
-    def _place_wall(self, slot: int, horizontal: bool) -> None:
-        geo = self._geo
+    def _place_wall(self, wall: int, horizontal: bool) -> None:
+        stride = self._geo.stride
         if horizontal:
-            self._h_walls |= 1 << slot
-            self._closed_north |= geo.h_closes[slot]
-            forbids, self._points = geo.h_forbids[slot], self._points | geo.h_points[slot]
+            self._h_walls |= wall
+            closed = wall | (wall << 1)
+            self._closed_north |= closed
+            self._h_forbidden |= wall | (wall << 1) | (wall >> 1)
+            self._v_forbidden |= wall
+            self._points |= (wall | (wall << 1) | (wall << 2)) << stride
+            cut = [route is not None and route[0] & closed for route in self._routes]
         else:
-            self._v_walls |= 1 << slot
-            self._closed_east |= geo.v_closes[slot]
-            forbids, self._points = geo.v_forbids[slot], self._points | geo.v_points[slot]
-        self._h_forbidden |= forbids[0]
-        self._v_forbidden |= forbids[1]
+            self._v_walls |= wall
+            closed = wall | (wall << stride)
+            self._closed_east |= closed
+            self._v_forbidden |= wall | (wall << stride) | (wall >> stride)
+            self._h_forbidden |= wall
+            self._points |= (wall | (wall << stride) | (wall << 2 * stride)) << 1
+            cut = [route is not None and route[1] & closed for route in self._routes]
+        for seat, broken in enumerate(cut):
+            if broken:
+                self._routes[seat] = None
 
     def _step(self, square: int, direction: int, north: int, east: int) -> int:
         """The neighbour of ``square`` in ``direction``, or -1 past a wall or edge."""
@@ -366,13 +406,30 @@ class Game:
         return left if left >= 0 and (east >> left) & 1 else -1
 
     def _pawn_targets(self, seat: int) -> int:
-        """Mask of the squares ``seat`` may move its pawn to."""
+        """Mask of the squares ``seat`` may move its pawn to (cached for the seat to move)."""
+        if seat == self._turn and self._targets is not None:
+            return self._targets
+        targets = self._find_pawn_targets(seat)
+        if seat == self._turn:
+            self._targets = targets
+        return targets
+
+    def _find_pawn_targets(self, seat: int) -> int:
         occupied = 0
         for pawn in self._pawns:
             occupied |= 1 << pawn
-        targets = 0
         here = self._pawns[seat]
         north, east = self._open()
+        stride, pawn = self._geo.stride, 1 << here
+        steps = (
+            ((pawn & north) << stride)
+            | ((pawn >> stride) & north)
+            | ((pawn & east) << 1)
+            | ((pawn >> 1) & east)
+        )
+        if not steps & occupied:
+            return steps  # no pawn next to this one: no jumps to work out
+        targets = 0
         for direction in (NORTH, EAST, SOUTH, WEST):
             near = self._step(here, direction, north, east)
             if near < 0:
@@ -436,40 +493,34 @@ class Game:
         name = str(move)
         if not self._walls_left[seat]:
             raise IllegalMove(f"seat {seat} has no walls left")
-        slot = geo.slot(move.col, move.row)
+        slot = geo.bit(move.col, move.row)
         horizontal = move.orientation == "h"
         self._check_overlap(name, slot, horizontal)
-        points = geo.h_points[slot] if horizontal else geo.v_points[slot]
-        if (self._points & points).bit_count() < 2:
-            return
-        north, east = self._open()
-        north &= ~(geo.h_closes[slot] if horizontal else 0)
-        east &= ~(0 if horizontal else geo.v_closes[slot])
-        for other, pawn in enumerate(self._pawns):
-            if not reaches(1 << pawn, self._goals[other], north, east, geo.stride):
-                goal = self.variant.goal_name(other)
-                raise IllegalMove(f"wall {name} would leave seat {other} no path to {goal}")
+        sealed = self._sealed_seat(1 << slot, horizontal)
+        if sealed is not None:
+            goal = self.variant.goal_name(sealed)
+            raise IllegalMove(f"wall {name} would leave seat {sealed} no path to {goal}")
 
     def _check_overlap(self, name: str, slot: int, horizontal: bool) -> None:
         geo = self._geo
         forbidden = self._h_forbidden if horizontal else self._v_forbidden
         if not (forbidden >> slot) & 1:
             return
-        # Name the wall in the way: a cross first, then one along the groove.
+        # Name the wall in the way: the same wall, a cross, or one along the groove.
         same, cross = (
             (self._h_walls, self._v_walls) if horizontal else (self._v_walls, self._h_walls)
-        )
-        same_names, cross_names = (
-            (geo.h_names, geo.v_names) if horizontal else (geo.v_names, geo.h_names)
         )
         if (same >> slot) & 1:
             raise IllegalMove(f"wall {name} is already on the board")
         if (cross >> slot) & 1:
-            raise IllegalMove(f"wall {name} crosses {cross_names[slot]}")
-        step = 1 if horizontal else geo.size - 1
+            col, row = geo.coords(slot)
+            other = "v" if horizontal else "h"
+            raise IllegalMove(f"wall {name} crosses {format_square(col, row)}{other}")
+        step = 1 if horizontal else geo.stride
         for neighbour in (slot - step, slot + step):
             if neighbour >= 0 and (same >> neighbour) & 1:
-                raise IllegalMove(f"wall {name} overlaps {same_names[neighbour]}")
+                col, row = geo.coords(neighbour)
+                raise IllegalMove(f"wall {name} overlaps {format_square(col, row)}{name[-1]}")
         raise AssertionError("forbidden slot without a wall in the way")  # pragma: no cover
 
 

@@ -14,6 +14,7 @@ numbered form where each number starts a round of every player's move
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import NamedTuple
 
 from engine.errors import NotationError
@@ -54,6 +55,9 @@ def parse_move(text: str, size: int = 9) -> Move:
     Raises NotationError for anything that is not a square or wall slot of
     that board.
     """
+    move = _moves(size).get(text)
+    if move is not None:
+        return move
     match = _MOVE_RE.fullmatch(text)
     if match is None:
         raise NotationError(f"{text!r} is not a move: expected a square like e2 or a wall like e3h")
@@ -65,6 +69,14 @@ def parse_move(text: str, size: int = 9) -> Move:
         last = format_square(limit - 1, limit - 1)
         raise NotationError(f"{text} is not a {what} on a {size}x{size} board (a1..{last})")
     return Move(col, row, orientation)
+
+
+@cache
+def _moves(size: int) -> dict[str, Move]:
+    """Every square and wall of a board, by notation: parsing is one lookup."""
+    squares = [Move(c, r, "") for r in range(size) for c in range(size)]
+    walls = [Move(c, r, o) for o in "hv" for r in range(size - 1) for c in range(size - 1)]
+    return {str(move): move for move in squares + walls}
 
 
 def parse_record(text: str) -> list[str]:

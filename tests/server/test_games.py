@@ -113,7 +113,7 @@ async def test_four_players_play_to_a_win(connect: Connect) -> None:
             strict=False,
         )
     ]
-    moves = " ".join(rounds).split() + ["e9"]
+    moves = [*" ".join(rounds).split(), "e9"]
     final = await play(clients, moves)
     assert final.status == "finished"
     assert final.result is not None

@@ -14,6 +14,7 @@ import pytest
 
 from protocol.messages import (
     Create,
+    Error,
     ErrorCode,
     Hello,
     Join,
@@ -320,3 +321,20 @@ async def test_leave_and_seat_reclaim(table: Table, connect: Connect) -> None:
     await table.b.state()
     await table.b.send(MoveRequest(move="e8", ply=1))
     assert (await back.state()).ply == 2
+
+
+async def test_random_frames_over_a_socket_get_errors_only(table: Table, connect: Connect) -> None:
+    import random
+
+    rng = random.Random(7)
+    before = table.snapshot()
+    junk = await connect("junk")
+    frames: list[str | bytes] = [rng.randbytes(rng.randint(0, 40)) for _ in range(20)]
+    frames += ['{"type": "move", "move": "e2"', "null", "[]", '{"type": 1}', '{"a": {"b": [1]}}']
+    frames += [f'{{"type": "{t}", "room": {rng.random()}}}' for t in ("join", "watch", "move")]
+    for frame in frames:
+        await junk.send_raw(frame)
+        await junk.expect(Error)
+    await table.unchanged(before, junk)
+    await table.a.send(MoveRequest(move="e2", ply=0))
+    assert (await table.b.state()).ply == 1

@@ -1,0 +1,76 @@
+"""Drive the socket-free core directly: no network, a fake clock, decoded replies."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import msgspec
+
+from protocol.codec import decode_server_message, encode
+from protocol.messages import VERSION, Hello, Joined, ServerMessage, State, Welcome
+from server.core import Action, Close, Core, Limits, Send
+
+
+@dataclass
+class FakeClock:
+    now: float = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class Driver:
+    """A core plus the frames each connection was sent and the closes it got."""
+
+    clock: FakeClock = field(default_factory=FakeClock)
+    limits: Limits = field(default_factory=Limits)
+    core: Core = field(init=False)
+    inbox: dict[int, list[ServerMessage]] = field(default_factory=dict)
+    closed: dict[int, tuple[int, str]] = field(default_factory=dict)
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def __post_init__(self) -> None:
+        self.core = Core(self.limits, clock=self.clock)
+
+    def run(self, actions: list[Action]) -> None:
+        for action in actions:
+            if isinstance(action, Send):
+                for target in action.targets:
+                    message = decode_server_message(action.payload)
+                    assert message is not None
+                    self.inbox.setdefault(target, []).append(message)
+            elif isinstance(action, Close):
+                self.closed[action.target] = (action.code, action.reason)
+
+    def open(self) -> int:
+        conn = next(self._ids)
+        self.core.open(conn)
+        self.inbox[conn] = []
+        return conn
+
+    def send(self, conn: int, message: msgspec.Struct | bytes | str) -> list[ServerMessage]:
+        """Deliver one frame; return what ``conn`` itself got back."""
+        data = message if isinstance(message, bytes | str) else encode(message)
+        before = len(self.inbox[conn])
+        self.run(self.core.receive(conn, data))
+        return self.inbox[conn][before:]
+
+    def drop(self, conn: int) -> None:
+        self.run(self.core.close(conn))
+
+    def greet(self, name: str = "player") -> tuple[int, Welcome]:
+        conn = self.open()
+        (welcome,) = self.send(conn, Hello(version=VERSION, name=name))
+        assert isinstance(welcome, Welcome)
+        return conn, welcome
+
+    def last_state(self, conn: int) -> State:
+        return next(m for m in reversed(self.inbox[conn]) if isinstance(m, State))
+
+    def joined(self, conn: int) -> Joined:
+        return next(m for m in reversed(self.inbox[conn]) if isinstance(m, Joined))

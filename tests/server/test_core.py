@@ -1,0 +1,205 @@
+"""The socket-free core, driven directly: lifecycle rules and fuzzing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from protocol.codec import BadRequest, decode_request
+from protocol.messages import (
+    VERSION,
+    Create,
+    Error,
+    ErrorCode,
+    Hello,
+    Join,
+    Joined,
+    Leave,
+    Left,
+    MoveRequest,
+    Queued,
+    QuickMatch,
+    State,
+    VariantSpec,
+    Welcome,
+)
+from server.core import CLOSE_REPLACED
+from tests.server.driver import Driver
+
+
+def start_game(driver: Driver) -> tuple[int, int, str]:
+    a, _ = driver.greet("alice")
+    b, _ = driver.greet("bob")
+    driver.send(a, Create())
+    room = driver.joined(a).room
+    driver.send(b, Join(room=room))
+    return a, b, room
+
+
+def test_resume_restores_the_seat_and_rotates_the_token() -> None:
+    driver = Driver()
+    a, b, room = start_game(driver)
+    welcome = next(m for m in driver.inbox[a] if isinstance(m, Welcome))
+    driver.send(a, MoveRequest(move="e2", ply=0))
+    driver.drop(a)
+    assert not driver.last_state(b).players[0].connected
+    again = driver.open()
+    replies = driver.send(again, Hello(version=VERSION, name="alice", resume=welcome.resume_token))
+    resumed, state = replies
+    assert isinstance(resumed, Welcome)
+    assert isinstance(state, State)
+    assert (resumed.session, resumed.room, resumed.seat) == (welcome.session, room, 0)
+    assert resumed.resume_token != welcome.resume_token
+    assert state.players[0].connected
+    assert driver.last_state(b) == state
+    # The old token is spent.
+    other = driver.open()
+    (error,) = driver.send(other, Hello(version=VERSION, name="x", resume=welcome.resume_token))
+    assert isinstance(error, Error)
+    assert error.code == ErrorCode.BAD_TOKEN
+
+
+def test_the_newer_connection_wins() -> None:
+    driver = Driver()
+    a, _b, _room = start_game(driver)
+    welcome = next(m for m in driver.inbox[a] if isinstance(m, Welcome))
+    newer = driver.open()
+    driver.send(newer, Hello(version=VERSION, name="alice", resume=welcome.resume_token))
+    assert driver.closed[a] == (CLOSE_REPLACED, "session resumed on another connection")
+    driver.drop(a)  # the adapter reports the old socket gone: nothing changes
+    (state,) = driver.send(newer, MoveRequest(move="e2", ply=0))
+    assert isinstance(state, State)
+    assert state.players[0].connected
+
+
+def test_rooms_nobody_can_return_to_are_forgotten() -> None:
+    driver = Driver()
+    a, _ = driver.greet()
+    driver.send(a, Create())
+    assert len(driver.core.rooms) == 1
+    driver.send(a, Leave())
+    assert driver.core.rooms == {}
+    driver.send(a, Create())
+    driver.drop(a)
+    assert driver.core.rooms == {}
+    assert driver.core.sessions == {}
+
+
+def test_a_game_in_progress_outlives_its_players() -> None:
+    driver = Driver()
+    a, b, room = start_game(driver)
+    driver.drop(a)
+    driver.drop(b)
+    assert room in driver.core.rooms
+    assert len(driver.core.sessions) == 2
+
+
+def test_quick_match_for_four_and_leaving_the_queue() -> None:
+    driver = Driver()
+    conns = [driver.greet(f"p{i}")[0] for i in range(5)]
+    four = QuickMatch(variant=VariantSpec(players=4))
+    (queued,) = driver.send(conns[0], four)
+    assert isinstance(queued, Queued)
+    assert queued.variant.walls == 5
+    driver.send(conns[0], Leave())
+    assert isinstance(driver.inbox[conns[0]][-1], Left)
+    for conn in conns[1:]:
+        driver.send(conn, four)
+    seats = [driver.joined(conn).seat for conn in conns[1:]]
+    assert seats == [0, 1, 2, 3]
+    assert driver.last_state(conns[1]).status == "playing"
+    assert not any(isinstance(m, Joined) for m in driver.inbox[conns[0]])
+
+
+def test_two_player_and_four_player_queues_are_apart() -> None:
+    driver = Driver()
+    a, _ = driver.greet()
+    b, _ = driver.greet()
+    driver.send(a, QuickMatch())
+    driver.send(b, QuickMatch(variant=VariantSpec(players=4)))
+    assert driver.core.rooms == {}
+
+
+# -- fuzzing -------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+TYPES = ["hello", "create", "join", "watch", "quick_match", "list_rooms", "leave", "move", "ping"]
+shaped = st.builds(
+    lambda kind, fields: {"type": kind, **fields},
+    st.sampled_from([*TYPES, "nope", ""]),
+    st.dictionaries(
+        st.sampled_from(
+            ["id", "move", "ply", "room", "seat", "secret", "variant", "version", "name"]
+        ),
+        json_values,
+        max_size=4,
+    ),
+)
+
+
+def fingerprint(driver: Driver) -> object:
+    core = driver.core
+    rooms = sorted((code, r.event, tuple(r.game.moves)) for code, r in core.rooms.items())
+    queues = sorted((key, len(queue)) for key, queue in core.queues.items())
+    return rooms, queues, len(core.sessions)
+
+
+@pytest.fixture(scope="module")
+def fuzz_table() -> tuple[Driver, int, int]:
+    driver = Driver()
+    a, b, _room = start_game(driver)
+    driver.send(a, MoveRequest(move="e2", ply=0))
+    return driver, a, b
+
+
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(frame=st.binary(max_size=64) | json_values.map(json.dumps) | shaped.map(json.dumps))
+def test_bad_frames_get_one_error_and_change_nothing(
+    fuzz_table: tuple[Driver, int, int], frame: bytes | str
+) -> None:
+    driver, _a, b = fuzz_table
+    try:
+        decode_request(frame)
+    except BadRequest:
+        pass
+    else:
+        return  # a valid request is not bad input; the other tests cover those
+    driver.clock.advance(1)  # stay under the rate limit
+    before = fingerprint(driver)
+    replies = driver.send(b, frame)
+    assert len(replies) == 1
+    assert isinstance(replies[0], Error)
+    assert fingerprint(driver) == before
+    assert b not in driver.closed
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(move=st.text(alphabet="abcdefghijkz0123456789hv", max_size=4), ply=st.integers(0, 3))
+def test_random_moves_are_applied_or_refused_whole(
+    fuzz_table: tuple[Driver, int, int], move: str, ply: int
+) -> None:
+    driver, a, b = fuzz_table
+    driver.clock.advance(1)
+    game = driver.core.rooms[driver.joined(a).room].game
+    mover = a if game.turn == 0 else b
+    before, moves = fingerprint(driver), game.moves
+    replies = driver.send(mover, f'{{"type": "move", "move": {json.dumps(move)}, "ply": {ply}}}')
+    assert len(replies) == 1
+    if isinstance(replies[0], Error):
+        assert fingerprint(driver) == before
+    else:
+        assert isinstance(replies[0], State)
+        assert game.moves in (moves, [*moves, move])

@@ -46,6 +46,7 @@ class _Snapshot(NamedTuple):
     routes: tuple[tuple[int, int] | None, ...]
     turn: int
     winner: int | None
+    retired: int
 
 
 class Game:
@@ -76,8 +77,11 @@ class Game:
         self._targets: int | None = None
         """The seat to move's pawn targets, once worked out in this position."""
         self._winner: int | None = None
+        self._retired = 0
+        """Bit per seat that has left a four-player game: its pawn stays, its turns pass."""
         self._moves: list[str] = []
-        self._history: list[_Snapshot] = []
+        self._history: list[tuple[_Snapshot, str]] = []
+        """What each action changed, and the action (a move, or ``retire N``)."""
 
     @classmethod
     def from_moves(
@@ -228,10 +232,12 @@ class Game:
         a, b, c = points >> 1, points >> (stride + 1), points >> (2 * stride + 1)
         v_risky = v_free & ((a & b) | (a & c) | (b & c))
         if h_risky | v_risky:
-            routes = [self._route(seat) for seat in range(self.variant.players)]
+            seats = [
+                seat for seat in range(self.variant.players) if not (self._retired >> seat) & 1
+            ]
             # Only a wall that closes an edge of some seat's route can seal it.
             h_cuts = v_cuts = 0
-            for north, east in routes:
+            for north, east in map(self._route, seats):
                 h_cuts |= north | (north >> 1)
                 v_cuts |= east | (east >> stride)
             for slot in _bits(h_risky & h_cuts):
@@ -259,7 +265,7 @@ class Game:
         game is unchanged.
         """
         parsed = self._check(move)
-        self._history.append(self._snapshot())
+        self._history.append((self._snapshot(), str(parsed)))
         geo = self._geo
         seat = self._turn
         if parsed.is_wall:
@@ -274,13 +280,42 @@ class Game:
         self._targets = None
         self._moves.append(str(parsed))
         if self._winner is None:
-            self._turn = (seat + 1) % self.variant.players
+            self._turn = self._next_seat(seat)
+
+    def retire(self, seat: int) -> None:
+        """Take a seat out of a four-player game (it resigned or walked away).
+
+        Its pawn stays on the board as an obstacle, its turns are skipped, and
+        walls no longer need to leave it a path. The game goes on while two
+        or more seats remain; what to do with the last one is the caller's call.
+        """
+        if self.variant.players != 4:
+            raise IllegalMove("only a four-player game goes on without a seat")
+        if self._winner is not None:
+            raise IllegalMove(f"the game is over: seat {self._winner} has won")
+        if not 0 <= seat < 4 or (self._retired >> seat) & 1:
+            raise IllegalMove(f"seat {seat} is not in the game")
+        if (self._retired | (1 << seat)).bit_count() == 4:
+            raise IllegalMove("the last seat cannot retire")
+        self._history.append((self._snapshot(), f"retire {seat}"))
+        self._retired |= 1 << seat
+        self._targets = None
+        if self._turn == seat:
+            self._turn = self._next_seat(seat)
+
+    @property
+    def retired(self) -> list[int]:
+        """Seats that left a four-player game, lowest first."""
+        return [seat for seat in range(self.variant.players) if (self._retired >> seat) & 1]
 
     def undo(self) -> str:
-        """Take back the last move and return it. IndexError when there is none."""
+        """Take back the last action and return it (a move, or ``retire N``).
+
+        IndexError when there is none.
+        """
         if not self._history:
             raise IndexError("no move to undo")
-        snap = self._history.pop()
+        snap, action = self._history.pop()
         self._pawns = list(snap.pawns)
         self._walls_left = list(snap.walls_left)
         self._h_walls, self._v_walls = snap.h_walls, snap.v_walls
@@ -288,10 +323,21 @@ class Game:
         self._closed_north, self._closed_east = snap.closed_north, snap.closed_east
         self._points, self._turn, self._winner = snap.points, snap.turn, snap.winner
         self._routes = list(snap.routes)
+        self._retired = snap.retired
         self._targets = None
-        return self._moves.pop()
+        if not action.startswith("retire"):
+            self._moves.pop()
+        return action
 
     # -- internals ------------------------------------------------------------
+
+    def _next_seat(self, seat: int) -> int:
+        """The seat after ``seat`` in turn order, skipping retired seats."""
+        players = self.variant.players
+        following = (seat + 1) % players
+        while (self._retired >> following) & 1:
+            following = (following + 1) % players
+        return following
 
     def _goal_mask(self, seat: int) -> int:
         geo, last = self._geo, self.variant.size - 1
@@ -313,6 +359,7 @@ class Game:
             tuple(self._routes),
             self._turn,
             self._winner,
+            self._retired,
         )
 
     def _open(self) -> tuple[int, int]:
@@ -364,6 +411,8 @@ class Game:
         north &= ~closes_north
         east &= ~closes_east
         for seat, pawn in enumerate(self._pawns):
+            if (self._retired >> seat) & 1:
+                continue
             route_north, route_east = self._route(seat)
             cut = closes_north & route_north or closes_east & route_east
             if cut and not reaches(1 << pawn, self._goals[seat], north, east, stride):

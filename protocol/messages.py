@@ -19,7 +19,8 @@ from msgspec import Meta, Struct
 VERSION = "1.0"
 """Protocol version: a client must share the major number."""
 
-RequestId = int | Annotated[str, Meta(max_length=64)] | None
+RequestId = Annotated[int, Meta(ge=-(2**53), le=2**53)] | Annotated[str, Meta(max_length=64)] | None
+"""Client-chosen; integers stay within what JavaScript numbers hold exactly."""
 Name = Annotated[str, Meta(min_length=1, max_length=32)]
 RoomCode = Annotated[str, Meta(min_length=1, max_length=32)]
 Notation = Annotated[str, Meta(min_length=1, max_length=8)]
@@ -36,7 +37,6 @@ class ErrorCode(StrEnum):
     HELLO_REQUIRED = "hello_required"
     ALREADY_GREETED = "already_greeted"
     BAD_TOKEN = "bad_token"
-    INVALID_VARIANT = "invalid_variant"
     ALREADY_IN_ROOM = "already_in_room"
     NOT_IN_ROOM = "not_in_room"
     ROOM_NOT_FOUND = "room_not_found"
@@ -51,14 +51,25 @@ class ErrorCode(StrEnum):
     GAME_OVER = "game_over"
     RATE_LIMITED = "rate_limited"
     SERVER_SHUTTING_DOWN = "server_shutting_down"
+    NO_OFFER = "no_offer"
+    CANNOT_CLAIM = "cannot_claim"
+    CANNOT_ABORT = "cannot_abort"
+    GAME_NOT_OVER = "game_not_over"
 
 
 class VariantSpec(Struct, kw_only=True, forbid_unknown_fields=False):
     """A game variant. ``walls`` null means the official 20 shared out (10 or 5)."""
 
     players: Literal[2, 4] = 2
-    size: Annotated[int, Meta(ge=5, le=11)] = 9
+    size: Literal[5, 7, 9, 11] = 9
     walls: Annotated[int, Meta(ge=0, le=30)] | None = None
+
+
+class TimeControl(Struct, kw_only=True, forbid_unknown_fields=False):
+    """Fischer time: ``base`` seconds each, plus ``increment`` seconds per move made."""
+
+    base: Annotated[float, Meta(gt=0, le=86_400)]
+    increment: Annotated[float, Meta(ge=0, le=3_600)] = 0
 
 
 # -- client to server ----------------------------------------------------------
@@ -72,6 +83,8 @@ class Hello(Struct, kw_only=True, tag="hello"):
     name: Name
     resume: Annotated[str, Meta(max_length=128)] | None = None
     """A resume token from an earlier ``welcome``: take that session back."""
+    last_event: Annotated[int, Meta(ge=0)] | None = None
+    """With ``resume``: the last room event you saw; the ones after it are replayed."""
 
 
 class Create(Struct, kw_only=True, tag="create"):
@@ -81,6 +94,10 @@ class Create(Struct, kw_only=True, tag="create"):
     variant: VariantSpec = msgspec.field(default_factory=VariantSpec)
     private: bool = False
     """A private room is not shown by ``list_rooms``; share its code."""
+    clock: TimeControl | None = None
+    """Null for an untimed (casual) game."""
+    match: bool = False
+    """A two-game match (two players only): each player opens once."""
 
 
 class Join(Struct, kw_only=True, tag="join"):
@@ -100,10 +117,11 @@ class Watch(Struct, kw_only=True, tag="watch"):
 
 
 class QuickMatch(Struct, kw_only=True, tag="quick_match"):
-    """Wait for opponents who asked for the same variant."""
+    """Wait for opponents who asked for the same variant and time control."""
 
     id: RequestId = None
     variant: VariantSpec = msgspec.field(default_factory=VariantSpec)
+    clock: TimeControl | None = None
 
 
 class ListRooms(Struct, kw_only=True, tag="list_rooms"):
@@ -127,13 +145,67 @@ class MoveRequest(Struct, kw_only=True, tag="move"):
     """The ply this move is meant for: the ``ply`` of the state it answers."""
 
 
+class Resign(Struct, kw_only=True, tag="resign"):
+    """Give up the game (in a four-player game, leave it; it goes on without you)."""
+
+    id: RequestId = None
+
+
+class Draw(Struct, kw_only=True, tag="draw"):
+    """Offer a draw, accept the one on the table, or decline it."""
+
+    id: RequestId = None
+    action: Literal["offer", "accept", "decline"]
+
+
+class Claim(Struct, kw_only=True, tag="claim"):
+    """Claim the game against seats that stayed away past their grace period."""
+
+    id: RequestId = None
+
+
+class Abort(Struct, kw_only=True, tag="abort"):
+    """End a game, with no result, before every seat has made its first move."""
+
+    id: RequestId = None
+
+
+class Rematch(Struct, kw_only=True, tag="rematch"):
+    """Agree to play again in this room once the game is over; the opener changes."""
+
+    id: RequestId = None
+
+
+class Chat(Struct, kw_only=True, tag="chat"):
+    """Say something to the room (players only; everyone in the room reads it)."""
+
+    id: RequestId = None
+    text: Annotated[str, Meta(min_length=1, max_length=300)]
+
+
 class Ping(Struct, kw_only=True, tag="ping"):
     """Answered by ``pong``."""
 
     id: RequestId = None
 
 
-Request = Hello | Create | Join | Watch | QuickMatch | ListRooms | Leave | MoveRequest | Ping
+Request = (
+    Hello
+    | Create
+    | Join
+    | Watch
+    | QuickMatch
+    | ListRooms
+    | Leave
+    | MoveRequest
+    | Resign
+    | Draw
+    | Claim
+    | Abort
+    | Rematch
+    | Chat
+    | Ping
+)
 
 
 # -- server to client ----------------------------------------------------------
@@ -182,6 +254,8 @@ class Left(Struct, kw_only=True, tag="left"):
 class RoomInfo(Struct, kw_only=True):
     room: str
     variant: VariantSpec
+    clock: TimeControl | None
+    match: bool
     status: Literal["waiting", "playing", "finished"]
     players: list[str | None]
     """Names by seat; null for a free seat."""
@@ -204,6 +278,11 @@ class PlayerInfo(Struct, kw_only=True):
     name: str | None
     """Null while the seat is free."""
     connected: bool
+    active: bool = True
+    """False once the seat resigned, flagged or was claimed in a four-player game."""
+    claim_in_ms: int | None = None
+    """While a seated player is away in a game in progress: milliseconds until the
+    others may ``claim`` (0: now). Null while connected."""
 
 
 class LastMove(Struct, kw_only=True):
@@ -215,7 +294,30 @@ class LastMove(Struct, kw_only=True):
 
 class Result(Struct, kw_only=True):
     winner: int | None
-    reason: Literal["goal"]
+    """The winning seat; null for a draw or an aborted game."""
+    reason: Literal["goal", "resign", "time", "abandon", "draw", "aborted", "last_standing"]
+
+
+class ClockInfo(Struct, kw_only=True):
+    base_ms: int
+    increment_ms: int
+    remaining_ms: list[int]
+    """Each seat's time when this message was made."""
+    running: int | None
+    """The seat whose time is draining; null before the first moves and after the end."""
+
+
+class MatchInfo(Struct, kw_only=True):
+    """A two-game match: each player opens once; a win is 1 point, a draw 1/2."""
+
+    game: int
+    """1 or 2: the game being played (or last played)."""
+    games: int
+    scores: list[float]
+    """Points by current seat."""
+    over: bool
+    winner: int | None
+    """Once over: the current seat of the match winner; null for a shared result."""
 
 
 class State(Struct, kw_only=True, tag="state"):
@@ -242,6 +344,25 @@ class State(Struct, kw_only=True, tag="state"):
     players: list[PlayerInfo]
     spectators: int
     result: Result | None
+    game: int = 1
+    """Which game in this room: rematches and match games count up from 1."""
+    clock: ClockInfo | None = None
+    draw_offers: list[int] = msgspec.field(default_factory=list)
+    """Seats that offer (or accepted) a draw; it is agreed when every active seat is here."""
+    rematch: list[int] = msgspec.field(default_factory=list)
+    """Seats that asked for a rematch."""
+    match: MatchInfo | None = None
+
+
+class ChatMessage(Struct, kw_only=True, tag="chat_line"):
+    """A chat line, pushed to everyone in the room; it is a room event."""
+
+    id: RequestId = None
+    event: int
+    room: str
+    seat: int
+    name: str
+    text: str
 
 
 class Error(Struct, kw_only=True, tag="error"):
@@ -252,4 +373,4 @@ class Error(Struct, kw_only=True, tag="error"):
     """The room's current state, for ``stale_ply``, ``not_your_turn`` and the like."""
 
 
-ServerMessage = Welcome | Joined | Queued | Left | Rooms | Pong | State | Error
+ServerMessage = Welcome | Joined | Queued | Left | Rooms | Pong | State | ChatMessage | Error

@@ -17,6 +17,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server.config import Config
 from server.core import Action, Close, Core, Limits, Send
+from server.rooms import Absence
 
 log = logging.getLogger("quoridor.server")
 
@@ -28,11 +29,14 @@ class GameServer:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.core = Core(Limits(rate=config.rate, burst=config.burst))
+        absence = Absence(config.grace, config.deliberate_grace, config.hard_limit)
+        self.core = Core(Limits(rate=config.rate, burst=config.burst, absence=absence))
         self.sockets: dict[int, ServerConnection] = {}
         self._ids = itertools.count(1)
         self._server: Server | None = None
         self._closing: set[asyncio.Task[None]] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at: float | None = None
 
     @property
     def port(self) -> int:
@@ -85,12 +89,37 @@ class GameServer:
                 data = await ws.recv(decode=False)
                 self._carry_out(self.core.receive(conn, data))
         except ConnectionClosed:
-            pass  # every close code, clean or not, ends the session the same way
+            pass  # every close code, clean or not, ends the connection
         finally:
             del self.sockets[conn]
-            self._carry_out(self.core.close(conn))
+            # A client that closed with 1000/1001 left on purpose: shorter grace.
+            received = ws.protocol.close_rcvd
+            deliberate = received is not None and received.code in (1000, 1001)
+            self._carry_out(self.core.close(conn, deliberate))
 
     def _carry_out(self, actions: Iterable[Action]) -> None:
+        self._send(actions)
+        self._arm_timer()
+
+    def _arm_timer(self) -> None:
+        """Wake up for the core's next deadline (a flag, an abandoned seat)."""
+        when = self.core.next_deadline()
+        if when == self._timer_at:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = when
+        self._timer = None
+        if when is not None:
+            loop = asyncio.get_running_loop()
+            delay = max(0.0, when - self.core.clock())
+            self._timer = loop.call_later(delay, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = self._timer_at = None
+        self._carry_out(self.core.tick())
+
+    def _send(self, actions: Iterable[Action]) -> None:
         for action in actions:
             if isinstance(action, Send):
                 targets = [self.sockets[t] for t in action.targets if t in self.sockets]

@@ -24,6 +24,12 @@ class Config:
     """Requests a second a connection may send on average."""
     burst: float = 40.0
     """Requests a connection may send at once before the rate applies."""
+    grace: float = 60.0
+    """Seconds a dropped player has to come back before the others may claim the game."""
+    deliberate_grace: float = 15.0
+    """The same, for a player who closed the connection or left the room on purpose."""
+    hard_limit: float = 600.0
+    """Seconds after which an unclaimed game is decided against the absent player."""
     ping_interval: float = 20.0
     """Seconds between keepalive pings; a peer silent for another such span is dropped."""
     log_level: str = "INFO"

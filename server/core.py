@@ -1,32 +1,39 @@
 """The server's socket-free core: frames in, frames out.
 
 The adapter calls ``open`` when a websocket arrives, ``receive`` for each
-frame and ``close`` when it is gone; each returns the actions to carry out:
-``Send`` these bytes to these connections, ``Close`` that connection. Nothing
-here touches a socket or a clock of its own, so the tests drive it directly.
+frame, ``close`` when it is gone, and ``tick`` when ``next_deadline`` comes;
+each returns the actions to carry out: ``Send`` these bytes to these
+connections, ``Close`` that connection. Nothing here touches a socket, and
+time comes from the injected ``clock``, so the tests drive it exactly.
 
 Each connection goes through an explicit state machine::
 
-    AWAITING_HELLO --hello--> LOBBY --create/join/watch/match--> IN_ROOM
-                               ^  \\--quick_match--> QUEUED --paired--> IN_ROOM
-                               \\------------ leave ----------------------/
+    AWAITING_HELLO --hello--> LOBBY --create/join/watch--> IN_ROOM
+                               |  \\--quick_match--> QUEUED --paired--> IN_ROOM
+                               ^------------------- leave ---------------/
 
 A request that does not fit the state gets an error and changes nothing.
 """
 
 from __future__ import annotations
 
+import heapq
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal, NamedTuple, cast
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from engine import Game
+from engine import Variant
 from protocol.codec import BadRequest, decode_request, encode, request_id
 from protocol.messages import (
     VERSION,
+    Abort,
+    Chat,
+    ChatMessage,
+    Claim,
     Create,
+    Draw,
     Error,
     ErrorCode,
     Hello,
@@ -39,19 +46,20 @@ from protocol.messages import (
     Ping,
     Pong,
     Queued,
+    Rematch,
     Request,
     RequestId,
+    Resign,
     Rooms,
     State,
+    TimeControl,
     VariantSpec,
     Watch,
     Welcome,
 )
-from protocol.messages import (
-    QuickMatch as QuickMatchRequest,
-)
+from protocol.messages import QuickMatch as QuickMatchRequest
 from server.ratelimit import TokenBucket
-from server.rooms import Room
+from server.rooms import Absence, Room
 from server.sessions import Connection, Session, token_hash
 
 SERVER_NAME = "quoridor-server/0.1"
@@ -62,6 +70,10 @@ ROOM_CODE_LENGTH = 10
 CLOSE_POLICY = 1008
 CLOSE_REPLACED = 4000
 """Close code for a connection whose session was resumed on a newer one."""
+
+
+InRoomRequest = MoveRequest | Resign | Draw | Claim | Abort | Rematch | Chat
+"""Requests that act in the room the session is in."""
 
 
 class Send(NamedTuple):
@@ -80,7 +92,7 @@ Action = Send | Close
 
 @dataclass(frozen=True)
 class Limits:
-    """Abuse limits of the core (the adapter has its own for frames and sockets)."""
+    """Abuse limits and timings of the core (the adapter has its own for frames and sockets)."""
 
     rate: float = 20.0
     """Requests per second per connection, on average."""
@@ -88,6 +100,10 @@ class Limits:
     strikes: int = 20
     """Rate-limited requests in a row before the connection is closed (1008)."""
     rooms_listed: int = 100
+    chat_rate: float = 0.5
+    """Chat lines per second per player, on average."""
+    chat_burst: float = 5.0
+    absence: Absence = field(default_factory=Absence)
 
 
 class Core:
@@ -100,11 +116,14 @@ class Core:
         self.sessions: dict[bytes, Session] = {}
         """Sessions by the hash of their resume token."""
         self.rooms: dict[str, Room] = {}
-        self.queues: dict[tuple[int, int, int], list[Session]] = {}
+        self.queues: dict[tuple[object, ...], list[Session]] = {}
         self.accepting = True
         """False while shutting down: no new rooms or seats."""
+        self._timers: list[tuple[float, int, str]] = []
+        """Heap of (deadline, tiebreak, room code); stale entries are skipped."""
+        self._tiebreak = 0
 
-    # -- the adapter's three calls ---------------------------------------------
+    # -- the adapter's calls -----------------------------------------------------
 
     def open(self, conn: int) -> None:
         bucket = TokenBucket(self.limits.rate, self.limits.burst, self.clock())
@@ -121,8 +140,8 @@ class Core:
             return [self._error(conn, bad.code, bad.message, bad.request_id)]
         return self._dispatch(connection, request)
 
-    def close(self, conn: int) -> list[Action]:
-        """The connection is gone: keep its session's seat, tell its room."""
+    def close(self, conn: int, deliberate: bool = False) -> list[Action]:
+        """The connection is gone (``deliberate``: the client closed it cleanly)."""
         connection = self.connections.pop(conn)
         session = connection.session
         if session is None or session.conn != conn:
@@ -137,8 +156,40 @@ class Core:
             room.spectators.discard(session)
             session.room = None
             self._forget(session)
+        elif room.status == "waiting":
+            # A waiting room holds no seat for someone who is not there.
+            room.seats[session.seat] = None
+            session.room = session.seat = None
+            self._forget(session)
+        else:
+            absence = self.limits.absence
+            grace = absence.deliberate_grace if deliberate else absence.grace
+            room.away(session.seat, self.clock(), grace)
+            self._schedule(room)
         actions: list[Action] = [self._push(room)] if room.anyone_connected() else []
         self._collect(room)
+        return actions
+
+    def next_deadline(self) -> float | None:
+        """When ``tick`` must next be called (on this core's clock), if ever."""
+        while self._timers:
+            when, _, code = self._timers[0]
+            room = self.rooms.get(code)
+            if room is not None and room.deadline(self.limits.absence) == when:
+                return when
+            heapq.heappop(self._timers)  # stale: the room moved on or is gone
+        return None
+
+    def tick(self) -> list[Action]:
+        """Act on every deadline that has come: flags and abandoned seats."""
+        now = self.clock()
+        actions: list[Action] = []
+        while (when := self.next_deadline()) is not None and when <= now:
+            _, _, code = heapq.heappop(self._timers)
+            room = self.rooms[code]
+            if room.expire(now, self.limits.absence):
+                actions += self._after_results(room)
+            self._schedule(room)
         return actions
 
     # -- dispatch ------------------------------------------------------------
@@ -158,8 +209,8 @@ class Core:
                 return [self._list_rooms(connection.id, request)]
             case Leave():
                 return self._leave(session, request)
-            case MoveRequest():
-                return self._move(session, request)
+            case MoveRequest() | Resign() | Draw() | Claim() | Abort() | Rematch() | Chat():
+                return self._in_room(session, request)
         if session.room is not None or session.queued is not None:
             where = f"room {session.room.code}" if session.room else "the quick-match queue"
             message = f"already in {where}: leave first"
@@ -197,12 +248,12 @@ class Core:
             message = "name must have a visible character - at `$.name`"
             return [self._error(conn, ErrorCode.INVALID_FIELD, message, hello.id)]
         if hello.resume is not None:
-            return self._resume(connection, hello, name)
-        session, token = Session.new(name)
+            return self._resume(connection, hello)
+        session, token = Session.new(name, self._chat_bucket())
         self.sessions[session.token_digest] = session
         return [self._attach(connection, session, token, hello.id)]
 
-    def _resume(self, connection: Connection, hello: Hello, name: str) -> list[Action]:
+    def _resume(self, connection: Connection, hello: Hello) -> list[Action]:
         assert hello.resume is not None
         session = self.sessions.pop(token_hash(hello.resume), None)
         if session is None:
@@ -217,9 +268,24 @@ class Core:
         token = session.rotate_token()
         self.sessions[session.token_digest] = session
         actions.append(self._attach(connection, session, token, hello.id))
-        if session.room is not None:
-            actions.append(self._push(session.room))
+        room = session.room
+        if room is not None:
+            actions += self._replay(room, connection.id, hello.last_event)
+            if session.seat is not None:
+                room.back(session.seat)
+                self._schedule(room)
+            actions.append(self._push(room))
         return actions
+
+    def _replay(self, room: Room, conn: int, last_event: int | None) -> list[Action]:
+        """The events after ``last_event`` from the room's log, or nothing if it is too old.
+
+        Too old (or unknown): the state pushed right after brings the client
+        up to date anyway.
+        """
+        if last_event is None or not room.log or last_event + 1 < room.log[0][0]:
+            return []
+        return [Send([conn], frame) for event, frame in room.log if event > last_event]
 
     def _attach(self, connection: Connection, session: Session, token: str, rid: RequestId) -> Send:
         connection.session = session
@@ -241,9 +307,7 @@ class Core:
 
     def _create(self, session: Session, request: Create) -> list[Action]:
         spec = self._variant(request.variant)
-        if isinstance(spec, str):
-            return [self._error(session.conn, ErrorCode.INVALID_VARIANT, spec, request.id)]
-        room = self._new_room(spec, public=not request.private)
+        room = self._new_room(spec, not request.private, request.clock, request.match)
         return self._take_seat(session, room, 0, request.id)
 
     def _join(self, session: Session, request: Join) -> list[Action]:
@@ -286,18 +350,26 @@ class Core:
             else:
                 self._forget(previous)
         holder.session = session
+        holder.secret = secrets.token_urlsafe(18)  # whoever had the old one is out
         session.room, session.seat = room, room.seats.index(holder)
+        room.back(session.seat)
         joined = Joined(
             id=request.id, room=room.code, role="player", seat=session.seat, secret=holder.secret
         )
         return [*actions, Send([session.conn], encode(joined)), self._push(room)]
 
-    def _take_seat(self, session: Session, room: Room, seat: int, rid: RequestId) -> list[Action]:
+    def _seat(self, session: Session, room: Room, seat: int, rid: RequestId) -> Send:
+        """Seat ``session``; the ``joined`` reply (the room's push is the caller's)."""
         holder = room.seat(session, seat, session.name)
         session.room, session.seat = room, seat
         joined = Joined(id=rid, room=room.code, role="player", seat=seat, secret=holder.secret)
         assert session.conn is not None
-        return [Send([session.conn], encode(joined)), self._push(room)]
+        return Send([session.conn], encode(joined))
+
+    def _take_seat(self, session: Session, room: Room, seat: int, rid: RequestId) -> list[Action]:
+        actions: list[Action] = [self._seat(session, room, seat, rid), self._push(room)]
+        self._schedule(room)
+        return actions
 
     def _watch(self, session: Session, request: Watch) -> list[Action]:
         room = self.rooms.get(request.room)
@@ -311,9 +383,9 @@ class Core:
 
     def _quick_match(self, session: Session, request: QuickMatchRequest) -> list[Action]:
         spec = self._variant(request.variant)
-        if isinstance(spec, str):
-            return [self._error(session.conn, ErrorCode.INVALID_VARIANT, spec, request.id)]
-        key = (spec.players, spec.size, spec.walls or 0)
+        clock = request.clock
+        key = (spec.players, spec.size, spec.walls, clock.base if clock else None,
+               clock.increment if clock else None)  # fmt: skip
         queue = self.queues.setdefault(key, [])
         queue.append(session)
         session.queued = (spec, request.id)
@@ -322,12 +394,13 @@ class Core:
         if len(queue) < spec.players:
             return actions
         players, self.queues[key] = queue[: spec.players], queue[spec.players :]
-        room = self._new_room(spec, public=False)
+        room = self._new_room(spec, False, clock, False)
         for seat, player in enumerate(players):
             assert player.queued is not None
             rid, player.queued = player.queued[1], None
-            actions += self._take_seat(player, room, seat, rid)[:1]
+            actions.append(self._seat(player, room, seat, rid))
         actions.append(self._push(room))
+        self._schedule(room)
         return actions
 
     def _list_rooms(self, conn: int, request: ListRooms) -> Send:
@@ -350,17 +423,20 @@ class Core:
             room.spectators.discard(session)
         elif room.status == "waiting":
             room.seats[session.seat] = None
-        # A player who leaves a game in progress keeps the seat (and its
-        # secret); it shows as disconnected until they come back.
+        else:
+            # Leaving a game in progress keeps the seat (and its secret); the
+            # others may claim after the short, deliberate grace period.
+            room.away(session.seat, self.clock(), self.limits.absence.deliberate_grace)
         session.room = session.seat = None
         if room.anyone_connected():
             actions.append(self._push(room))
+        self._schedule(room)
         self._collect(room)
         return actions
 
-    # -- play ----------------------------------------------------------------
+    # -- in a room -----------------------------------------------------------
 
-    def _move(self, session: Session, request: MoveRequest) -> list[Action]:
+    def _in_room(self, session: Session, request: InRoomRequest) -> list[Action]:
         conn = session.conn
         assert conn is not None
         room = session.room
@@ -368,66 +444,164 @@ class Core:
             return [self._error(conn, ErrorCode.NOT_IN_ROOM, "join a room first", request.id)]
         seat = session.seat
         if seat is None:
-            message = "spectators cannot move"
+            message = "spectators can watch and read the chat, not play or write"
             return [self._error(conn, ErrorCode.NOT_A_PLAYER, message, request.id)]
-        game = room.game
-        refusal = self._refusal(conn, room, seat, request)
-        if refusal is not None:
-            return refusal
-        try:
-            game.play(request.move)
-        except ValueError as reason:
-            state = room.state()
-            return [self._error(conn, ErrorCode.ILLEGAL_MOVE, str(reason), request.id, state)]
-        room.movers.append(seat)
-        return [self._push(room, request.id)]
-
-    def _refusal(
-        self, conn: int, room: Room, seat: int, request: MoveRequest
-    ) -> list[Action] | None:
-        """Why this move cannot be played now, as the reply; None when it can."""
-        game, status = room.game, room.status
-        if status == "waiting":
+        if isinstance(request, Chat):
+            return self._chat(session, room, seat, request)
+        if isinstance(request, Rematch):
+            return self._rematch(conn, room, seat, request)
+        now = self.clock()
+        if room.status == "waiting":
             message = "the game starts when every seat is taken"
-            return [self._error(conn, ErrorCode.GAME_NOT_STARTED, message, request.id)]
+            return [self._error(conn, ErrorCode.GAME_NOT_STARTED, message, request.id, room, now)]
+        if isinstance(request, MoveRequest):
+            return self._move(conn, room, seat, request, now)
+        if room.status == "finished":
+            message = "the game is over"
+            return [self._error(conn, ErrorCode.GAME_OVER, message, request.id, room, now)]
+        if not room.active(seat):
+            message = "you are out of this game"
+            return [self._error(conn, ErrorCode.GAME_OVER, message, request.id, room, now)]
+        match request:
+            case Resign():
+                room.remove(seat, "resign", now)
+            case Draw():
+                refusal = self._draw(conn, room, seat, request, now)
+                if refusal is not None:
+                    return [refusal]
+            case Claim():
+                claimable = room.claimable(now)
+                if not claimable:
+                    message = "nobody has been away long enough to claim against"
+                    return [
+                        self._error(conn, ErrorCode.CANNOT_CLAIM, message, request.id, room, now)
+                    ]
+                for gone in claimable:
+                    if room.status == "playing":
+                        room.remove(gone, "abandon", now)
+            case Abort():
+                if room.game.ply >= room.spec.players:
+                    message = "a game can only be aborted before every seat has moved"
+                    return [
+                        self._error(conn, ErrorCode.CANNOT_ABORT, message, request.id, room, now)
+                    ]
+                room.finish(None, "aborted", now)
+        return self._after_results(room, request.id)
+
+    def _move(
+        self, conn: int, room: Room, seat: int, request: MoveRequest, now: float
+    ) -> list[Action]:
+        game = room.game
         resend = request.ply < game.ply and room.movers[request.ply] == seat
         if resend and game.moves[request.ply] == request.move:
             # A move already applied, sent again: answer it, never apply it twice.
-            return [Send([conn], encode(room.state(request.id)))]
-        if status == "finished":
-            message = "the game is over"
-            return [self._error(conn, ErrorCode.GAME_OVER, message, request.id, room.state())]
-        if request.ply != game.ply:
-            message = (
-                f"move {request.move} is for ply {request.ply} but the game is at ply {game.ply}"
+            return [Send([conn], encode(room.state(now, request.id)))]
+        refusal: tuple[ErrorCode, str] | None = None
+        if room.status == "finished":
+            refusal = ErrorCode.GAME_OVER, "the game is over"
+        elif request.ply != game.ply:
+            refusal = (
+                ErrorCode.STALE_PLY,
+                f"move {request.move} is for ply {request.ply} but the game is at ply {game.ply}",
             )
-            return [self._error(conn, ErrorCode.STALE_PLY, message, request.id, room.state())]
-        if game.turn != seat:
-            message = f"it is seat {game.turn}'s turn"
-            return [self._error(conn, ErrorCode.NOT_YOUR_TURN, message, request.id, room.state())]
-        return None
+        elif game.turn != seat:
+            refusal = ErrorCode.NOT_YOUR_TURN, f"it is seat {game.turn}'s turn"
+        if refusal is not None:
+            return [self._error(conn, *refusal, request.id, room, now)]
+        try:
+            room.play(seat, request.move, now)
+        except ValueError as reason:
+            return [self._error(conn, ErrorCode.ILLEGAL_MOVE, str(reason), request.id, room, now)]
+        return self._after_results(room, request.id)
+
+    def _draw(self, conn: int, room: Room, seat: int, request: Draw, now: float) -> Send | None:
+        """Apply a draw offer, acceptance or refusal; the error reply if it makes no sense."""
+        others = room.draw_offers - {seat}
+        if request.action == "offer" or (request.action == "accept" and others):
+            room.draw_offers.add(seat)
+            if room.draw_agreed():
+                room.finish(None, "draw", now)
+            return None
+        if request.action == "decline" and others:
+            room.draw_offers.clear()
+            return None
+        message = "there is no draw offer from another player to answer"
+        return self._error(conn, ErrorCode.NO_OFFER, message, request.id, room, now)
+
+    def _rematch(self, conn: int, room: Room, seat: int, request: Rematch) -> list[Action]:
+        now = self.clock()
+        if room.status != "finished" or (room.match_game and not room.match_over()):
+            message = "a rematch can be asked for once the game (or match) is over"
+            return [self._error(conn, ErrorCode.GAME_NOT_OVER, message, request.id, room, now)]
+        room.rematch.add(seat)
+        if len(room.rematch) < room.spec.players:
+            return [self._push(room, request.id)]
+        room.start_rematch()
+        return [*self._seat_changes(room), self._push(room, request.id)]
+
+    def _chat(self, session: Session, room: Room, seat: int, request: Chat) -> list[Action]:
+        assert session.conn is not None
+        if not session.chat.take(self.clock()):
+            message = "chatting too fast; wait a moment"
+            return [self._error(session.conn, ErrorCode.RATE_LIMITED, message, request.id)]
+        text = "".join(ch for ch in request.text if ch.isprintable()).strip()
+        if not text:
+            message = "chat text must have a visible character - at `$.text`"
+            return [self._error(session.conn, ErrorCode.INVALID_FIELD, message, request.id)]
+        room.event += 1
+        line = ChatMessage(
+            id=request.id, event=room.event, room=room.code, seat=seat, name=session.name, text=text
+        )
+        return [self._publish(room, encode(line))]
+
+    def _after_results(self, room: Room, rid: RequestId = None) -> list[Action]:
+        """Push what changed; when a match game ended, start the next and push that too."""
+        actions: list[Action] = [self._push(room, rid)]
+        if room.continue_match():
+            actions += self._seat_changes(room)
+            actions.append(self._push(room))
+        self._schedule(room)
+        return actions
+
+    def _seat_changes(self, room: Room) -> list[Action]:
+        """Tell every seated player their (new) seat after the seats turned."""
+        actions: list[Action] = []
+        for seat, holder in enumerate(room.seats):
+            if holder is not None and holder.session.room is room and holder.session.conn:
+                joined = Joined(room=room.code, role="player", seat=seat, secret=holder.secret)
+                actions.append(Send([holder.session.conn], encode(joined)))
+        return actions
 
     # -- helpers ---------------------------------------------------------------
 
-    def _variant(self, spec: VariantSpec) -> VariantSpec | str:
-        """The variant with its wall count filled in, or why it is not one."""
-        try:
-            game = Game(spec.players, spec.size, spec.walls)
-        except ValueError as exc:
-            return str(exc)
-        v = game.variant
-        return VariantSpec(players=cast(Literal[2, 4], v.players), size=v.size, walls=v.walls)
+    @staticmethod
+    def _variant(spec: VariantSpec) -> VariantSpec:
+        """The variant with its wall count filled in (the schema already bounds the rest)."""
+        walls = Variant.of(spec.players, spec.size, spec.walls).walls
+        return VariantSpec(players=spec.players, size=spec.size, walls=walls)
 
-    def _new_room(self, spec: VariantSpec, public: bool) -> Room:
+    def _new_room(
+        self, spec: VariantSpec, public: bool, clock: TimeControl | None, match: bool
+    ) -> Room:
         code = "".join(secrets.choice(ROOM_CODE_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
-        room = Room(code, spec, public, self.clock())
+        room = Room(code, spec, public, self.clock(), clock, match)
         self.rooms[code] = room
         return room
 
-    def _push(self, room: Room, request_id: RequestId = None) -> Send:
+    def _push(self, room: Room, rid: RequestId = None) -> Send:
         """A new event in ``room``: its state, numbered, to everyone in it."""
         room.event += 1
-        return Send(room.connections(), encode(room.state(request_id)))
+        return self._publish(room, encode(room.state(self.clock(), rid)))
+
+    def _publish(self, room: Room, frame: bytes) -> Send:
+        room.log.append((room.event, frame))
+        return Send(room.connections(), frame)
+
+    def _schedule(self, room: Room) -> None:
+        when = room.deadline(self.limits.absence)
+        if when is not None:
+            self._tiebreak += 1
+            heapq.heappush(self._timers, (when, self._tiebreak, room.code))
 
     def _collect(self, room: Room) -> None:
         """Forget a room nobody can come back to, or that no game keeps alive."""
@@ -453,6 +627,9 @@ class Core:
                 queue.remove(session)
         session.queued = None
 
+    def _chat_bucket(self) -> TokenBucket:
+        return TokenBucket(self.limits.chat_rate, self.limits.chat_burst, self.clock())
+
     def _no_room(self, session: Session, code: str, rid: RequestId) -> Action:
         return self._error(session.conn, ErrorCode.ROOM_NOT_FOUND, f"no room {code!r}", rid)
 
@@ -469,7 +646,10 @@ class Core:
         code: ErrorCode,
         message: str,
         rid: RequestId,
-        state: State | None = None,
+        room: Room | None = None,
+        now: float = 0.0,
     ) -> Send:
+        """An error reply; with ``room``, the room's current state attached."""
         assert conn is not None
+        state: State | None = room.state(now) if room is not None else None
         return Send([conn], encode(Error(id=rid, code=code, message=message, state=state)))

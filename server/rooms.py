@@ -1,77 +1,133 @@
-"""A room: one game, its seats, its spectators and its event counter.
+"""A room: its games, seats, spectators, clocks, offers and event log.
 
-The room knows nothing of sockets. It turns the game into the self-sufficient
-``state`` message and counts events so clients can tell when they missed one.
+The room knows nothing of sockets and reads no clock: every call that
+depends on time is given ``now``. It turns its game into the self-sufficient
+``state`` message and numbers every event it pushes, so clients can tell when
+they missed one and get it replayed from the log.
 """
 
 from __future__ import annotations
 
 import hmac
 import secrets
+from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from engine import Game
 from protocol.messages import (
+    ClockInfo,
     LastMove,
+    MatchInfo,
     PlayerInfo,
     RequestId,
     Result,
     RoomInfo,
     State,
+    TimeControl,
     VariantSpec,
 )
+from server.clock import FischerClock
 
 if TYPE_CHECKING:
     from server.sessions import Session
 
 Status = Literal["waiting", "playing", "finished"]
+Reason = Literal["goal", "resign", "time", "abandon", "draw", "aborted", "last_standing"]
+
+LOG_LENGTH = 512
+"""Events a room keeps for replay to clients that come back."""
+MATCH_GAMES = 2
 
 
 @dataclass(eq=False)
 class SeatHolder:
-    """Who holds a seat: the session, its name, and the seat's secret."""
+    """Who holds a seat: the session, its name, the seat's secret, and absence."""
 
     session: Session
     name: str
     secret: str = field(default_factory=lambda: secrets.token_urlsafe(18))
+    gone_since: float | None = None
+    """When the holder's connection went away during a game, if it is away."""
+    grace: float = 0.0
+    """Seconds the others must wait, from ``gone_since``, before they may claim."""
+    points: float = 0.0
+    """Match points so far."""
 
     def owns(self, secret: str) -> bool:
         return hmac.compare_digest(self.secret.encode(), secret.encode())
 
 
-class Room:
-    """One game between two or four seats, watched by any number of spectators."""
+@dataclass(frozen=True)
+class Absence:
+    """How long seats may stay away during a game (seconds)."""
 
-    def __init__(self, code: str, spec: VariantSpec, public: bool, created: float) -> None:
+    grace: float = 60.0
+    """Before the others may claim, after a connection dropped."""
+    deliberate_grace: float = 15.0
+    """Before the others may claim, after a player closed or left on purpose."""
+    hard_limit: float = 600.0
+    """After which an unclaimed game is decided against the absent seat."""
+
+
+class Room:
+    """A sequence of games between two or four seats, watched by any number of spectators."""
+
+    def __init__(
+        self,
+        code: str,
+        spec: VariantSpec,
+        public: bool,
+        created: float,
+        clock: TimeControl | None = None,
+        match: bool = False,
+    ) -> None:
         self.code = code
         self.spec = spec
-        self.game = Game(spec.players, spec.size, spec.walls)
         self.public = public
         self.created = created
+        self.time_control = clock
+        self.match = match and spec.players == 2
         self.seats: list[SeatHolder | None] = [None] * spec.players
         self.spectators: set[Session] = set()
         self.event = 0
         """Number of the last event pushed to the room."""
+        self.log: deque[tuple[int, bytes]] = deque(maxlen=LOG_LENGTH)
+        """The last events pushed, for replay: (event number, frame)."""
+        self.number = 0
+        """Which game of the room this is (1 once the first starts)."""
+        self.match_game = 0
+        self._new_game()
+
+    def _new_game(self) -> None:
+        spec = self.spec
+        self.game = Game(spec.players, spec.size, spec.walls)
         self.movers: list[int] = []
         """The seat that played each ply."""
         self.started = False
+        self.result: Result | None = None
+        self.draw_offers: set[int] = set()
+        self.rematch: set[int] = set()
+        control = self.time_control
+        self.clock = (
+            FischerClock.start(control.base, control.increment, spec.players) if control else None
+        )
+        self.number += 1
+
+    # -- what the room is --------------------------------------------------------
 
     @property
     def status(self) -> Status:
-        if self.game.is_over:
+        if self.result is not None:
             return "finished"
         return "playing" if self.started else "waiting"
 
     def free_seat(self) -> int | None:
         return next((seat for seat, holder in enumerate(self.seats) if holder is None), None)
 
-    def seat(self, session: Session, seat: int, name: str) -> SeatHolder:
-        """Give ``seat`` to ``session``; the game starts once every seat is taken."""
-        holder = SeatHolder(session, name)
-        self.seats[seat] = holder
-        if all(self.seats):
-            self.started = True
+    def holder(self, seat: int) -> SeatHolder:
+        holder = self.seats[seat]
+        assert holder is not None
         return holder
 
     def members(self) -> list[Session]:
@@ -91,16 +147,161 @@ class Room:
             holder is not None and holder.session.room is self and holder.session.conn is not None
         )
 
-    def state(self, request_id: RequestId = None) -> State:
+    def active(self, seat: int) -> bool:
+        """Still in the current game (not resigned, flagged or claimed out of it)."""
+        return self.result is None and seat not in self.game.retired
+
+    def active_seats(self) -> list[int]:
+        return [seat for seat in range(self.spec.players) if self.active(seat)]
+
+    # -- seats -----------------------------------------------------------------
+
+    def seat(self, session: Session, seat: int, name: str) -> SeatHolder:
+        """Give ``seat`` to ``session``; the game starts once every seat is taken."""
+        holder = SeatHolder(session, name)
+        self.seats[seat] = holder
+        if all(self.seats):
+            self.started = True
+            self.match_game = 1 if self.match else 0
+        return holder
+
+    def away(self, seat: int, now: float, grace: float) -> None:
+        """The seat's player went away; during a game, the claim countdown starts."""
+        holder = self.holder(seat)
+        if self.status == "playing" and holder.gone_since is None:
+            holder.gone_since, holder.grace = now, grace
+
+    def back(self, seat: int) -> None:
+        self.holder(seat).gone_since = None
+
+    def claimable(self, now: float) -> list[int]:
+        """Active seats whose player stayed away past the grace period."""
+        return [
+            seat
+            for seat in self.active_seats()
+            if (h := self.holder(seat)).gone_since is not None and now >= h.gone_since + h.grace
+        ]
+
+    # -- play --------------------------------------------------------------------
+
+    def play(self, seat: int, move: str, now: float) -> list[Result]:
+        """Apply ``seat``'s move (already checked to be its turn); the games it ended.
+
+        Raises ValueError from the engine for an illegal move.
+        """
+        game = self.game
+        game.play(move)
+        self.movers.append(seat)
+        self.draw_offers.discard(seat)  # an offer lapses when the offerer moves
+        if self.clock is not None:
+            # The first move of each seat is free: the clock runs from then on.
+            following = game.turn if game.ply >= self.spec.players else None
+            self.clock.moved(seat, following, now)
+        if game.winner is not None:
+            return self.finish(game.winner, "goal", now)
+        return []
+
+    def remove(self, seat: int, reason: Reason, now: float) -> list[Result]:
+        """Take ``seat`` out of the game (resigned, flagged, claimed); the games it ended."""
+        if self.spec.players == 2:
+            return self.finish(1 - seat, reason, now)
+        self.game.retire(seat)
+        self.draw_offers.discard(seat)
+        active = self.active_seats()
+        if len(active) == 1:
+            return self.finish(active[0], "last_standing", now)
+        if self.clock is not None and self.clock.running == seat:
+            self.clock.hand_over(self.game.turn, now)
+        return []
+
+    def draw_agreed(self) -> bool:
+        return set(self.active_seats()) <= self.draw_offers
+
+    def finish(self, winner: int | None, reason: Reason, now: float) -> list[Result]:
+        """End the current game; in a match, score it and start the next one."""
+        result = Result(winner=winner, reason=reason)
+        self.result = result
+        self.draw_offers.clear()
+        if self.clock is not None:
+            self.clock.hand_over(None, now)
+        if self.match_game and reason != "aborted":
+            for seat, holder in enumerate(self.seats):
+                assert holder is not None
+                holder.points += 1.0 if winner == seat else 0.5 if winner is None else 0.0
+        return [result]
+
+    def continue_match(self) -> bool:
+        """After a match game ended: start the next one (or replay an aborted one)."""
+        if not self.match_game or self.result is None:
+            return False
+        if self.result.reason == "aborted":
+            # A restarted game scores nothing and keeps its opener.
+            self._new_game()
+            self.started = True
+            return True
+        if self.match_game < MATCH_GAMES:
+            self.next_game()
+            self.match_game += 1
+            return True
+        return False
+
+    def next_game(self) -> None:
+        """Start the next game with the seats turned by one, so the opener changes."""
+        self.seats = self.seats[1:] + self.seats[:1]
+        for seat, holder in enumerate(self.seats):
+            if holder is not None and holder.session.room is self:
+                holder.session.seat = seat
+        self._new_game()
+        self.started = True
+
+    def start_rematch(self) -> None:
+        """Everyone agreed: play again, opener changed; a match starts over."""
+        if self.match:
+            for holder in self.seats:
+                assert holder is not None
+                holder.points = 0.0
+            self.match_game = 1
+        self.next_game()
+
+    def match_over(self) -> bool:
+        return bool(self.match_game) and self.match_game == MATCH_GAMES and self.result is not None
+
+    # -- time ----------------------------------------------------------------
+
+    def deadline(self, absence: Absence) -> float | None:
+        """The next moment the room must act by itself (a flag, an abandonment)."""
+        if self.status != "playing":
+            return None
+        moments = [
+            h.gone_since + absence.hard_limit
+            for seat in self.active_seats()
+            if (h := self.holder(seat)).gone_since is not None
+        ]
+        if self.clock is not None and (flag := self.clock.deadline()) is not None:
+            moments.append(flag)
+        return min(moments, default=None)
+
+    def expire(self, now: float, absence: Absence) -> list[Result]:
+        """Flag a seat out of time, decide against seats away too long."""
+        results: list[Result] = []
+        clock = self.clock
+        if clock is not None and clock.running is not None and clock.left(clock.running, now) <= 0:
+            results += self.remove(clock.running, "time", now)
+        for seat in self.active_seats():
+            gone = self.holder(seat).gone_since
+            if gone is not None and now >= gone + absence.hard_limit and self.status == "playing":
+                results += self.remove(seat, "abandon", now)
+        return results
+
+    # -- messages --------------------------------------------------------------
+
+    def state(self, now: float, request_id: RequestId = None) -> State:
         """The whole room as one message, numbered with the current event."""
         game = self.game
         playing = self.status == "playing"
         last = None
         if self.movers:
             last = LastMove(seat=self.movers[-1], move=game.moves[-1], ply=game.ply - 1)
-        result = None
-        if game.winner is not None:
-            result = Result(winner=game.winner, reason="goal")
         return State(
             id=request_id,
             event=self.event,
@@ -115,22 +316,60 @@ class Room:
             last_move=last,
             legal_pawn_moves=game.legal_pawn_moves() if playing else [],
             distances=game.distances(),
-            players=[
-                PlayerInfo(
-                    seat=seat,
-                    name=holder.name if holder else None,
-                    connected=self.connected(seat),
-                )
-                for seat, holder in enumerate(self.seats)
-            ],
+            players=[self._player(seat, now) for seat in range(self.spec.players)],
             spectators=len(self.spectators),
-            result=result,
+            result=self.result,
+            game=self.number,
+            clock=self._clock_info(now),
+            draw_offers=sorted(self.draw_offers),
+            rematch=sorted(self.rematch),
+            match=self._match_info(),
+        )
+
+    def _player(self, seat: int, now: float) -> PlayerInfo:
+        holder = self.seats[seat]
+        claim_in = None
+        if holder is not None and holder.gone_since is not None and self.status == "playing":
+            claim_in = max(0, round((holder.gone_since + holder.grace - now) * 1000))
+        return PlayerInfo(
+            seat=seat,
+            name=holder.name if holder else None,
+            connected=self.connected(seat),
+            active=self.active(seat) or self.result is not None,
+            claim_in_ms=claim_in,
+        )
+
+    def _clock_info(self, now: float) -> ClockInfo | None:
+        clock = self.clock
+        if clock is None:
+            return None
+        return ClockInfo(
+            base_ms=round(clock.base * 1000),
+            increment_ms=round(clock.increment * 1000),
+            remaining_ms=[
+                max(0, round(clock.left(seat, now) * 1000)) for seat in range(self.spec.players)
+            ],
+            running=clock.running,
+        )
+
+    def _match_info(self) -> MatchInfo | None:
+        if not self.match_game:
+            return None
+        scores = [holder.points if holder else 0.0 for holder in self.seats]
+        over = self.match_over()
+        winner = None
+        if over and scores[0] != scores[1]:
+            winner = 0 if scores[0] > scores[1] else 1
+        return MatchInfo(
+            game=self.match_game, games=MATCH_GAMES, scores=scores, over=over, winner=winner
         )
 
     def info(self) -> RoomInfo:
         return RoomInfo(
             room=self.code,
             variant=self.spec,
+            clock=self.time_control,
+            match=self.match,
             status=self.status,
             players=[holder.name if holder else None for holder in self.seats],
             spectators=len(self.spectators),

@@ -30,6 +30,8 @@ class Session:
     id: str
     name: str
     token_digest: bytes
+    chat: TokenBucket
+    """Paces this player's chat lines."""
     conn: int | None = None
     """The connection attached to this session now, if any."""
     room: Room | None = None
@@ -39,10 +41,10 @@ class Session:
     """The quick-match variant waited for, and the request id to answer."""
 
     @classmethod
-    def new(cls, name: str) -> tuple[Session, str]:
+    def new(cls, name: str, chat: TokenBucket) -> tuple[Session, str]:
         """A fresh session and its resume token (returned once, never stored)."""
         token = secrets.token_urlsafe(24)
-        return cls(secrets.token_hex(8), name, token_hash(token)), token
+        return cls(secrets.token_hex(8), name, token_hash(token), chat), token
 
     def rotate_token(self) -> str:
         token = secrets.token_urlsafe(24)

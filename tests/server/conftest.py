@@ -10,6 +10,9 @@ from server.app import GameServer
 from server.config import Config
 from tests.wsclient import Client
 
+Connect = Callable[..., Awaitable[Client]]
+"""Opens a greeted client (or an ungreeted one with ``hello=False``) to the test server."""
+
 
 @pytest.fixture
 async def server() -> AsyncIterator[GameServer]:
@@ -18,7 +21,7 @@ async def server() -> AsyncIterator[GameServer]:
 
 
 @pytest.fixture
-async def connect(server: GameServer) -> AsyncIterator[Callable[..., Awaitable[Client]]]:
+async def connect(server: GameServer) -> AsyncIterator[Connect]:
     clients: list[Client] = []
 
     async def open_client(name: str = "player", hello: bool = True) -> Client:

@@ -26,7 +26,6 @@ from protocol.messages import (
     Ping,
     Pong,
     Rooms,
-    VariantSpec,
     Watch,
     Welcome,
 )
@@ -132,13 +131,12 @@ async def test_bad_token(connect: Connect) -> None:
     await client.expect(Welcome)
 
 
-async def test_invalid_variant(connect: Connect, server: GameServer) -> None:
+async def test_invalid_variant_is_an_invalid_field(connect: Connect, server: GameServer) -> None:
     client = await connect()
-    await client.send(Create(id=2, variant=VariantSpec(size=6)))
-    error = await client.error(ErrorCode.INVALID_VARIANT)
-    assert "odd" in error.message
-    await client.send_raw('{"type": "create", "variant": {"size": 13}}')
-    await client.error(ErrorCode.INVALID_FIELD)
+    for variant in ('{"size": 6}', '{"size": 13}', '{"players": 3}', '{"walls": 31}'):
+        await client.send_raw(f'{{"type": "create", "id": 2, "variant": {variant}}}')
+        error = await client.error(ErrorCode.INVALID_FIELD)
+        assert "$.variant." in error.message
     assert server.core.rooms == {}
 
 

@@ -1,0 +1,331 @@
+"""A real match, on a fake clock: time, absence, resign, draws, rematches, chat."""
+
+from __future__ import annotations
+
+from protocol.messages import (
+    VERSION,
+    Abort,
+    Chat,
+    ChatMessage,
+    Claim,
+    Create,
+    Draw,
+    Error,
+    ErrorCode,
+    Hello,
+    Join,
+    Leave,
+    MoveRequest,
+    Rematch,
+    Resign,
+    ServerMessage,
+    State,
+    TimeControl,
+    VariantSpec,
+    Watch,
+    Welcome,
+)
+from server.core import Limits
+from server.rooms import Absence
+from tests.server.driver import Driver
+
+ABSENCE = Absence(grace=60, deliberate_grace=15, hard_limit=600)
+
+
+def table(
+    clock: TimeControl | None = None, match: bool = False, players: int = 2
+) -> tuple[Driver, list[int], str]:
+    """A driver with ``players`` seated in a new room; their connections by seat."""
+    driver = Driver(limits=Limits(absence=ABSENCE))
+    conns = [driver.greet(f"p{seat}")[0] for seat in range(players)]
+    variant = VariantSpec(players=2 if players == 2 else 4)
+    driver.send(conns[0], Create(variant=variant, clock=clock, match=match))
+    room = driver.joined(conns[0]).room
+    for conn in conns[1:]:
+        driver.send(conn, Join(room=room))
+    return driver, conns, room
+
+
+def move(driver: Driver, conn: int, notation: str) -> State:
+    ply = driver.last_state(conn).ply
+    replies = driver.send(conn, MoveRequest(move=notation, ply=ply))
+    state = replies[-1]
+    assert isinstance(state, State), replies
+    return state
+
+
+def error(replies: list[ServerMessage], code: ErrorCode) -> Error:
+    assert len(replies) == 1
+    assert isinstance(replies[0], Error)
+    assert replies[0].code == code, replies[0]
+    return replies[0]
+
+
+def tick(driver: Driver, seconds: float) -> None:
+    driver.clock.advance(seconds)
+    driver.run(driver.core.tick())
+
+
+# -- clocks --------------------------------------------------------------------
+
+
+def test_first_moves_are_free_then_time_runs_with_increment() -> None:
+    driver, (a, b), _ = table(TimeControl(base=60, increment=2))
+    driver.clock.advance(30)
+    state = move(driver, a, "e2")
+    assert state.clock is not None
+    assert state.clock.remaining_ms == [60_000, 60_000]
+    assert state.clock.running is None
+    driver.clock.advance(10)
+    state = move(driver, b, "e8")
+    assert state.clock is not None
+    assert state.clock.running == 0
+    driver.clock.advance(5)
+    state = move(driver, a, "e3")
+    assert state.clock is not None
+    assert state.clock.remaining_ms == [57_000, 60_000]  # 60 - 5 + 2
+    assert state.clock.running == 1
+    driver.clock.advance(1.5)
+    assert driver.core.rooms[state.room].state(driver.clock.now).clock.remaining_ms[1] == 58_500  # type: ignore[union-attr]
+
+
+def test_the_server_flags_a_seat_out_of_time_by_itself() -> None:
+    driver, (a, b), _ = table(TimeControl(base=10))
+    move(driver, a, "e2")
+    move(driver, b, "e8")
+    deadline = driver.core.next_deadline()
+    assert deadline == driver.clock.now + 10
+    tick(driver, 9.9)
+    assert driver.last_state(b).status == "playing"
+    tick(driver, 0.1)
+    final = driver.last_state(b)
+    assert final.result is not None
+    assert (final.result.winner, final.result.reason) == (1, "time")
+    assert final.clock is not None
+    assert final.clock.remaining_ms[0] == 0
+    assert driver.core.next_deadline() is None
+
+
+def test_untimed_games_have_no_clock() -> None:
+    driver, (a, _b), _ = table()
+    assert move(driver, a, "e2").clock is None
+    assert driver.core.next_deadline() is None
+
+
+# -- absence ---------------------------------------------------------------------
+
+
+def test_back_inside_the_grace_period_nothing_to_claim() -> None:
+    driver, (a, b), _ = table()
+    token = next(m for m in driver.inbox[a] if isinstance(m, Welcome)).resume_token
+    move(driver, a, "e2")
+    driver.drop(a)
+    gone = driver.last_state(b)
+    assert not gone.players[0].connected
+    assert gone.players[0].claim_in_ms == 60_000
+    driver.clock.advance(59)
+    error(driver.send(b, Claim()), ErrorCode.CANNOT_CLAIM)
+    again = driver.open()
+    driver.send(again, Hello(version=VERSION, name="p0", resume=token))
+    back = driver.last_state(b)
+    assert back.players[0].connected
+    assert back.players[0].claim_in_ms is None
+    driver.clock.advance(10)
+    error(driver.send(b, Claim()), ErrorCode.CANNOT_CLAIM)
+
+
+def test_claim_after_the_grace_period() -> None:
+    driver, (a, b), _ = table()
+    move(driver, a, "e2")
+    driver.drop(a)
+    driver.clock.advance(61)
+    final = driver.send(b, Claim(id="c"))[-1]
+    assert isinstance(final, State)
+    assert final.id == "c"
+    assert final.result is not None
+    assert (final.result.winner, final.result.reason) == (1, "abandon")
+
+
+def test_leaving_on_purpose_shortens_the_grace() -> None:
+    driver, (a, b), _ = table()
+    move(driver, a, "e2")
+    driver.send(a, Leave())
+    assert driver.last_state(b).players[0].claim_in_ms == 15_000
+    driver.clock.advance(15)
+    final = driver.send(b, Claim())[-1]
+    assert isinstance(final, State)
+    assert final.result is not None
+    assert final.result.reason == "abandon"
+
+
+def test_an_unclaimed_game_is_decided_at_the_hard_limit() -> None:
+    driver, (a, b), _ = table()
+    move(driver, a, "e2")
+    driver.drop(b)
+    tick(driver, 599)
+    assert driver.last_state(a).status == "playing"
+    tick(driver, 1)
+    final = driver.last_state(a)
+    assert final.result is not None
+    assert (final.result.winner, final.result.reason) == (0, "abandon")
+
+
+def test_resume_replays_missed_events_once_and_in_order() -> None:
+    driver, (a, b), _ = table()
+    token = next(m for m in driver.inbox[a] if isinstance(m, Welcome)).resume_token
+    seen = driver.last_state(a).event
+    driver.drop(a)
+    driver.send(b, Chat(text="you there?"))
+    again = driver.open()
+    replies = driver.send(again, Hello(version=VERSION, name="p0", resume=token, last_event=seen))
+    events = [m.event for m in replies if isinstance(m, State | ChatMessage)]
+    assert events == list(range(seen + 1, seen + 1 + len(events)))
+    assert isinstance(replies[0], Welcome)
+    assert any(isinstance(m, ChatMessage) and m.text == "you there?" for m in replies)
+    assert isinstance(replies[-1], State)
+    assert replies[-1].players[0].connected
+
+
+# -- resign, draw, abort ---------------------------------------------------------
+
+
+def test_resign() -> None:
+    driver, (a, b), _ = table()
+    move(driver, a, "e2")
+    final = driver.send(b, Resign())[-1]
+    assert isinstance(final, State)
+    assert final.result is not None
+    assert (final.result.winner, final.result.reason) == (0, "resign")
+    error(driver.send(a, Resign()), ErrorCode.GAME_OVER)
+
+
+def test_draw_offer_accept_decline_and_lapse() -> None:
+    driver, (a, b), _ = table()
+    error(driver.send(b, Draw(action="accept")), ErrorCode.NO_OFFER)
+    offered = driver.send(a, Draw(action="offer"))[-1]
+    assert isinstance(offered, State)
+    assert offered.draw_offers == [0]
+    error(driver.send(a, Draw(action="accept")), ErrorCode.NO_OFFER)
+    declined = driver.send(b, Draw(action="decline"))[-1]
+    assert isinstance(declined, State)
+    assert declined.draw_offers == []
+    driver.send(a, Draw(action="offer"))
+    assert move(driver, a, "e2").draw_offers == []  # lapses when the offerer moves
+    driver.send(b, Draw(action="offer"))
+    drawn = driver.send(a, Draw(action="accept"))[-1]
+    assert isinstance(drawn, State)
+    assert drawn.result is not None
+    assert (drawn.result.winner, drawn.result.reason) == (None, "draw")
+
+
+def test_abort_only_before_every_seat_moved() -> None:
+    driver, (a, b), _ = table()
+    move(driver, a, "e2")
+    aborted = driver.send(b, Abort())[-1]
+    assert isinstance(aborted, State)
+    assert aborted.result is not None
+    assert (aborted.result.winner, aborted.result.reason) == (None, "aborted")
+    driver2, (c, d), _ = table()
+    move(driver2, c, "e2")
+    move(driver2, d, "e8")
+    error(driver2.send(c, Abort()), ErrorCode.CANNOT_ABORT)
+
+
+# -- rematch and matches ------------------------------------------------------------
+
+
+def test_rematch_swaps_the_opener() -> None:
+    driver, (a, b), _ = table()
+    driver.send(a, Resign())
+    error(driver.send(a, MoveRequest(move="e2", ply=0)), ErrorCode.GAME_OVER)
+    waiting = driver.send(a, Rematch())[-1]
+    assert isinstance(waiting, State)
+    assert waiting.rematch == [0]
+    driver.send(b, Rematch())
+    fresh = driver.last_state(a)
+    assert (fresh.game, fresh.status, fresh.ply) == (2, "playing", 0)
+    assert [p.name for p in fresh.players] == ["p1", "p0"]
+    assert driver.joined(b).seat == 0
+    assert driver.joined(a).seat == 1
+    move(driver, b, "e2")  # p1 opens now
+
+
+def test_a_complete_two_game_match() -> None:
+    driver, (a, b), _ = table(match=True)
+    first = driver.last_state(a)
+    assert first.match is not None
+    assert (first.match.game, first.match.scores) == (1, [0.0, 0.0])
+    driver.send(b, Resign())  # game 1: p0 wins
+    states = [m for m in driver.inbox[a] if isinstance(m, State)]
+    assert states[-2].result is not None
+    assert states[-2].result.winner == 0
+    second = states[-1]
+    assert second.match is not None
+    assert (second.game, second.match.game) == (2, 2)
+    assert [p.name for p in second.players] == ["p1", "p0"]  # p1 opens game 2
+    assert second.match.scores == [0.0, 1.0]
+    # p1 (now seat 0) offers a draw, p0 (seat 1) accepts: 1.5 to 0.5 for p0.
+    driver.send(b, Draw(action="offer"))
+    driver.send(a, Draw(action="accept"))
+    final = driver.last_state(a)
+    assert final.match is not None
+    assert final.match.over
+    assert final.match.scores == [0.5, 1.5]
+    assert final.match.winner == 1
+    assert driver.joined(a).seat == 1
+
+
+def test_an_aborted_match_game_is_replayed_with_the_same_opener() -> None:
+    driver, (a, _b), _ = table(match=True)
+    driver.send(a, Abort())
+    replay = driver.last_state(a)
+    assert replay.match is not None
+    assert (replay.game, replay.match.game, replay.match.scores) == (2, 1, [0.0, 0.0])
+    assert [p.name for p in replay.players] == ["p0", "p1"]
+    assert replay.status == "playing"
+
+
+# -- chat ----------------------------------------------------------------------
+
+
+def test_chat_reaches_players_and_spectators() -> None:
+    driver, (a, b), room = table()
+    watcher, _ = driver.greet("watcher")
+    driver.send(watcher, Watch(room=room))
+    before = driver.last_state(a).event
+    driver.send(a, Chat(id=1, text="  good luck\x07 "))
+    for conn in (a, b, watcher):
+        line = driver.inbox[conn][-1]
+        assert isinstance(line, ChatMessage)
+        assert (line.text, line.seat, line.name, line.event) == ("good luck", 0, "p0", before + 1)
+    error(driver.send(watcher, Chat(text="hi")), ErrorCode.NOT_A_PLAYER)
+
+
+def test_chat_limits() -> None:
+    driver, (a, _b), _ = table()
+    error(driver.send(a, f'{{"type": "chat", "text": "{"x" * 301}"}}'), ErrorCode.INVALID_FIELD)
+    for _ in range(5):
+        assert isinstance(driver.send(a, Chat(text="spam"))[-1], ChatMessage)
+    error(driver.send(a, Chat(text="spam")), ErrorCode.RATE_LIMITED)
+    driver.clock.advance(2)
+    assert isinstance(driver.send(a, Chat(text="calm"))[-1], ChatMessage)
+
+
+# -- four players ----------------------------------------------------------------
+
+
+def test_four_players_go_on_without_a_resigned_seat() -> None:
+    driver, conns, _ = table(players=4)
+    move(driver, conns[0], "e2")
+    resigned = driver.send(conns[1], Resign())[-1]
+    assert isinstance(resigned, State)
+    assert resigned.status == "playing"
+    assert not resigned.players[1].active
+    assert resigned.turn == 2
+    assert resigned.pawns[1] == "a5"  # the pawn stays as an obstacle
+    move(driver, conns[2], "e8")
+    assert driver.send(conns[3], Resign())[-1].status == "playing"  # type: ignore[union-attr]
+    final = driver.send(conns[2], Resign())[-1]
+    assert isinstance(final, State)
+    assert final.result is not None
+    assert (final.result.winner, final.result.reason) == (0, "last_standing")

@@ -55,6 +55,7 @@ class ErrorCode(StrEnum):
     CANNOT_CLAIM = "cannot_claim"
     CANNOT_ABORT = "cannot_abort"
     GAME_NOT_OVER = "game_not_over"
+    GAME_NOT_FOUND = "game_not_found"
 
 
 class VariantSpec(Struct, kw_only=True, forbid_unknown_fields=False):
@@ -183,6 +184,21 @@ class Chat(Struct, kw_only=True, tag="chat"):
     text: Annotated[str, Meta(min_length=1, max_length=300)]
 
 
+class History(Struct, kw_only=True, tag="history"):
+    """Ask for the most recently finished games, newest first."""
+
+    id: RequestId = None
+    limit: Annotated[int, Meta(ge=1, le=100)] = 20
+
+
+class FetchGame(Struct, kw_only=True, tag="fetch_game"):
+    """Ask for one finished game's full record."""
+
+    id: RequestId = None
+    game: int
+    """The game's ``id`` from ``history``."""
+
+
 class Ping(Struct, kw_only=True, tag="ping"):
     """Answered by ``pong``."""
 
@@ -204,6 +220,8 @@ Request = (
     | Abort
     | Rematch
     | Chat
+    | History
+    | FetchGame
     | Ping
 )
 
@@ -235,7 +253,8 @@ class Joined(Struct, kw_only=True, tag="joined"):
     role: Literal["player", "spectator"]
     seat: int | None = None
     secret: str | None = None
-    """Secret: with ``join``, reclaims this seat from any connection."""
+    """Secret: with ``join``, reclaims this seat from any connection. Null when the
+    seat number changed (rematch, next match game) and the secret did not."""
 
 
 class Queued(Struct, kw_only=True, tag="queued"):
@@ -354,6 +373,44 @@ class State(Struct, kw_only=True, tag="state"):
     match: MatchInfo | None = None
 
 
+class GameSummary(Struct, kw_only=True):
+    """A finished game in the history."""
+
+    game: int
+    """Its id, for ``fetch_game``."""
+    room: str
+    number: int
+    """Which game of its room it was."""
+    variant: VariantSpec
+    players: list[str]
+    """Names by seat."""
+    winner: int | None
+    reason: str
+    plies: int
+    finished: float
+    """When it ended, in Unix time."""
+
+
+class HistoryList(Struct, kw_only=True, tag="history_list"):
+    """Answer to ``history``."""
+
+    id: RequestId = None
+    games: list[GameSummary]
+
+
+class GameRecordReply(Struct, kw_only=True, tag="game_record"):
+    """Answer to ``fetch_game``: the game, its moves and its record in standard notation."""
+
+    id: RequestId = None
+    summary: GameSummary
+    moves: list[str]
+    """Every action in order; in four-player games ``retire N`` marks a seat leaving."""
+    record: str
+    """The moves as one line (``e2 e8 e3h``)."""
+    numbered: str
+    """The moves numbered by round (``1. e2 e8 2. e3h``)."""
+
+
 class ChatMessage(Struct, kw_only=True, tag="chat_line"):
     """A chat line, pushed to everyone in the room; it is a room event."""
 
@@ -373,4 +430,16 @@ class Error(Struct, kw_only=True, tag="error"):
     """The room's current state, for ``stale_ply``, ``not_your_turn`` and the like."""
 
 
-ServerMessage = Welcome | Joined | Queued | Left | Rooms | Pong | State | ChatMessage | Error
+ServerMessage = (
+    Welcome
+    | Joined
+    | Queued
+    | Left
+    | Rooms
+    | Pong
+    | State
+    | ChatMessage
+    | HistoryList
+    | GameRecordReply
+    | Error
+)

@@ -11,14 +11,16 @@ from server.app import GameServer
 from server.config import Config, parse_config
 
 
-async def serve_until_stopped(config: Config) -> None:
+async def serve_until_stopped(config: Config) -> int:
+    """Serve until SIGTERM/SIGINT (exit status 0) or a failing database (1)."""
     loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
+    server = GameServer(config)
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    async with GameServer(config).running():
-        await stop.wait()
+        loop.add_signal_handler(sig, server.stopping.set)
+    async with server.running():
+        await server.stopping.wait()
     logging.getLogger("quoridor.server").info("stopped")
+    return 1 if server.failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -27,7 +29,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         level=config.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
-    asyncio.run(serve_until_stopped(config))
+    raise SystemExit(asyncio.run(serve_until_stopped(config)))
 
 
 if __name__ == "__main__":

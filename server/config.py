@@ -18,6 +18,11 @@ class Config:
     """Interface to listen on (QUORIDOR_HOST)."""
     port: int = 8765
     """TCP port; 0 picks a free one (QUORIDOR_PORT)."""
+    db: str = ""
+    """SQLite file for games in progress and the history; created on first start.
+    Empty keeps everything in memory only (the command line's default is quoridor.db)."""
+    sync: str = "normal"
+    """SQLite synchronous mode: normal survives a crash of the server, full also a power cut."""
     max_message: int = 4096
     """Largest frame a client may send, in bytes; larger closes with 1009."""
     rate: float = 20.0
@@ -36,6 +41,8 @@ class Config:
 
 
 ENV_PREFIX = "QUORIDOR_"
+COMMAND_LINE_DEFAULTS = {"db": "quoridor.db"}
+"""Where the command line differs from ``Config()`` (which tests build directly)."""
 
 
 def env_name(field_name: str) -> str:
@@ -51,12 +58,13 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     )
     defaults = Config()
     for item in fields(Config):
+        embedded = COMMAND_LINE_DEFAULTS.get(item.name, getattr(defaults, item.name))
         kind = type(getattr(defaults, item.name))
-        default = kind(env.get(env_name(item.name), getattr(defaults, item.name)))
+        default = kind(env.get(env_name(item.name), embedded))
         parser.add_argument(
             "--" + item.name.replace("_", "-"),
             type=kind,
             default=default,
-            help=f"(env {env_name(item.name)}, default {getattr(defaults, item.name)})",
+            help=f"(env {env_name(item.name)}, default {embedded!r})",
         )
     return Config(**vars(parser.parse_args(argv)))

@@ -20,11 +20,12 @@ from __future__ import annotations
 import heapq
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from engine import Variant
+from engine import Variant, format_record
 from protocol.codec import BadRequest, decode_request, encode, request_id
 from protocol.messages import (
     VERSION,
@@ -36,7 +37,12 @@ from protocol.messages import (
     Draw,
     Error,
     ErrorCode,
+    FetchGame,
+    GameRecordReply,
+    GameSummary,
     Hello,
+    History,
+    HistoryList,
     Join,
     Joined,
     Leave,
@@ -61,6 +67,14 @@ from protocol.messages import QuickMatch as QuickMatchRequest
 from server.ratelimit import TokenBucket
 from server.rooms import Absence, Room
 from server.sessions import Connection, Session, token_hash
+from server.snapshot import (
+    GameRecord,
+    restore_room,
+    restore_session,
+    room_record,
+    session_record,
+)
+from server.store import Batch, Loaded
 
 SERVER_NAME = "quoridor-server/0.1"
 ROOM_CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
@@ -104,14 +118,24 @@ class Limits:
     """Chat lines per second per player, on average."""
     chat_burst: float = 5.0
     absence: Absence = field(default_factory=Absence)
+    restart_bonus: float = 10.0
+    """Seconds added, after a restart, to the bank of the seat whose clock was running."""
+    history: int = 1000
+    """Finished games kept for ``history`` and ``fetch_game``."""
 
 
 class Core:
     """All rooms, sessions and connections of one server."""
 
-    def __init__(self, limits: Limits | None = None, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ):
         self.limits = limits or Limits()
         self.clock = clock
+        self.wall_clock = wall_clock
         self.connections: dict[int, Connection] = {}
         self.sessions: dict[bytes, Session] = {}
         """Sessions by the hash of their resume token."""
@@ -122,6 +146,13 @@ class Core:
         self._timers: list[tuple[float, int, str]] = []
         """Heap of (deadline, tiebreak, room code); stale entries are skipped."""
         self._tiebreak = 0
+        self.history: deque[GameRecord] = deque(maxlen=self.limits.history)
+        self._next_game_id = 1
+        # What changed since the last ``take_changes``, for the database.
+        self._changed_rooms: set[Room] = set()
+        self._changed_sessions: set[Session] = set()
+        self._dropped_rooms: set[str] = set()
+        self._dropped_sessions: set[str] = set()
 
     # -- the adapter's calls -----------------------------------------------------
 
@@ -166,6 +197,7 @@ class Core:
             grace = absence.deliberate_grace if deliberate else absence.grace
             room.away(session.seat, self.clock(), grace)
             self._schedule(room)
+        self._changed_rooms.add(room)
         actions: list[Action] = [self._push(room)] if room.anyone_connected() else []
         self._collect(room)
         return actions
@@ -207,6 +239,10 @@ class Core:
         match request:
             case ListRooms():
                 return [self._list_rooms(connection.id, request)]
+            case History():
+                return [self._history(connection.id, request)]
+            case FetchGame():
+                return [self._fetch_game(connection.id, request)]
             case Leave():
                 return self._leave(session, request)
             case MoveRequest() | Resign() | Draw() | Claim() | Abort() | Rematch() | Chat():
@@ -267,6 +303,7 @@ class Core:
             actions.append(Close(old.id, CLOSE_REPLACED, "session resumed on another connection"))
         token = session.rotate_token()
         self.sessions[session.token_digest] = session
+        self._changed_sessions.add(session)
         actions.append(self._attach(connection, session, token, hello.id))
         room = session.room
         if room is not None:
@@ -345,24 +382,25 @@ class Core:
         previous = holder.session
         if previous is not session and previous.room is room:
             previous.room = previous.seat = None
+            self._changed_sessions.add(previous)
             if previous.conn is not None:
                 actions.append(Send([previous.conn], encode(Left(id=None))))
             else:
                 self._forget(previous)
         holder.session = session
-        holder.secret = secrets.token_urlsafe(18)  # whoever had the old one is out
+        secret = holder.new_secret()  # whoever had the old one is out
         session.room, session.seat = room, room.seats.index(holder)
         room.back(session.seat)
         joined = Joined(
-            id=request.id, room=room.code, role="player", seat=session.seat, secret=holder.secret
+            id=request.id, room=room.code, role="player", seat=session.seat, secret=secret
         )
         return [*actions, Send([session.conn], encode(joined)), self._push(room)]
 
     def _seat(self, session: Session, room: Room, seat: int, rid: RequestId) -> Send:
         """Seat ``session``; the ``joined`` reply (the room's push is the caller's)."""
-        holder = room.seat(session, seat, session.name)
+        secret = room.seat(session, seat, session.name)
         session.room, session.seat = room, seat
-        joined = Joined(id=rid, room=room.code, role="player", seat=seat, secret=holder.secret)
+        joined = Joined(id=rid, room=room.code, role="player", seat=seat, secret=secret)
         assert session.conn is not None
         return Send([session.conn], encode(joined))
 
@@ -428,6 +466,8 @@ class Core:
             # others may claim after the short, deliberate grace period.
             room.away(session.seat, self.clock(), self.limits.absence.deliberate_grace)
         session.room = session.seat = None
+        self._changed_rooms.add(room)
+        self._changed_sessions.add(session)
         if room.anyone_connected():
             actions.append(self._push(room))
         self._schedule(room)
@@ -564,13 +604,110 @@ class Core:
         return actions
 
     def _seat_changes(self, room: Room) -> list[Action]:
-        """Tell every seated player their (new) seat after the seats turned."""
+        """Tell every seated player their new seat after the seats turned (same secret)."""
         actions: list[Action] = []
         for seat, holder in enumerate(room.seats):
             if holder is not None and holder.session.room is room and holder.session.conn:
-                joined = Joined(room=room.code, role="player", seat=seat, secret=holder.secret)
+                joined = Joined(room=room.code, role="player", seat=seat)
                 actions.append(Send([holder.session.conn], encode(joined)))
         return actions
+
+    # -- history -----------------------------------------------------------------
+
+    def _history(self, conn: int, request: History) -> Send:
+        games = [_summary(game) for game in reversed(self.history)][: request.limit]
+        return Send([conn], encode(HistoryList(id=request.id, games=games)))
+
+    def _fetch_game(self, conn: int, request: FetchGame) -> Send:
+        found = next((game for game in self.history if game.id == request.game), None)
+        if found is None:
+            message = f"no finished game {request.game} in the history"
+            return self._error(conn, ErrorCode.GAME_NOT_FOUND, message, request.id)
+        moves = [move for move in found.moves if not move.startswith("retire")]
+        reply = GameRecordReply(
+            id=request.id,
+            summary=_summary(found),
+            moves=found.moves,
+            record=format_record(moves),
+            numbered=format_record(moves, found.variant.players, numbered=True),
+        )
+        return Send([conn], encode(reply))
+
+    # -- persistence ---------------------------------------------------------------
+
+    def take_changes(self) -> Batch:
+        """What to write to the database for everything accepted since the last call."""
+        batch, now = Batch(), self.clock()
+        sessions = set(self._changed_sessions)
+        for room in self._changed_rooms:
+            if room.code not in self.rooms:
+                continue
+            batch.rooms.append((room_record(room, now), room.status))
+            sessions.update(h.session for h in room.seats if h and h.session.room is room)
+            for number, result, names, actions in room.finished:
+                game = GameRecord(
+                    id=self._next_game_id,
+                    room=room.code,
+                    number=number,
+                    variant=room.spec,
+                    players=names,
+                    winner=result.winner,
+                    reason=result.reason,
+                    moves=actions,
+                    finished=self.wall_clock(),
+                )
+                self._next_game_id += 1
+                self.history.append(game)
+                batch.games.append(game)
+            room.finished.clear()
+        for session in sessions:
+            if session.room is not None:
+                batch.sessions.append(session_record(session))
+            else:
+                self._dropped_sessions.add(session.id)
+        batch.dropped_rooms = sorted(self._dropped_rooms - set(self.rooms))
+        batch.dropped_sessions = sorted(self._dropped_sessions)
+        self._changed_rooms.clear()
+        self._changed_sessions.clear()
+        self._dropped_rooms.clear()
+        self._dropped_sessions.clear()
+        return batch
+
+    def restore(self, loaded: Loaded) -> None:
+        """Take back the games in progress from the database after a (re)start.
+
+        Every player is away until they resume, with a fresh grace period; the
+        clocks restart now, the running seat with a small bonus.
+        """
+        now = self.clock()
+        sessions = {
+            record.id: restore_session(record, self._chat_bucket()) for record in loaded.sessions
+        }
+        for record in loaded.rooms:
+            if not record.started or record.result is not None:
+                self._dropped_rooms.add(record.code)
+                continue
+            bonus = self.limits.restart_bonus
+            room = restore_room(record, sessions, now, bonus, self._chat_bucket())
+            self.rooms[room.code] = room
+            for seat, holder in enumerate(room.seats):
+                assert holder is not None
+                holder.session.room, holder.session.seat = room, seat
+                room.away(seat, now, self.limits.absence.grace)
+            self._changed_rooms.add(room)
+            self._schedule(room)
+        for session in sessions.values():
+            if session.room is None:
+                self._dropped_sessions.add(session.id)
+            else:
+                self.sessions[session.token_digest] = session
+        self.history.extend(loaded.games)
+        self._next_game_id = max((game.id for game in loaded.games), default=0) + 1
+
+    def snapshot_all(self) -> Batch:
+        """Every room in play, saved as of now (before a graceful shutdown)."""
+        self._changed_rooms.update(r for r in self.rooms.values() if r.status == "playing")
+        return self.take_changes()
 
     # -- helpers ---------------------------------------------------------------
 
@@ -595,6 +732,7 @@ class Core:
 
     def _publish(self, room: Room, frame: bytes) -> Send:
         room.log.append((room.event, frame))
+        self._changed_rooms.add(room)
         return Send(room.connections(), frame)
 
     def _schedule(self, room: Room) -> None:
@@ -608,6 +746,7 @@ class Core:
         if room.anyone_connected() or room.status == "playing":
             return
         del self.rooms[room.code]
+        self._dropped_rooms.add(room.code)
         for holder in room.seats:
             if holder is not None and holder.session.room is room:
                 holder.session.room = holder.session.seat = None
@@ -618,6 +757,7 @@ class Core:
         """Drop a session that holds nothing worth resuming."""
         if session.conn is None and session.room is None:
             self.sessions.pop(session.token_digest, None)
+            self._dropped_sessions.add(session.id)
 
     def _unqueue(self, session: Session) -> None:
         if session.queued is None:
@@ -653,3 +793,17 @@ class Core:
         assert conn is not None
         state: State | None = room.state(now) if room is not None else None
         return Send([conn], encode(Error(id=rid, code=code, message=message, state=state)))
+
+
+def _summary(game: GameRecord) -> GameSummary:
+    return GameSummary(
+        game=game.id,
+        room=game.room,
+        number=game.number,
+        variant=game.variant,
+        players=game.players,
+        winner=game.winner,
+        reason=game.reason,
+        plies=sum(1 for move in game.moves if not move.startswith("retire")),
+        finished=game.finished,
+    )

@@ -8,10 +8,11 @@ they missed one and get it replayed from the log.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from engine import Game
@@ -40,13 +41,21 @@ LOG_LENGTH = 512
 MATCH_GAMES = 2
 
 
+def secret_digest(secret: str) -> bytes:
+    return hashlib.sha256(secret.encode()).digest()
+
+
 @dataclass(eq=False)
 class SeatHolder:
-    """Who holds a seat: the session, its name, the seat's secret, and absence."""
+    """Who holds a seat: the session, its name, the seat secret's hash, and absence.
+
+    Only the secret's hash is kept, so neither memory nor the database holds a
+    usable secret; the secret itself is handed out once, in ``joined``.
+    """
 
     session: Session
     name: str
-    secret: str = field(default_factory=lambda: secrets.token_urlsafe(18))
+    digest: bytes = b""
     gone_since: float | None = None
     """When the holder's connection went away during a game, if it is away."""
     grace: float = 0.0
@@ -54,8 +63,14 @@ class SeatHolder:
     points: float = 0.0
     """Match points so far."""
 
+    def new_secret(self) -> str:
+        """Issue a new secret for this seat (any earlier one stops working)."""
+        secret = secrets.token_urlsafe(18)
+        self.digest = secret_digest(secret)
+        return secret
+
     def owns(self, secret: str) -> bool:
-        return hmac.compare_digest(self.secret.encode(), secret.encode())
+        return hmac.compare_digest(self.digest, secret_digest(secret))
 
 
 @dataclass(frozen=True)
@@ -97,6 +112,8 @@ class Room:
         self.number = 0
         """Which game of the room this is (1 once the first starts)."""
         self.match_game = 0
+        self.finished: list[tuple[int, Result, list[str], list[str]]] = []
+        """Games that ended and are not archived yet: (number, result, names, actions)."""
         self._new_game()
 
     def _new_game(self) -> None:
@@ -104,6 +121,8 @@ class Room:
         self.game = Game(spec.players, spec.size, spec.walls)
         self.movers: list[int] = []
         """The seat that played each ply."""
+        self.actions: list[str] = []
+        """Everything that changed the game, in order: moves, and ``retire N``."""
         self.started = False
         self.result: Result | None = None
         self.draw_offers: set[int] = set()
@@ -156,14 +175,15 @@ class Room:
 
     # -- seats -----------------------------------------------------------------
 
-    def seat(self, session: Session, seat: int, name: str) -> SeatHolder:
-        """Give ``seat`` to ``session``; the game starts once every seat is taken."""
+    def seat(self, session: Session, seat: int, name: str) -> str:
+        """Give ``seat`` to ``session`` and return its secret; the game starts once every
+        seat is taken."""
         holder = SeatHolder(session, name)
         self.seats[seat] = holder
         if all(self.seats):
             self.started = True
             self.match_game = 1 if self.match else 0
-        return holder
+        return holder.new_secret()
 
     def away(self, seat: int, now: float, grace: float) -> None:
         """The seat's player went away; during a game, the claim countdown starts."""
@@ -192,6 +212,7 @@ class Room:
         game = self.game
         game.play(move)
         self.movers.append(seat)
+        self.actions.append(game.moves[-1])
         self.draw_offers.discard(seat)  # an offer lapses when the offerer moves
         if self.clock is not None:
             # The first move of each seat is free: the clock runs from then on.
@@ -206,6 +227,7 @@ class Room:
         if self.spec.players == 2:
             return self.finish(1 - seat, reason, now)
         self.game.retire(seat)
+        self.actions.append(f"retire {seat}")
         self.draw_offers.discard(seat)
         active = self.active_seats()
         if len(active) == 1:
@@ -224,6 +246,8 @@ class Room:
         self.draw_offers.clear()
         if self.clock is not None:
             self.clock.hand_over(None, now)
+        names = [holder.name if holder else "" for holder in self.seats]
+        self.finished.append((self.number, result, names, list(self.actions)))
         if self.match_game and reason != "aborted":
             for seat, holder in enumerate(self.seats):
                 assert holder is not None

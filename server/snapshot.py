@@ -1,0 +1,162 @@
+"""Rooms and sessions as plain records, for the database, and back again.
+
+A room is saved whole after every event (its record is small: the moves as
+notation, the seats, the clock banks). Restoring replays the moves through
+the engine, so a saved game can never hold an illegal position. Secrets and
+tokens are saved only as their SHA-256 hashes.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from protocol.messages import Result, TimeControl, VariantSpec
+from server.clock import FischerClock
+from server.ratelimit import TokenBucket
+from server.rooms import Room, SeatHolder
+from server.sessions import Session
+
+
+class SeatRecord(msgspec.Struct, kw_only=True):
+    session: str
+    name: str
+    digest: str
+    """Hex SHA-256 of the seat secret."""
+    points: float = 0.0
+
+
+class ClockRecord(msgspec.Struct, kw_only=True):
+    remaining: list[float]
+    """Each seat's bank when the room was saved (the running seat's already drained)."""
+    running: int | None
+
+
+class RoomRecord(msgspec.Struct, kw_only=True):
+    code: str
+    variant: VariantSpec
+    public: bool
+    created: float
+    time_control: TimeControl | None
+    match: bool
+    event: int
+    number: int
+    match_game: int
+    started: bool
+    actions: list[str]
+    movers: list[int]
+    result: Result | None
+    draw_offers: list[int]
+    rematch: list[int]
+    seats: list[SeatRecord | None]
+    clock: ClockRecord | None
+
+
+class SessionRecord(msgspec.Struct, kw_only=True):
+    id: str
+    name: str
+    token_digest: str
+    room: str | None
+    seat: int | None
+
+
+class GameRecord(msgspec.Struct, kw_only=True):
+    """A finished game, for the history."""
+
+    id: int = 0
+    """Assigned by the database."""
+    room: str
+    number: int
+    variant: VariantSpec
+    players: list[str]
+    winner: int | None
+    reason: str
+    moves: list[str]
+    finished: float
+    """Unix time."""
+
+
+def room_record(room: Room, now: float) -> RoomRecord:
+    clock = None
+    if room.clock is not None:
+        banks = [room.clock.left(seat, now) for seat in range(room.spec.players)]
+        clock = ClockRecord(remaining=banks, running=room.clock.running)
+    return RoomRecord(
+        code=room.code,
+        variant=room.spec,
+        public=room.public,
+        created=room.created,
+        time_control=room.time_control,
+        match=room.match,
+        event=room.event,
+        number=room.number,
+        match_game=room.match_game,
+        started=room.started,
+        actions=list(room.actions),
+        movers=list(room.movers),
+        result=room.result,
+        draw_offers=sorted(room.draw_offers),
+        rematch=sorted(room.rematch),
+        seats=[
+            SeatRecord(session=h.session.id, name=h.name, digest=h.digest.hex(), points=h.points)
+            if h is not None
+            else None
+            for h in room.seats
+        ],
+        clock=clock,
+    )
+
+
+def session_record(session: Session) -> SessionRecord:
+    return SessionRecord(
+        id=session.id,
+        name=session.name,
+        token_digest=session.token_digest.hex(),
+        room=session.room.code if session.room else None,
+        seat=session.seat,
+    )
+
+
+def restore_session(record: SessionRecord, chat: TokenBucket) -> Session:
+    return Session(record.id, record.name, bytes.fromhex(record.token_digest), chat)
+
+
+def restore_room(
+    record: RoomRecord, sessions: dict[str, Session], now: float, bonus: float, chat: TokenBucket
+) -> Room:
+    """Rebuild a room, replaying its game; seated sessions are linked back to it.
+
+    The clock restarts at ``now``; the running seat gets ``bonus`` seconds on
+    top of its bank, so nobody pays for the server's downtime.
+    """
+    room = Room(
+        record.code,
+        record.variant,
+        record.public,
+        now,
+        record.time_control,
+        record.match,
+    )
+    room.event, room.number, room.match_game = record.event, record.number, record.match_game
+    room.started, room.result = record.started, record.result
+    for action in record.actions:
+        if action.startswith("retire "):
+            room.game.retire(int(action.split()[1]))
+        else:
+            room.game.play(action)
+    room.actions, room.movers = list(record.actions), list(record.movers)
+    room.draw_offers, room.rematch = set(record.draw_offers), set(record.rematch)
+    for seat, saved in enumerate(record.seats):
+        if saved is None:
+            continue
+        # A seat whose session was not kept can still be reclaimed with its secret.
+        session = sessions.get(saved.session) or Session(saved.session, saved.name, b"", chat)
+        digest = bytes.fromhex(saved.digest)
+        room.seats[seat] = SeatHolder(session, saved.name, digest, points=saved.points)
+    if record.clock is not None and room.time_control is not None:
+        control = room.time_control
+        room.clock = FischerClock(
+            control.base, control.increment, list(record.clock.remaining), record.clock.running, now
+        )
+        if room.clock.running is not None:
+            room.clock.remaining[room.clock.running] += bonus
+    return room

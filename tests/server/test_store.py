@@ -1,0 +1,201 @@
+"""Nothing is lost: the database, restarts over real processes, and the history."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sqlite3
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from protocol.messages import (
+    VERSION,
+    Create,
+    FetchGame,
+    GameRecordReply,
+    Hello,
+    History,
+    HistoryList,
+    Join,
+    Joined,
+    MoveRequest,
+    State,
+    TimeControl,
+    Welcome,
+)
+from server.app import GameServer
+from server.config import Config
+from server.snapshot import RoomRecord
+from server.store import SCHEMA_VERSION, migrate
+from tests.process import ServerProcess
+from tests.wsclient import Client
+
+# Seat 0 walks up column e, seat 1 steps aside to column d and walks down it.
+GAME = "e2 d9 e3 d8 e4 a6h e5 d7 e6 d6 e7 d5 e8 d4 e9".split()
+
+
+async def seat_two(url: str) -> tuple[Client, Client, str]:
+    a, b = await Client.connect(url, "alice"), await Client.connect(url, "bob")
+    await a.send(Create())
+    room = (await a.expect(Joined)).room
+    await b.send(Join(room=room))
+    await b.expect(Joined)
+    return a, b, room
+
+
+async def play(clients: list[Client], moves: list[str], first_ply: int) -> State:
+    state = None
+    for offset, move in enumerate(moves):
+        ply = first_ply + offset
+        await clients[ply % 2].send(MoveRequest(move=move, ply=ply))
+        for client in clients:
+            state = await client.state()
+            while state.ply != ply + 1:
+                state = await client.state()
+    assert state is not None
+    return state
+
+
+async def resume(url: str, welcome: Welcome | None, name: str) -> Client:
+    assert welcome is not None
+    client = await Client.connect(url, hello=False)
+    await client.send(Hello(version=VERSION, name=name, resume=welcome.resume_token))
+    client.welcome = await client.expect(Welcome)
+    return client
+
+
+# -- migrations -----------------------------------------------------------------
+
+
+def test_migrate_an_empty_database(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "new.db")
+    assert migrate(db) == (0, SCHEMA_VERSION)
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"rooms", "sessions", "games"} <= tables
+    assert migrate(db) == (SCHEMA_VERSION, SCHEMA_VERSION)
+
+
+def test_migrate_from_the_previous_version_keeps_the_data(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    assert migrate(db, target=SCHEMA_VERSION - 1) == (0, SCHEMA_VERSION - 1)
+    db.execute("INSERT INTO rooms VALUES ('abc', 'playing', '{}', 1.0)")
+    assert migrate(db) == (SCHEMA_VERSION - 1, SCHEMA_VERSION)
+    assert db.execute("SELECT code, status FROM rooms").fetchall() == [("abc", "playing")]
+    assert db.execute("SELECT count(*) FROM games").fetchone() == (0,)
+
+
+def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "future.db")
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(RuntimeError, match="newer"):
+        migrate(db)
+
+
+# -- in-process: order, history -------------------------------------------------------
+
+
+async def test_many_games_writing_at_once_keep_every_move_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "busy.db"
+    async with GameServer(Config(port=0, db=str(path))).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        tables = await asyncio.gather(*(seat_two(url) for _ in range(12)))
+        await asyncio.gather(*(play([a, b], GAME[:-1], 0) for a, b, _ in tables))
+        rows = dict(sqlite3.connect(path).execute("SELECT code, record FROM rooms").fetchall())
+        for _a, _b, room in tables:
+            record = msgspec.json.decode(rows[room], type=RoomRecord)
+            assert record.actions == GAME[:-1]
+            assert record.movers == [ply % 2 for ply in range(len(GAME) - 1)]
+        for a, b, _ in tables:
+            await asyncio.gather(a.close(), b.close())
+
+
+async def test_finished_games_go_to_the_history(tmp_path: Path) -> None:
+    async with GameServer(Config(port=0, db=str(tmp_path / "h.db"))).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        a, b, room = await seat_two(url)
+        final = await play([a, b], GAME, 0)
+        assert final.result is not None
+        await a.send(History(id=1))
+        listed = await a.expect(HistoryList)
+        (summary,) = listed.games
+        assert (summary.room, summary.players, summary.winner, summary.reason) == (
+            room,
+            ["alice", "bob"],
+            0,
+            "goal",
+        )
+        assert summary.plies == len(GAME)
+        await a.send(FetchGame(id=2, game=summary.game))
+        record = await a.expect(GameRecordReply)
+        assert record.moves == GAME
+        assert record.record == " ".join(GAME)
+        assert record.numbered.startswith("1. e2 d9 2. e3 d8")
+        await asyncio.gather(a.close(), b.close())
+    # The history survives a restart.
+    async with GameServer(Config(port=0, db=str(tmp_path / "h.db"))).running() as server:
+        client = await Client.connect(f"ws://127.0.0.1:{server.port}")
+        await client.send(FetchGame(game=summary.game))
+        assert (await client.expect(GameRecordReply)).moves == GAME
+        await client.close()
+
+
+# -- real processes: crash and graceful restart ----------------------------------------
+
+
+async def test_sigkill_mid_game_loses_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "crash.db"
+    server = await ServerProcess(db).start()
+    a, b, room = await seat_two(server.url)
+    half = 7
+    await play([a, b], GAME[:half], 0)
+    assert await server.stop(signal.SIGKILL) == -signal.SIGKILL
+
+    server = await ServerProcess(db).start()
+    a2 = await resume(server.url, a.welcome, "alice")
+    b2 = await resume(server.url, b.welcome, "bob")
+    assert a2.welcome is not None
+    assert (a2.welcome.room, a2.welcome.seat) == (room, 0)
+    state = await a2.state()
+    while not all(p.connected for p in state.players):
+        state = await a2.state()
+    assert state.ply == half
+    final = await play([a2, b2], GAME[half:], half)
+    assert final.result is not None
+    assert final.result.winner == 0
+    await a2.send(History())
+    (summary,) = (await a2.expect(HistoryList)).games
+    await a2.send(FetchGame(game=summary.game))
+    assert (await a2.expect(GameRecordReply)).moves == GAME
+    await asyncio.gather(a2.close(), b2.close())
+    assert await server.stop() == 0
+
+
+async def test_sigterm_closes_with_1012_exits_0_and_the_game_resumes(tmp_path: Path) -> None:
+    db = tmp_path / "term.db"
+    server = await ServerProcess(db).start()
+    a, b = await Client.connect(server.url, "alice"), await Client.connect(server.url, "bob")
+    await a.send(Create(clock=TimeControl(base=300, increment=5)))
+    room = (await a.expect(Joined)).room
+    await b.send(Join(room=room))
+    await b.expect(Joined)
+    await play([a, b], GAME[:4], 0)
+    assert await server.stop(signal.SIGTERM) == 0
+    assert await a.closed() == (1012, "server restarting")
+    assert await b.closed() == (1012, "server restarting")
+
+    server = await ServerProcess(db).start()
+    a2 = await resume(server.url, a.welcome, "alice")
+    state = await a2.state()
+    assert (state.room, state.ply, state.status) == (room, 4, "playing")
+    assert state.clock is not None
+    assert state.clock.running == 0
+    # The seat to move got its time back plus the restart bonus (10 s); nobody lost any.
+    assert state.clock.remaining_ms[0] > 300_000
+    assert state.clock.remaining_ms[1] > 300_000
+    b2 = await resume(server.url, b.welcome, "bob")
+    final = await play([a2, b2], GAME[4:], 4)
+    assert final.result is not None
+    await asyncio.gather(a2.close(), b2.close())
+    assert await server.stop() == 0

@@ -1,7 +1,9 @@
 """Server configuration: flags, each with a matching environment variable.
 
-Precedence: a flag on the command line, then the environment variable, then
-the embedded default. Every setting is documented in the README.
+Precedence: a flag on the command line, then the environment variable
+(``QUORIDOR_`` + the flag in capitals, ``--max-per-ip`` -> ``QUORIDOR_MAX_PER_IP``),
+then the embedded default. ``quoridor-server --help`` lists them all;
+deploy/README.md documents them for operators.
 """
 
 from __future__ import annotations
@@ -9,35 +11,61 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+def _setting(default: Any, help: str) -> Any:
+    return field(default=default, metadata={"help": help})
 
 
 @dataclass(frozen=True)
 class Config:
-    host: str = "127.0.0.1"
-    """Interface to listen on (QUORIDOR_HOST)."""
-    port: int = 8765
-    """TCP port; 0 picks a free one (QUORIDOR_PORT)."""
-    db: str = ""
-    """SQLite file for games in progress and the history; created on first start.
-    Empty keeps everything in memory only (the command line's default is quoridor.db)."""
-    sync: str = "normal"
-    """SQLite synchronous mode: normal survives a crash of the server, full also a power cut."""
-    max_message: int = 4096
-    """Largest frame a client may send, in bytes; larger closes with 1009."""
-    rate: float = 20.0
-    """Requests a second a connection may send on average."""
-    burst: float = 40.0
-    """Requests a connection may send at once before the rate applies."""
-    grace: float = 60.0
-    """Seconds a dropped player has to come back before the others may claim the game."""
-    deliberate_grace: float = 15.0
-    """The same, for a player who closed the connection or left the room on purpose."""
-    hard_limit: float = 600.0
-    """Seconds after which an unclaimed game is decided against the absent player."""
-    ping_interval: float = 20.0
-    """Seconds between keepalive pings; a peer silent for another such span is dropped."""
-    log_level: str = "INFO"
+    host: str = _setting("127.0.0.1", "interface to listen on (0.0.0.0 for every interface)")
+    port: int = _setting(8765, "TCP port; 0 picks a free one")
+    db: str = _setting(
+        "",
+        "SQLite file for games in progress and the history, created on first start; "
+        "empty keeps everything in memory",
+    )
+    sync: str = _setting(
+        "normal", "SQLite synchronous mode: normal survives a server crash, full a power cut too"
+    )
+    max_message: int = _setting(
+        4096, "largest frame a client may send, in bytes; larger ones close with 1009"
+    )
+    rate: float = _setting(20.0, "requests a second a connection may send on average")
+    burst: float = _setting(40.0, "requests a connection may send at once before the rate applies")
+    grace: float = _setting(
+        60.0, "seconds a dropped player has to come back before the others may claim the game"
+    )
+    deliberate_grace: float = _setting(
+        15.0, "the same, for a player who closed the connection or left the room on purpose"
+    )
+    hard_limit: float = _setting(
+        600.0, "seconds after which an unclaimed game is decided against the absent player"
+    )
+    ping_interval: float = _setting(
+        20.0, "seconds between keepalive pings; a peer silent for as long again is dropped"
+    )
+    origins: str = _setting(
+        "",
+        "comma-separated Origins browsers may connect from (https://play.example.org); "
+        "clients that send no Origin are always allowed, other browsers get 403",
+    )
+    max_per_ip: int = _setting(20, "open connections one IP address may hold; more get 429")
+    hello_timeout: float = _setting(
+        10.0, "seconds a new connection has to say hello before it is closed"
+    )
+    idle_timeout: float = _setting(
+        600.0, "seconds a connection outside any room may stay silent before it is closed"
+    )
+    log_level: str = _setting("INFO", "DEBUG, INFO, WARNING or ERROR")
+    log_format: str = _setting("plain", "plain (one readable line per event) or json")
+
+    @property
+    def origin_list(self) -> list[str]:
+        return [origin.strip() for origin in self.origins.split(",") if origin.strip()]
 
 
 ENV_PREFIX = "QUORIDOR_"
@@ -65,6 +93,6 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
             "--" + item.name.replace("_", "-"),
             type=kind,
             default=default,
-            help=f"(env {env_name(item.name)}, default {embedded!r})",
+            help=f"{item.metadata['help']} (env {env_name(item.name)}, default {embedded!r})",
         )
     return Config(**vars(parser.parse_args(argv)))

@@ -7,6 +7,7 @@ import logging
 import signal
 from collections.abc import Sequence
 
+from server import logs
 from server.app import GameServer
 from server.config import Config, parse_config
 
@@ -25,10 +26,7 @@ async def serve_until_stopped(config: Config) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     config = parse_config(argv)
-    logging.basicConfig(
-        level=config.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
+    logs.configure(config.log_level, config.log_format)
     raise SystemExit(asyncio.run(serve_until_stopped(config)))
 
 

@@ -12,20 +12,29 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import time
+from collections import Counter
 from collections.abc import AsyncIterator, Iterable
+from http import HTTPStatus
 from typing import cast
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+from websockets.typing import Origin
 
 from server.config import Config
 from server.core import Action, Close, Core, Limits, Send
+from server.metrics import Metrics
 from server.rooms import Absence
 from server.store import Batch, Store, Synchronous
 
 log = logging.getLogger("quoridor.server")
 
 CLOSE_RESTART = 1012
+CLOSE_POLICY = 1008
+CLOSE_GOING_AWAY = 1001
 
 
 class GameServer:
@@ -38,7 +47,15 @@ class GameServer:
         self.store: Store | None = None
         if config.db:
             self.store = Store(config.db, _synchronous(config.sync))
+            self.core.persistent = True
+        self.metrics = Metrics(self.core)
+        if self.store is not None:
+            self.store.write_seconds = self.metrics.db_write_seconds.observe
         self.sockets: dict[int, ServerConnection] = {}
+        self.per_ip: Counter[str] = Counter()
+        """Open connections by remote address."""
+        self.ready = False
+        """True while accepting games (``/readyz``)."""
         self.stopping = asyncio.Event()
         """Set when the server must stop (a signal, or a store that cannot write)."""
         self.failed = False
@@ -77,6 +94,9 @@ class GameServer:
             self._handle,
             config.host,
             config.port,
+            process_request=self._http,
+            # Browsers must come from an allowed site; clients without an Origin may connect.
+            origins=[None, *(Origin(origin) for origin in config.origin_list)],
             compression=None,  # memory per connection, and no compression bombs
             max_size=config.max_message,
             max_queue=16,
@@ -88,6 +108,7 @@ class GameServer:
         ) as server:
             self._server = server
             self._arm_timer()
+            self.ready = True
             log.info("listening on ws://%s:%d", config.host, self.port)
             try:
                 yield self
@@ -96,7 +117,10 @@ class GameServer:
 
     async def shutdown(self) -> None:
         """Refuse new rooms and connections, save every game, close with 1012."""
+        self.ready = False
         self.core.accepting = False
+        if self.config.shutdown_delay > 0:
+            await asyncio.sleep(self.config.shutdown_delay)
         if self._server is not None:
             self._server.close(close_connections=False)
         if self._timer is not None:
@@ -115,23 +139,84 @@ class GameServer:
             await self._drain()
             await self.store.close()
 
+    # -- plain HTTP on the same port ------------------------------------------------
+
+    def _http(self, ws: ServerConnection, request: Request) -> Response | None:
+        """Health, readiness and metrics; the per-IP cap for websocket upgrades."""
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            return ws.respond(HTTPStatus.OK, "ok\n")
+        if path == "/readyz":
+            if self.ready:
+                return ws.respond(HTTPStatus.OK, "ready\n")
+            return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "shutting down\n")
+        if path == "/metrics":
+            response = ws.respond(HTTPStatus.OK, "")
+            body = self.metrics.render()
+            headers = Headers(response.headers)
+            headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
+            headers["Content-Length"] = str(len(body))
+            return Response(response.status_code, response.reason_phrase, headers, body)
+        if self.per_ip[_address(ws)] >= self.config.max_per_ip:
+            log.warning("connection refused: too many from one address", extra={"ip": _address(ws)})
+            return ws.respond(
+                HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
+            )
+        return None
+
+    # -- websockets ----------------------------------------------------------------
+
     async def _handle(self, ws: ServerConnection) -> None:
-        conn = next(self._ids)
+        conn, address = next(self._ids), _address(ws)
         self.sockets[conn] = ws
+        self.per_ip[address] += 1
+        self.metrics.connections.inc()
         self.core.open(conn)
+        opened = time.monotonic()
+        log.debug("connection open", extra={"conn": conn, "ip": address})
         try:
             while True:
-                # Text frames arrive as bytes: msgspec decodes UTF-8 JSON itself.
-                data = await ws.recv(decode=False)
-                self._carry_out(self.core.receive(conn, data))
+                try:
+                    async with asyncio.timeout(self._patience(conn, opened)):
+                        # Text frames arrive as bytes: msgspec decodes UTF-8 JSON itself.
+                        data = await ws.recv(decode=False)
+                except TimeoutError:
+                    await self._time_out(ws, conn)
+                    continue
+                started = time.perf_counter()
+                actions = self.core.receive(conn, data)
+                elapsed = time.perf_counter() - started
+                self.metrics.request_seconds.labels(self.core.last_kind).observe(elapsed)
+                self._carry_out(actions)
         except ConnectionClosed:
             pass  # every close code, clean or not, ends the connection
         finally:
             del self.sockets[conn]
+            self.per_ip[address] -= 1
+            if not self.per_ip[address]:
+                del self.per_ip[address]
+            self.metrics.connections.dec()
             # A client that closed with 1000/1001 left on purpose: shorter grace.
             received = ws.protocol.close_rcvd
             deliberate = received is not None and received.code in (1000, 1001)
+            log.debug("connection closed", extra={"conn": conn, "code": ws.close_code})
             self._carry_out(self.core.close(conn, deliberate))
+
+    def _patience(self, conn: int, opened: float) -> float | None:
+        """How long to wait for this connection's next frame (None: forever)."""
+        connection = self.core.connections[conn]
+        session = connection.session
+        if session is None:
+            return max(0.0, opened + self.config.hello_timeout - time.monotonic())
+        if session.room is None and session.queued is None:
+            return self.config.idle_timeout
+        return None  # in a room or a queue: the keepalive pings watch the link
+
+    async def _time_out(self, ws: ServerConnection, conn: int) -> None:
+        greeted = self.core.connections[conn].session is not None
+        reason = "idle for too long" if greeted else "no hello in time"
+        log.info("closing: %s", reason, extra={"conn": conn})
+        await ws.close(CLOSE_GOING_AWAY if greeted else CLOSE_POLICY, reason)
 
     # -- carrying out the core's actions -------------------------------------------
 
@@ -208,3 +293,8 @@ def _synchronous(value: str) -> Synchronous:
     if value not in ("off", "normal", "full"):
         raise ValueError(f"sync must be off, normal or full, not {value!r}")
     return cast(Synchronous, value)
+
+
+def _address(ws: ServerConnection) -> str:
+    peer = ws.remote_address
+    return str(peer[0]) if peer else "unknown"

@@ -60,6 +60,11 @@ class Config:
     idle_timeout: float = _setting(
         600.0, "seconds a connection outside any room may stay silent before it is closed"
     )
+    shutdown_delay: float = _setting(
+        0.0,
+        "seconds /readyz answers 503 after SIGTERM before the server stops listening, "
+        "so a load balancer can stop sending players first",
+    )
     log_level: str = _setting("INFO", "DEBUG, INFO, WARNING or ERROR")
     log_format: str = _setting("plain", "plain (one readable line per event) or json")
 

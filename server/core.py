@@ -18,12 +18,13 @@ A request that does not fit the state gets an error and changes nothing.
 from __future__ import annotations
 
 import heapq
+import logging
 import secrets
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from engine import Variant, format_record
 from protocol.codec import BadRequest, decode_request, encode, request_id
@@ -76,6 +77,8 @@ from server.snapshot import (
 )
 from server.store import Batch, Loaded
 
+log = logging.getLogger("quoridor.core")
+
 SERVER_NAME = "quoridor-server/0.1"
 ROOM_CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
 ROOM_CODE_LENGTH = 10
@@ -85,6 +88,8 @@ CLOSE_POLICY = 1008
 CLOSE_REPLACED = 4000
 """Close code for a connection whose session was resumed on a newer one."""
 
+
+T = TypeVar("T")
 
 InRoomRequest = MoveRequest | Resign | Draw | Claim | Abort | Rematch | Chat
 """Requests that act in the room the session is in."""
@@ -148,6 +153,14 @@ class Core:
         self._tiebreak = 0
         self.history: deque[GameRecord] = deque(maxlen=self.limits.history)
         self._next_game_id = 1
+        self._archived: list[GameRecord] = []
+        """Finished games not yet written to the database."""
+        self.persistent = False
+        """Set by an adapter with a database: only then are changes noted for it."""
+        self.counters: Counter[str] = Counter()
+        """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
+        self.last_kind = ""
+        """The type of the last request received (``invalid`` if it did not decode)."""
         # What changed since the last ``take_changes``, for the database.
         self._changed_rooms: set[Room] = set()
         self._changed_sessions: set[Session] = set()
@@ -168,7 +181,9 @@ class Core:
         try:
             request = decode_request(data)
         except BadRequest as bad:
+            self.last_kind = "invalid"
             return [self._error(conn, bad.code, bad.message, bad.request_id)]
+        self.last_kind = request.__struct_config__.tag  # type: ignore[assignment]
         return self._dispatch(connection, request)
 
     def close(self, conn: int, deliberate: bool = False) -> list[Action]:
@@ -197,7 +212,7 @@ class Core:
             grace = absence.deliberate_grace if deliberate else absence.grace
             room.away(session.seat, self.clock(), grace)
             self._schedule(room)
-        self._changed_rooms.add(room)
+        self._note(self._changed_rooms, room)
         actions: list[Action] = [self._push(room)] if room.anyone_connected() else []
         self._collect(room)
         return actions
@@ -219,7 +234,8 @@ class Core:
         while (when := self.next_deadline()) is not None and when <= now:
             _, _, code = heapq.heappop(self._timers)
             room = self.rooms[code]
-            if room.expire(now, self.limits.absence):
+            if results := room.expire(now, self.limits.absence):
+                self.counters["flags"] += sum(r.reason == "time" for r in results)
                 actions += self._after_results(room)
             self._schedule(room)
         return actions
@@ -287,6 +303,7 @@ class Core:
             return self._resume(connection, hello)
         session, token = Session.new(name, self._chat_bucket())
         self.sessions[session.token_digest] = session
+        log.debug("hello", extra={"conn": conn, "session": session.id})
         return [self._attach(connection, session, token, hello.id)]
 
     def _resume(self, connection: Connection, hello: Hello) -> list[Action]:
@@ -303,7 +320,9 @@ class Core:
             actions.append(Close(old.id, CLOSE_REPLACED, "session resumed on another connection"))
         token = session.rotate_token()
         self.sessions[session.token_digest] = session
-        self._changed_sessions.add(session)
+        self._note(self._changed_sessions, session)
+        self.counters["resumes"] += 1
+        log.info("session resumed", extra={"conn": connection.id, "session": session.id})
         actions.append(self._attach(connection, session, token, hello.id))
         room = session.room
         if room is not None:
@@ -382,7 +401,7 @@ class Core:
         previous = holder.session
         if previous is not session and previous.room is room:
             previous.room = previous.seat = None
-            self._changed_sessions.add(previous)
+            self._note(self._changed_sessions, previous)
             if previous.conn is not None:
                 actions.append(Send([previous.conn], encode(Left(id=None))))
             else:
@@ -466,8 +485,8 @@ class Core:
             # others may claim after the short, deliberate grace period.
             room.away(session.seat, self.clock(), self.limits.absence.deliberate_grace)
         session.room = session.seat = None
-        self._changed_rooms.add(room)
-        self._changed_sessions.add(session)
+        self._note(self._changed_rooms, room)
+        self._note(self._changed_sessions, session)
         if room.anyone_connected():
             actions.append(self._push(room))
         self._schedule(room)
@@ -546,12 +565,15 @@ class Core:
             )
         elif game.turn != seat:
             refusal = ErrorCode.NOT_YOUR_TURN, f"it is seat {game.turn}'s turn"
+        if refusal is None:
+            try:
+                room.play(seat, request.move, now)
+            except ValueError as reason:
+                refusal = ErrorCode.ILLEGAL_MOVE, str(reason)
         if refusal is not None:
+            self.counters[f"move:{refusal[0]}"] += 1
             return [self._error(conn, *refusal, request.id, room, now)]
-        try:
-            room.play(seat, request.move, now)
-        except ValueError as reason:
-            return [self._error(conn, ErrorCode.ILLEGAL_MOVE, str(reason), request.id, room, now)]
+        self.counters["move:accepted"] += 1
         return self._after_results(room, request.id)
 
     def _draw(self, conn: int, room: Room, seat: int, request: Draw, now: float) -> Send | None:
@@ -596,6 +618,7 @@ class Core:
 
     def _after_results(self, room: Room, rid: RequestId = None) -> list[Action]:
         """Push what changed; when a match game ended, start the next and push that too."""
+        self._archive(room)
         actions: list[Action] = [self._push(room, rid)]
         if room.continue_match():
             actions += self._seat_changes(room)
@@ -633,7 +656,42 @@ class Core:
         )
         return Send([conn], encode(reply))
 
+    def _archive(self, room: Room) -> None:
+        """Move the room's finished games into the history (and the database's queue)."""
+        for number, result, names, actions in room.finished:
+            game = GameRecord(
+                id=self._next_game_id,
+                room=room.code,
+                number=number,
+                variant=room.spec,
+                players=names,
+                winner=result.winner,
+                reason=result.reason,
+                moves=actions,
+                finished=self.wall_clock(),
+            )
+            self._next_game_id += 1
+            log.info(
+                "game %d finished: %s, winner seat %s",
+                game.id,
+                game.reason,
+                game.winner,
+                extra={"room": room.code},
+            )
+            self.history.append(game)
+            self._note(self._archived, game)
+            self.counters["games_finished"] += 1
+        room.finished.clear()
+
     # -- persistence ---------------------------------------------------------------
+
+    def _note(self, pending: set[T] | list[T], item: T) -> None:
+        """Remember a change for the database (when there is one to write it to)."""
+        if self.persistent:
+            if isinstance(pending, set):
+                pending.add(item)
+            else:
+                pending.append(item)
 
     def take_changes(self) -> Batch:
         """What to write to the database for everything accepted since the last call."""
@@ -644,27 +702,12 @@ class Core:
                 continue
             batch.rooms.append((room_record(room, now), room.status))
             sessions.update(h.session for h in room.seats if h and h.session.room is room)
-            for number, result, names, actions in room.finished:
-                game = GameRecord(
-                    id=self._next_game_id,
-                    room=room.code,
-                    number=number,
-                    variant=room.spec,
-                    players=names,
-                    winner=result.winner,
-                    reason=result.reason,
-                    moves=actions,
-                    finished=self.wall_clock(),
-                )
-                self._next_game_id += 1
-                self.history.append(game)
-                batch.games.append(game)
-            room.finished.clear()
         for session in sessions:
             if session.room is not None:
                 batch.sessions.append(session_record(session))
             else:
                 self._dropped_sessions.add(session.id)
+        batch.games, self._archived = self._archived, []
         batch.dropped_rooms = sorted(self._dropped_rooms - set(self.rooms))
         batch.dropped_sessions = sorted(self._dropped_sessions)
         self._changed_rooms.clear()
@@ -723,6 +766,13 @@ class Core:
         code = "".join(secrets.choice(ROOM_CODE_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
         room = Room(code, spec, public, self.clock(), clock, match)
         self.rooms[code] = room
+        log.info(
+            "room created: %d players, %dx%d",
+            spec.players,
+            spec.size,
+            spec.size,
+            extra={"room": code},
+        )
         return room
 
     def _push(self, room: Room, rid: RequestId = None) -> Send:
@@ -732,7 +782,7 @@ class Core:
 
     def _publish(self, room: Room, frame: bytes) -> Send:
         room.log.append((room.event, frame))
-        self._changed_rooms.add(room)
+        self._note(self._changed_rooms, room)
         return Send(room.connections(), frame)
 
     def _schedule(self, room: Room) -> None:
@@ -746,7 +796,7 @@ class Core:
         if room.anyone_connected() or room.status == "playing":
             return
         del self.rooms[room.code]
-        self._dropped_rooms.add(room.code)
+        self._note(self._dropped_rooms, room.code)
         for holder in room.seats:
             if holder is not None and holder.session.room is room:
                 holder.session.room = holder.session.seat = None
@@ -757,7 +807,7 @@ class Core:
         """Drop a session that holds nothing worth resuming."""
         if session.conn is None and session.room is None:
             self.sessions.pop(session.token_digest, None)
-            self._dropped_sessions.add(session.id)
+            self._note(self._dropped_sessions, session.id)
 
     def _unqueue(self, session: Session) -> None:
         if session.queued is None:
@@ -780,8 +830,8 @@ class Core:
         message = f"more than {self.limits.rate:g} requests a second; slow down"
         return [self._error(connection.id, ErrorCode.RATE_LIMITED, message, request_id(data))]
 
-    @staticmethod
     def _error(
+        self,
         conn: int | None,
         code: ErrorCode,
         message: str,
@@ -791,6 +841,7 @@ class Core:
     ) -> Send:
         """An error reply; with ``room``, the room's current state attached."""
         assert conn is not None
+        self.counters[f"error:{code}"] += 1
         state: State | None = room.state(now) if room is not None else None
         return Send([conn], encode(Error(id=rid, code=code, message=message, state=state)))
 

@@ -1,0 +1,92 @@
+"""Prometheus metrics: what operators graph and alert on.
+
+Counters the core keeps (moves accepted, requests refused by error code,
+resumes, flags) and gauges of its state (rooms by status, sessions) are read
+at scrape time, so the game code only bumps plain counters and never imports
+the metrics library. Latencies are observed by the adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from prometheus_client import CollectorRegistry, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from server.core import Core
+
+LATENCY_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25)
+
+
+class CoreCollector(Collector):
+    """Reads the core's counters and state when Prometheus scrapes."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
+
+    def collect(self) -> Iterator[CounterMetricFamily | GaugeMetricFamily]:
+        core = self.core
+        rooms = GaugeMetricFamily(
+            "quoridor_rooms", "Rooms by status of their current game", labels=["status"]
+        )
+        by_status = {"waiting": 0, "playing": 0, "finished": 0}
+        for room in core.rooms.values():
+            by_status[room.status] += 1
+        for status, count in by_status.items():
+            rooms.add_metric([status], count)
+        yield rooms
+        yield GaugeMetricFamily("quoridor_sessions", "Sessions held", value=len(core.sessions))
+        yield GaugeMetricFamily(
+            "quoridor_queued",
+            "Players waiting for a quick match",
+            value=sum(map(len, core.queues.values())),
+        )
+        counts = core.counters
+        moves = CounterMetricFamily(
+            "quoridor_moves",
+            "Move requests by outcome (accepted or the error code)",
+            labels=["outcome"],
+        )
+        for key, value in sorted(counts.items()):
+            if key.startswith("move:"):
+                moves.add_metric([key.removeprefix("move:")], value)
+        yield moves
+        errors = CounterMetricFamily("quoridor_errors", "Error replies by code", labels=["code"])
+        for key, value in sorted(counts.items()):
+            if key.startswith("error:"):
+                errors.add_metric([key.removeprefix("error:")], value)
+        yield errors
+        for name, text in (
+            ("resumes", "Sessions resumed on a new connection"),
+            ("flags", "Seats that ran out of time"),
+            ("games_finished", "Games that ended, for any reason"),
+        ):
+            yield CounterMetricFamily(f"quoridor_{name}", text, value=counts[name])
+
+
+class Metrics:
+    """The server's registry (one per server, so tests can run several)."""
+
+    def __init__(self, core: Core) -> None:
+        self.registry = CollectorRegistry()
+        self.registry.register(CoreCollector(core))
+        self.connections = Gauge(
+            "quoridor_connections", "Open websocket connections", registry=self.registry
+        )
+        self.request_seconds = Histogram(
+            "quoridor_request_seconds",
+            "Time to handle one request frame, by request type",
+            ["type"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.db_write_seconds = Histogram(
+            "quoridor_db_write_seconds",
+            "Time to commit one batch of changes to the database",
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,132 @@
+"""Operators' view: health, readiness, metrics, and every abuse limit over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from protocol.messages import Create, ErrorCode, Joined, MoveRequest, Ping, Pong
+from server.app import GameServer
+from server.config import Config
+from tests.server.test_games import seat_players
+from tests.wsclient import Client
+
+
+async def http_get(port: int, path: str) -> tuple[int, str]:
+    """A plain HTTP/1.1 GET; (status, body)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode())
+    await writer.drain()
+    response = await reader.read()
+    writer.close()
+    head, _, body = response.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body.decode()
+
+
+@pytest.fixture
+async def guarded() -> AsyncIterator[GameServer]:
+    config = Config(
+        port=0,
+        origins="https://play.example.org",
+        max_per_ip=3,
+        hello_timeout=0.3,
+        idle_timeout=0.5,
+        max_message=1024,
+    )
+    async with GameServer(config).running() as server:
+        yield server
+
+
+def url(server: GameServer) -> str:
+    return f"ws://127.0.0.1:{server.port}"
+
+
+async def test_health_and_metrics(guarded: GameServer) -> None:
+    assert await http_get(guarded.port, "/healthz") == (200, "ok\n")
+    assert await http_get(guarded.port, "/readyz") == (200, "ready\n")
+    (a, b), _ = await seat_players(lambda name="p": Client.connect(url(guarded), name))
+    await a.send(MoveRequest(move="e2", ply=0))
+    await a.state()
+    await b.state()
+    await b.send(MoveRequest(move="e1", ply=1))
+    await b.error(ErrorCode.ILLEGAL_MOVE)
+    status, metrics = await http_get(guarded.port, "/metrics")
+    assert status == 200
+    assert "quoridor_connections 2.0" in metrics
+    assert 'quoridor_rooms{status="playing"} 1.0' in metrics
+    assert 'quoridor_moves_total{outcome="accepted"} 1.0' in metrics
+    assert 'quoridor_moves_total{outcome="illegal_move"} 1.0' in metrics
+    assert 'quoridor_request_seconds_count{type="move"} 2.0' in metrics
+    await asyncio.gather(a.close(), b.close())
+
+
+async def test_readyz_turns_false_during_shutdown() -> None:
+    async with GameServer(Config(port=0, shutdown_delay=0.5)).running() as server:
+        stopping = asyncio.create_task(server.shutdown())
+        await asyncio.sleep(0.1)
+        assert await http_get(server.port, "/readyz") == (503, "shutting down\n")
+        assert await http_get(server.port, "/healthz") == (200, "ok\n")
+        await stopping
+
+
+async def test_browsers_from_other_sites_get_403(guarded: GameServer) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(url(guarded), origin="https://evil.example")  # type: ignore[arg-type]
+    assert refused.value.response.status_code == 403
+    allowed = await connect(url(guarded), origin="https://play.example.org")  # type: ignore[arg-type]
+    await allowed.close()
+    no_origin = await connect(url(guarded))
+    await no_origin.close()
+
+
+async def test_oversized_frames_close_with_1009(guarded: GameServer) -> None:
+    big, calm = await Client.connect(url(guarded)), await Client.connect(url(guarded))
+    await big.send_raw('{"type": "chat", "text": "' + "x" * 2000 + '"}')
+    code, _ = await big.closed()
+    assert code == 1009
+    await calm.send(Ping(id=1))
+    assert (await calm.expect(Pong)).id == 1
+    await calm.close()
+
+
+async def test_no_hello_in_time_is_closed(guarded: GameServer) -> None:
+    silent = await Client.connect(url(guarded), hello=False)
+    greeted = await Client.connect(url(guarded))
+    await greeted.send(Create())
+    await greeted.expect(Joined)
+    assert await silent.closed() == (1008, "no hello in time")
+    await greeted.send(Ping(id=2))
+    await greeted.state()
+    assert (await greeted.expect(Pong)).id == 2
+    await greeted.close()
+
+
+async def test_idle_lobby_connections_are_closed(guarded: GameServer) -> None:
+    idle = await Client.connect(url(guarded))
+    playing = await Client.connect(url(guarded))
+    await playing.send(Create())
+    await playing.expect(Joined)
+    assert await idle.closed() == (1001, "idle for too long")
+    await asyncio.sleep(0.3)
+    await playing.send(Ping(id=3))
+    await playing.state()
+    assert (await playing.expect(Pong)).id == 3  # a player in a room is never idle
+    await playing.close()
+
+
+async def test_per_ip_connection_cap(guarded: GameServer) -> None:
+    clients = [await Client.connect(url(guarded)) for _ in range(3)]
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(url(guarded))
+    assert refused.value.response.status_code == 429
+    await clients[0].send(Ping(id=4))
+    assert (await clients[0].expect(Pong)).id == 4
+    await clients[1].close()
+    await asyncio.sleep(0.05)
+    again = await Client.connect(url(guarded))
+    for client in [again, clients[0], clients[2]]:
+        await client.close()

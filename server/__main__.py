@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 
 from server import logs
 from server.app import GameServer
@@ -27,7 +27,16 @@ async def serve_until_stopped(config: Config) -> int:
 def main(argv: Sequence[str] | None = None) -> None:
     config = parse_config(argv)
     logs.configure(config.log_level, config.log_format)
-    raise SystemExit(asyncio.run(serve_until_stopped(config)))
+    raise SystemExit(_run(serve_until_stopped(config)))
+
+
+def _run(main: Coroutine[None, None, int]) -> int:
+    """Run on uvloop where it is installed (faster sockets), else on asyncio's loop."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,8 @@ log = logging.getLogger("quoridor.server")
 CLOSE_RESTART = 1012
 CLOSE_POLICY = 1008
 CLOSE_GOING_AWAY = 1001
+WRITE_BUFFER_LIMIT = 1 << 20
+"""Bytes queued for a client that stopped reading before it is cut off."""
 
 
 class GameServer:
@@ -280,13 +282,25 @@ class GameServer:
         for action in actions:
             if isinstance(action, Send):
                 targets = [self.sockets[t] for t in action.targets if t in self.sockets]
-                broadcast(targets, action.payload, text=True)
+                broadcast([ws for ws in targets if self._reading(ws)], action.payload, text=True)
             elif isinstance(action, Close):
                 ws = self.sockets.get(action.target)
                 if ws is not None:
                     task = asyncio.create_task(ws.close(action.code, action.reason))
                     self._closing.add(task)
                     task.add_done_callback(self._closing.discard)
+
+    def _reading(self, ws: ServerConnection) -> bool:
+        """False, and the connection cut, for a client whose unread backlog grew too big.
+
+        broadcast() never waits for a slow reader, so nobody else is slowed
+        down; this bounds the memory such a client can hold.
+        """
+        if ws.transport.get_write_buffer_size() <= WRITE_BUFFER_LIMIT:
+            return True
+        log.warning("cutting off a client that stopped reading", extra={"ip": _address(ws)})
+        ws.transport.abort()
+        return False
 
 
 def _synchronous(value: str) -> Synchronous:

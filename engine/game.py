@@ -93,7 +93,7 @@ class Game:
     ) -> Game:
         """A game after playing ``record`` (a record string or a list of moves)."""
         game = cls(players, size, walls)
-        moves = parse_record(record) if isinstance(record, str) else record
+        moves = parse_record(record, players) if isinstance(record, str) else record
         for move in moves:
             game.play(move)
         return game
@@ -102,7 +102,7 @@ class Game:
 
     @property
     def turn(self) -> int:
-        """The seat to move (the seat that would move, once the game is over)."""
+        """The seat to move; once the game is over, the winner (who moved last)."""
         return self._turn
 
     @property
@@ -141,7 +141,10 @@ class Game:
         return geo.slot_names(self._h_walls, True) + geo.slot_names(self._v_walls, False)
 
     def record(self, numbered: bool = False) -> str:
-        """The moves so far in standard notation (``numbered`` for ``1. e2 e8``)."""
+        """The moves so far in standard notation (``numbered`` for ``1. e2 e8``).
+
+        Retirements (``retire``) are not moves and are not in the record.
+        """
         return format_record(self._moves, self.variant.players, numbered)
 
     def distance(self, seat: int) -> int:
@@ -219,6 +222,10 @@ class Game:
         """Every wall the seat to move may place: horizontal first, in slot order."""
         if self._winner is not None or not self._walls_left[self._turn]:
             return []
+        return self._wall_names()
+
+    def _wall_names(self) -> list[str]:
+        """Every wall that may stand on the board now, whoever places it."""
         geo = self._geo
         stride = geo.stride
         h_free = geo.slots & ~self._h_forbidden
@@ -332,12 +339,23 @@ class Game:
     # -- internals ------------------------------------------------------------
 
     def _next_seat(self, seat: int) -> int:
-        """The seat after ``seat`` in turn order, skipping retired seats."""
+        """The seat after ``seat`` in turn order that can act.
+
+        Retired seats are skipped, and so is a seat with no legal action at
+        all: in the four-player game pawns and walls can box in a pawn whose
+        walls are spent, and since nothing is legal for it, it passes until
+        it can move again. (With two players this cannot happen: the box
+        would seal both pawns' paths, which no wall may do.)
+        """
         players = self.variant.players
-        following = (seat + 1) % players
-        while (self._retired >> following) & 1:
-            following = (following + 1) % players
-        return following
+        seats = [(seat + step) % players for step in range(1, players + 1)]
+        active = [s for s in seats if not (self._retired >> s) & 1]
+        return next((s for s in active if self._can_act(s)), active[0])
+
+    def _can_act(self, seat: int) -> bool:
+        if self._find_pawn_targets(seat):
+            return True
+        return bool(self._walls_left[seat] and self._wall_names())
 
     def _goal_mask(self, seat: int) -> int:
         geo, last = self._geo, self.variant.size - 1
@@ -521,6 +539,10 @@ class Game:
         if abs(col - to_col) + abs(row - to_row) == 1:
             raise IllegalMove(f"a wall blocks the step from {origin} to {move}")
         if abs(col - to_col) + abs(row - to_row) == 2 and self._adjacent_pawn_between(here, target):
+            if col == to_col or row == to_row:
+                raise IllegalMove(
+                    f"cannot jump from {origin} to {move}: a wall or a pawn is in the way"
+                )
             raise IllegalMove(
                 f"cannot jump from {origin} to {move}: a diagonal landing is allowed only "
                 "when the straight jump is blocked, and no wall may be crossed"
@@ -571,6 +593,22 @@ class Game:
                 col, row = geo.coords(neighbour)
                 raise IllegalMove(f"wall {name} overlaps {format_square(col, row)}{name[-1]}")
         raise AssertionError("forbidden slot without a wall in the way")  # pragma: no cover
+
+    # -- for search code (engine.ai) ------------------------------------------
+
+    def bitboards(self) -> _Snapshot:
+        """The position as plain ints, for search code to copy into its own state.
+
+        The fields are ``_Snapshot``'s: pawn square bits, walls left, wall slot
+        masks, forbidden slot masks, closed north/east edge masks, lattice
+        points, cached routes, turn and winner (see ``engine.board`` for the
+        bit layout). Read only: nothing here is shared with the game.
+        """
+        return self._snapshot()
+
+    def goal_masks(self) -> tuple[int, ...]:
+        """Per seat, the mask of the squares of its goal edge."""
+        return self._goals
 
 
 def _bits(mask: int) -> list[int]:

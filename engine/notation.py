@@ -79,22 +79,35 @@ def _moves(size: int) -> dict[str, Move]:
     return {str(move): move for move in squares + walls}
 
 
-def parse_record(text: str) -> list[str]:
+def parse_record(text: str, players: int | None = None) -> list[str]:
     """Split a record into move tokens, accepting the plain and the numbered form.
 
-    Move numbers must count up from 1 (``1. e2 e8 2. e3``); the moves
-    themselves are checked by the game that plays them, not here.
+    In the numbered form each round of moves starts with its number, counting
+    up from 1 (``1. e2 e8 2. e3``); a round is ``players`` moves (when not
+    given, the first round's length). A record is one form or the other. The
+    moves themselves are checked by the game that plays them.
     """
     moves: list[str] = []
-    expected = 1
-    for token in text.split():
-        number = _NUMBER_RE.fullmatch(token)
-        if number is None:
+    tokens = text.split()
+    numbered = bool(tokens) and _NUMBER_RE.fullmatch(tokens[0]) is not None
+    number_just_seen = False
+    for token in tokens:
+        if _NUMBER_RE.fullmatch(token) is None:
+            if numbered and not number_just_seen and players and len(moves) % players == 0:
+                raise NotationError(f"a move number must come before {token}")
+            number_just_seen = False
             moves.append(token)
             continue
-        if int(number.group(1)) != expected:
-            raise NotationError(f"move number {token} out of order: expected {expected}.")
-        expected += 1
+        if players is None and numbered and token == "2.":
+            players = len(moves)  # the first round shows how many play
+        rounds = players or 1
+        expected = len(moves) // rounds + 1
+        if not numbered or number_just_seen or len(moves) % rounds or token != f"{expected}.":
+            raise NotationError(
+                f"move number {token} out of place: expected {expected}. before move "
+                f"{(expected - 1) * rounds + 1}"
+            )
+        number_just_seen = True
     return moves
 
 

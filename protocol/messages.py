@@ -73,6 +73,15 @@ class TimeControl(Struct, kw_only=True, forbid_unknown_fields=False):
     increment: Annotated[float, Meta(ge=0, le=3_600)] = 0
 
 
+class AiSpec(Struct, kw_only=True, forbid_unknown_fields=False):
+    """The computer opponent: its level, and how long it may think per move."""
+
+    level: Annotated[int, Meta(ge=1, le=5)] = 3
+    """1 (beginner) to 5 (expert)."""
+    seconds: Annotated[float, Meta(gt=0, le=30)] | None = None
+    """Thinking time per move; null for the level's own (0.5 s at level 1 to 3 s at 5)."""
+
+
 # -- client to server ----------------------------------------------------------
 
 
@@ -99,6 +108,8 @@ class Create(Struct, kw_only=True, tag="create"):
     """Null for an untimed (casual) game."""
     match: bool = False
     """A two-game match (two players only): each player opens once."""
+    ai: AiSpec | None = None
+    """Play the computer: every other seat is taken by it, and the game starts at once."""
 
 
 class Join(Struct, kw_only=True, tag="join"):
@@ -302,6 +313,8 @@ class PlayerInfo(Struct, kw_only=True):
     claim_in_ms: int | None = None
     """While a seated player is away in a game in progress: milliseconds until the
     others may ``claim`` (0: now). Null while connected."""
+    bot: int | None = None
+    """The computer's level when the computer holds this seat; null for a person."""
 
 
 class LastMove(Struct, kw_only=True):
@@ -378,7 +391,8 @@ class GameSummary(Struct, kw_only=True):
 
     game: int
     """Its id, for ``fetch_game``."""
-    room: str
+    room: str | None
+    """The room it was played in; null for a private room (its code stays secret)."""
     number: int
     """Which game of its room it was."""
     variant: VariantSpec

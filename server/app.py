@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
+import multiprocessing
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from http import HTTPStatus
 from typing import cast
 
@@ -24,8 +27,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.typing import Origin
 
+from engine.ai import choose_move
 from server.config import Config
-from server.core import Action, Close, Core, Limits, Send
+from server.core import Action, Close, Core, Limits, Send, Think
 from server.metrics import Metrics
 from server.rooms import Absence
 from server.store import Batch, Store, Synchronous
@@ -65,11 +69,14 @@ class GameServer:
         self._ids = itertools.count(1)
         self._server: Server | None = None
         self._closing: set[asyncio.Task[None]] = set()
+        """Tasks that must not be garbage-collected: closes, the computer's answers."""
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
         self._outbox: list[tuple[Batch, list[Action]]] = []
         """Replies waiting for their changes to be committed, in order."""
         self._flusher: asyncio.Task[None] | None = None
+        self._thinkers: ProcessPoolExecutor | None = None
+        """Worker processes for the computer's searches, started on first use."""
 
     @property
     def port(self) -> int:
@@ -85,6 +92,7 @@ class GameServer:
             before, after = await self.store.open()
             self.core.restore(await self.store.load())
             await self.store.write(self.core.take_changes())
+            self._send(self.core.wake())
             log.info(
                 "database %s (schema %d -> %d): %d games in progress recovered",
                 config.db,
@@ -140,6 +148,8 @@ class GameServer:
         if self.store is not None:
             await self._drain()
             await self.store.close()
+        if self._thinkers is not None:
+            self._thinkers.shutdown(wait=False, cancel_futures=True)
 
     # -- plain HTTP on the same port ------------------------------------------------
 
@@ -289,6 +299,38 @@ class GameServer:
                     task = asyncio.create_task(ws.close(action.code, action.reason))
                     self._closing.add(task)
                     task.add_done_callback(self._closing.discard)
+            elif isinstance(action, Think):
+                self._start_thinking(action)
+
+    def _start_thinking(self, think: Think) -> None:
+        """Run the computer's search in a worker process; its move comes back as a request."""
+        if self._thinkers is None:
+            # spawn, not fork: the server has threads (the store) that fork would copy badly.
+            context = multiprocessing.get_context("spawn")
+            workers = max(1, self.config.ai_workers)
+            self._thinkers = ProcessPoolExecutor(workers, mp_context=context)
+        variant = think.variant
+        search = functools.partial(
+            choose_move,
+            think.actions,
+            players=variant.players,
+            size=variant.size,
+            walls=variant.walls,
+            level=think.level,
+            budget=think.seconds,
+        )
+        future = asyncio.get_running_loop().run_in_executor(self._thinkers, search)
+        task = asyncio.ensure_future(self._answer(think, future))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _answer(self, think: Think, future: asyncio.Future[str]) -> None:
+        try:
+            move: str | None = await future
+        except Exception:
+            log.exception("the computer's search failed", extra={"room": think.room})
+            move = None
+        self._carry_out(self.core.bot_move(think.room, think.seat, think.ply, move))
 
     def _reading(self, ws: ServerConnection) -> bool:
         """False, and the connection cut, for a client whose unread backlog grew too big.

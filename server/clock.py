@@ -4,8 +4,9 @@ Each seat has a bank of time; the seat to move spends it; a move adds the
 increment to the mover's bank. The clock is told the time on every call, so
 it never reads a clock itself and tests drive it exactly.
 
-The first move of a game is free: the clock starts running once seat 0 has
-moved, so nobody loses time while the players find the board.
+The first move of each seat is free: the clock starts running once every
+seat has moved once (the room decides when), so nobody loses time while the
+players find the board.
 """
 
 from __future__ import annotations

@@ -60,6 +60,10 @@ class Config:
     idle_timeout: float = _setting(
         600.0, "seconds a connection outside any room may stay silent before it is closed"
     )
+    ai_workers: int = _setting(
+        1,
+        "processes that think for the computer opponents (searches never run in the server's loop)",
+    )
     shutdown_delay: float = _setting(
         0.0,
         "seconds /readyz answers 503 after SIGTERM before the server stops listening, "

@@ -106,7 +106,19 @@ class Close(NamedTuple):
     reason: str
 
 
-Action = Send | Close
+class Think(NamedTuple):
+    """Ask the computer for its move at ``ply`` in ``room``; answer with ``Core.bot_move``."""
+
+    room: str
+    seat: int
+    ply: int
+    actions: list[str]
+    variant: VariantSpec
+    level: int
+    seconds: float | None
+
+
+Action = Send | Close | Think
 
 
 @dataclass(frozen=True)
@@ -157,6 +169,8 @@ class Core:
         """Finished games not yet written to the database."""
         self.persistent = False
         """Set by an adapter with a database: only then are changes noted for it."""
+        self._woken: list[Action] = []
+        """Moves the computer owes in games taken back by ``restore``."""
         self.counters: Counter[str] = Counter()
         """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.last_kind = ""
@@ -174,6 +188,11 @@ class Core:
         self.connections[conn] = Connection(conn, bucket)
 
     def receive(self, conn: int, data: bytes | str) -> list[Action]:
+        # A deadline that passed but was not acted on yet (its timer is late)
+        # comes first: a move that arrives after the flag fell is too late.
+        overdue = self.next_deadline()
+        if overdue is not None and overdue <= self.clock():
+            return self.tick() + self.receive(conn, data)
         connection = self.connections[conn]
         if not connection.bucket.take(self.clock()):
             return self._rate_limited(connection, data)
@@ -238,6 +257,7 @@ class Core:
                 self.counters["flags"] += sum(r.reason == "time" for r in results)
                 actions += self._after_results(room)
             self._schedule(room)
+            self._collect(room)
         return actions
 
     # -- dispatch ------------------------------------------------------------
@@ -363,7 +383,13 @@ class Core:
 
     def _create(self, session: Session, request: Create) -> list[Action]:
         spec = self._variant(request.variant)
-        room = self._new_room(spec, not request.private, request.clock, request.match)
+        public = not request.private and request.ai is None
+        room = self._new_room(spec, public, request.clock, request.match)
+        if request.ai is not None:
+            for seat in range(1, spec.players):
+                name = f"Computer (level {request.ai.level})"
+                bot, _ = Session.new(name, self._chat_bucket())
+                room.seat_bot(seat, bot, request.ai.level, request.ai.seconds)
         return self._take_seat(session, room, 0, request.id)
 
     def _join(self, session: Session, request: Join) -> list[Action]:
@@ -426,7 +452,7 @@ class Core:
     def _take_seat(self, session: Session, room: Room, seat: int, rid: RequestId) -> list[Action]:
         actions: list[Action] = [self._seat(session, room, seat, rid), self._push(room)]
         self._schedule(room)
-        return actions
+        return actions + self._think(room)
 
     def _watch(self, session: Session, request: Watch) -> list[Action]:
         room = self.rooms.get(request.room)
@@ -596,10 +622,12 @@ class Core:
             message = "a rematch can be asked for once the game (or match) is over"
             return [self._error(conn, ErrorCode.GAME_NOT_OVER, message, request.id, room, now)]
         room.rematch.add(seat)
+        room.rematch.update(s for s, h in enumerate(room.seats) if h is not None and h.bot)
         if len(room.rematch) < room.spec.players:
             return [self._push(room, request.id)]
         room.start_rematch()
-        return [*self._seat_changes(room), self._push(room, request.id)]
+        self._absent_from_new_game(room)
+        return [*self._seat_changes(room), self._push(room, request.id), *self._think(room)]
 
     def _chat(self, session: Session, room: Room, seat: int, request: Chat) -> list[Action]:
         assert session.conn is not None
@@ -621,10 +649,51 @@ class Core:
         self._archive(room)
         actions: list[Action] = [self._push(room, rid)]
         if room.continue_match():
+            self._absent_from_new_game(room)
             actions += self._seat_changes(room)
             actions.append(self._push(room))
         self._schedule(room)
-        return actions
+        return actions + self._think(room)
+
+    # -- the computer ------------------------------------------------------------
+
+    def _think(self, room: Room) -> list[Action]:
+        """Ask the computer for a move when it is its turn."""
+        holder = room.bot_to_move()
+        if holder is None or holder.bot is None:
+            return []
+        game = room.game
+        think = Think(
+            room.code, game.turn, game.ply, list(room.actions), room.spec, holder.bot, holder.think
+        )
+        return [think]
+
+    def bot_move(self, code: str, seat: int, ply: int, move: str | None) -> list[Action]:
+        """The computer's answer to a ``Think`` (None: it failed; play any legal move).
+
+        An answer for a position that moved on (a resign, a flag, a restart)
+        is dropped.
+        """
+        room = self.rooms.get(code)
+        if room is None or room.bot_to_move() is None:
+            return []
+        game = room.game
+        if game.ply != ply or game.turn != seat:
+            return []
+        try:
+            room.play(seat, move or game.legal_moves()[0], self.clock())
+        except ValueError:
+            log.exception("the computer chose an illegal move %r", move, extra={"room": code})
+            room.play(seat, game.legal_moves()[0], self.clock())
+        self.counters["move:accepted"] += 1
+        return self._after_results(room)
+
+    def _absent_from_new_game(self, room: Room) -> None:
+        """A new game starts the claim countdown for players who are not there."""
+        now = self.clock()
+        for seat in range(room.spec.players):
+            if not room.connected(seat):
+                room.away(seat, now, self.limits.absence.grace)
 
     def _seat_changes(self, room: Room) -> list[Action]:
         """Tell every seated player their new seat after the seats turned (same secret)."""
@@ -638,7 +707,8 @@ class Core:
     # -- history -----------------------------------------------------------------
 
     def _history(self, conn: int, request: History) -> Send:
-        games = [_summary(game) for game in reversed(self.history)][: request.limit]
+        played = (game for game in reversed(self.history) if game.reason != "aborted")
+        games = [_summary(game) for game in played][: request.limit]
         return Send([conn], encode(HistoryList(id=request.id, games=games)))
 
     def _fetch_game(self, conn: int, request: FetchGame) -> Send:
@@ -669,6 +739,7 @@ class Core:
                 reason=result.reason,
                 moves=actions,
                 finished=self.wall_clock(),
+                public=room.public,
             )
             self._next_game_id += 1
             log.info(
@@ -735,8 +806,9 @@ class Core:
             self.rooms[room.code] = room
             for seat, holder in enumerate(room.seats):
                 assert holder is not None
-                holder.session.room, holder.session.seat = room, seat
-                room.away(seat, now, self.limits.absence.grace)
+                if holder.bot is None:
+                    holder.session.room, holder.session.seat = room, seat
+                    room.away(seat, now, self.limits.absence.grace)
             self._changed_rooms.add(room)
             self._schedule(room)
         for session in sessions.values():
@@ -746,6 +818,11 @@ class Core:
                 self.sessions[session.token_digest] = session
         self.history.extend(loaded.games)
         self._next_game_id = max((game.id for game in loaded.games), default=0) + 1
+
+    def wake(self) -> list[Action]:
+        """The ``Think`` actions for restored games where the computer is to move."""
+        woken, self._woken = self._woken, []
+        return woken
 
     def snapshot_all(self) -> Batch:
         """Every room in play, saved as of now (before a graceful shutdown)."""
@@ -849,7 +926,7 @@ class Core:
 def _summary(game: GameRecord) -> GameSummary:
     return GameSummary(
         game=game.id,
-        room=game.room,
+        room=game.room if game.public else None,
         number=game.number,
         variant=game.variant,
         players=game.players,

@@ -62,6 +62,10 @@ class SeatHolder:
     """Seconds the others must wait, from ``gone_since``, before they may claim."""
     points: float = 0.0
     """Match points so far."""
+    bot: int | None = None
+    """The computer's level when the computer holds this seat."""
+    think: float | None = None
+    """The computer's time per move (None: its level's own)."""
 
     def new_secret(self) -> str:
         """Issue a new secret for this seat (any earlier one stops working)."""
@@ -144,6 +148,20 @@ class Room:
     def free_seat(self) -> int | None:
         return next((seat for seat, holder in enumerate(self.seats) if holder is None), None)
 
+    def seat_bot(self, seat: int, session: Session, level: int, think: float | None) -> None:
+        """Give ``seat`` to the computer (it never leaves, never claims, never offers)."""
+        holder = SeatHolder(session, session.name, bot=level, think=think)
+        self.seats[seat] = holder
+        if all(self.seats):
+            self.started = True
+
+    def bot_to_move(self) -> SeatHolder | None:
+        """The computer's seat holder if it is its turn in a game in progress."""
+        if self.status != "playing":
+            return None
+        holder = self.seats[self.game.turn]
+        return holder if holder is not None and holder.bot is not None else None
+
     def holder(self, seat: int) -> SeatHolder:
         holder = self.seats[seat]
         assert holder is not None
@@ -151,7 +169,11 @@ class Room:
 
     def members(self) -> list[Session]:
         """Every session in the room: seated players, then spectators."""
-        players = [h.session for h in self.seats if h is not None and h.session.room is self]
+        players = [
+            h.session
+            for h in self.seats
+            if h is not None and h.bot is None and h.session.room is self
+        ]
         return players + list(self.spectators)
 
     def connections(self) -> list[int]:
@@ -161,10 +183,13 @@ class Room:
         return any(s.conn is not None for s in self.members())
 
     def connected(self, seat: int) -> bool:
+        """Is the seat's player here (the computer always is)?"""
         holder = self.seats[seat]
-        return (
-            holder is not None and holder.session.room is self and holder.session.conn is not None
-        )
+        if holder is None:
+            return False
+        if holder.bot is not None:
+            return True
+        return holder.session.room is self and holder.session.conn is not None
 
     def active(self, seat: int) -> bool:
         """Still in the current game (not resigned, flagged or claimed out of it)."""
@@ -309,7 +334,10 @@ class Room:
         """Flag a seat out of time, decide against seats away too long."""
         results: list[Result] = []
         clock = self.clock
-        if clock is not None and clock.running is not None and clock.left(clock.running, now) <= 0:
+        # Compare with the very deadline the timer was set for (not a recomputed
+        # balance), so rounding can never leave a due flag unflagged.
+        flag = clock.deadline() if clock is not None else None
+        if clock is not None and clock.running is not None and flag is not None and now >= flag:
             results += self.remove(clock.running, "time", now)
         for seat in self.active_seats():
             gone = self.holder(seat).gone_since
@@ -361,6 +389,7 @@ class Room:
             connected=self.connected(seat),
             active=self.active(seat) or self.result is not None,
             claim_in_ms=claim_in,
+            bot=holder.bot if holder else None,
         )
 
     def _clock_info(self, now: float) -> ClockInfo | None:

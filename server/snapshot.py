@@ -23,6 +23,9 @@ class SeatRecord(msgspec.Struct, kw_only=True):
     digest: str
     """Hex SHA-256 of the seat secret."""
     points: float = 0.0
+    bot: int | None = None
+    """The computer's level, when it holds the seat."""
+    think: float | None = None
 
 
 class ClockRecord(msgspec.Struct, kw_only=True):
@@ -73,6 +76,8 @@ class GameRecord(msgspec.Struct, kw_only=True):
     moves: list[str]
     finished: float
     """Unix time."""
+    public: bool = True
+    """Whether its room was listed; a private room's code is not shown in the history."""
 
 
 def room_record(room: Room, now: float) -> RoomRecord:
@@ -151,7 +156,9 @@ def restore_room(
         # A seat whose session was not kept can still be reclaimed with its secret.
         session = sessions.get(saved.session) or Session(saved.session, saved.name, b"", chat)
         digest = bytes.fromhex(saved.digest)
-        room.seats[seat] = SeatHolder(session, saved.name, digest, points=saved.points)
+        room.seats[seat] = SeatHolder(
+            session, saved.name, digest, points=saved.points, bot=saved.bot, think=saved.think
+        )
     if record.clock is not None and room.time_control is not None:
         control = room.time_control
         room.clock = FischerClock(

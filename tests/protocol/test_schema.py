@@ -273,13 +273,14 @@ def test_transcript_game_is_complete(transcript: list[Step]) -> None:
 
 
 def test_transcript_event_numbers(transcript: list[Step]) -> None:
-    """Pushed states count 1, 2, 3... per recipient; a resend's reply repeats the number."""
+    """Room events (states and chat lines) count 1, 2, 3... per recipient; a resend's reply
+    repeats the number."""
     for name in ("alice", "bob"):
         events = [
             frame.message["event"]
             for step in transcript
             for frame in step.frames
-            if name in frame.recipients and frame.message["type"] == "state"
+            if name in frame.recipients and frame.message["type"] in ("state", "chat_line")
         ]
         distinct = sorted(set(events))
         assert events == sorted(events)

@@ -2,8 +2,9 @@
 
 The transcript in PROTOCOL.md is this script's output, pasted. It starts the
 real server in-process on a free port, connects two websocket clients, Alice
-and Bob, and plays a complete game on a 5x5 board: a wall, a move the server
-rejects, a resend of an applied move, a move out of turn, a jump and a win.
+and Bob, and plays a complete game on a 5x5 board: a chat line, a wall, a move
+the server rejects, a resend of an applied move, a jump, a draw offer that is
+declined, a move out of turn and a win.
 Every frame in both directions is recorded exactly as it crossed the socket.
 
 Usage::
@@ -168,9 +169,11 @@ async def _game(rec: Recorder, alice: Player, bob: Player) -> None:
         alice,
         {"type": "create", "id": 2, "variant": {"players": 2, "size": 5, "walls": 3}},
         "Alice creates a room",
-        "A public two-player room on a 5x5 board with 3 walls each. Alice gets seat 0 and"
-        " its `secret`, then the room's first `state` (event 1): `waiting`, since seat 1 is"
-        " free. Pushed states that a move did not cause carry `id: null`.",
+        "A public, untimed two-player room on a 5x5 board with 3 walls each. Alice gets"
+        " seat 0 and its `secret`, then the room's first `state` (event 1): `waiting`, since"
+        " seat 1 is free. A state pushed because someone joined, left or lost their"
+        " connection carries `id: null`; `clock` and `match` are null in an untimed,"
+        " single-game room.",
         {alice: 2},
     )
     await rec.say(
@@ -184,7 +187,8 @@ async def _game(rec: Recorder, alice: Player, bob: Player) -> None:
         bob,
         {"type": "list_rooms", "id": "b-2"},
         "Bob lists the public rooms",
-        "Public rooms that are not finished, newest first.",
+        "Public rooms that are not finished, newest first, with their time control and"
+        " whether they play a match.",
         {bob: 1},
     )
     assert alice.room is not None
@@ -193,22 +197,30 @@ async def _game(rec: Recorder, alice: Player, bob: Player) -> None:
         {"type": "join", "id": "b-3", "room": alice.room},
         "Bob joins Alice's room",
         "Bob takes the first free seat, 1. Every seat is taken, so the game starts: event 2"
-        " goes to everyone in the room, `status` is `playing`, seat 0 (Alice, on c1) is to"
-        " move, and `legal_pawn_moves` lists where she may step.",
+        " goes to everyone in the room, `status` is `playing`, `game` is 1, seat 0 (Alice,"
+        " on c1) is to move, and `legal_pawn_moves` lists where she may step.",
         {bob: 2, alice: 1},
+    )
+    await rec.say(
+        bob,
+        {"type": "chat", "id": "b-4", "text": "good luck!"},
+        "Bob chats",
+        "A chat line goes to everyone in the room, Bob included, with Bob's request id. It"
+        " is a room event too: it takes event number 3, so the next state is event 4.",
+        both,
     )
     await rec.say(
         alice,
         {"type": "move", "id": 3, "move": "c2", "ply": alice.ply},
         "Alice steps forward",
         "A move names the ply it is meant for: the `ply` of the state it answers. The"
-        " resulting state (event 3) goes to both players and carries Alice's request id;"
+        " resulting state (event 4) goes to both players and carries Alice's request id;"
         " `last_move` says who moved.",
         both,
     )
     await rec.say(
         bob,
-        {"type": "move", "id": "b-4", "move": "c4", "ply": bob.ply},
+        {"type": "move", "id": "b-5", "move": "c4", "ply": bob.ply},
         "Bob steps forward",
         "Bob's move carries Bob's id, and Alice receives it too: match a state to your own"
         " request by `id` *and* `last_move.seat`.",
@@ -223,28 +235,28 @@ async def _game(rec: Recorder, alice: Player, bob: Player) -> None:
     )
     await rec.say(
         bob,
-        {"type": "move", "id": "b-5", "move": "d3v", "ply": bob.ply},
+        {"type": "move", "id": "b-6", "move": "d3v", "ply": bob.ply},
         "Bob tries an illegal wall",
         "`d3v` would cross `d3h` at its midpoint. The server answers Bob alone with"
-        " `illegal_move` and attaches the current state; it is not a new event (still 5) and"
+        " `illegal_move` and attaches the current state; it is not a new event (still 6) and"
         " nothing changed.",
         {bob: 1},
     )
     ply = bob.ply
     await rec.say(
         bob,
-        {"type": "move", "id": "b-6", "move": "c3", "ply": ply},
+        {"type": "move", "id": "b-7", "move": "c3", "ply": ply},
         "Bob steps next to Alice",
         "Bob moves to c3, face to face with Alice on c2.",
         both,
     )
     await rec.say(
         bob,
-        {"type": "move", "id": "b-6", "move": "c3", "ply": ply},
+        {"type": "move", "id": "b-7", "move": "c3", "ply": ply},
         "Bob resends his move",
         "As if Bob had lost the reply and sent the same move for the same ply again. It is"
         " never applied twice: Bob alone gets the current state with his id, and the same"
-        " event number (6), so it is not a new event. Alice receives nothing.",
+        " event number (7), so it is not a new event. Alice receives nothing.",
         {bob: 1},
     )
     await rec.say(
@@ -256,37 +268,54 @@ async def _game(rec: Recorder, alice: Player, bob: Player) -> None:
         both,
     )
     await rec.say(
+        bob,
+        {"type": "draw", "id": "b-8", "action": "offer"},
+        "Bob offers a draw",
+        "Behind in the race, Bob offers a draw. Offers can be made at any time, on your turn"
+        " or not. The new state lists Bob's seat in `draw_offers`; the offer would lapse if"
+        " Bob moved.",
+        both,
+    )
+    await rec.say(
         alice,
-        {"type": "move", "id": 6, "move": "c5", "ply": alice.ply},
+        {"type": "draw", "id": 6, "action": "decline"},
+        "Alice declines",
+        "Declining clears `draw_offers`; the game goes on, Bob still to move.",
+        both,
+    )
+    await rec.say(
+        alice,
+        {"type": "move", "id": 7, "move": "c5", "ply": alice.ply},
         "Alice plays out of turn",
         "It is Bob's turn: `not_your_turn`, with the state attached.",
         {alice: 1},
     )
     await rec.say(
         bob,
-        {"type": "move", "id": "b-7", "move": "c2", "ply": bob.ply},
+        {"type": "move", "id": "b-9", "move": "c2", "ply": bob.ply},
         "Bob steps toward row 1",
         "Bob heads for row 1, but he is two steps away and Alice one.",
         both,
     )
     await rec.say(
         alice,
-        {"type": "move", "id": 7, "move": "c5", "ply": alice.ply},
+        {"type": "move", "id": 8, "move": "c5", "ply": alice.ply},
         "Alice wins",
         "Alice reaches row 5, her goal: `status` is `finished`, `turn` is null, and"
-        " `result` names the winner.",
+        " `result` names the winner and the reason, `goal`. Either player could now ask for"
+        " a `rematch`.",
         both,
     )
     await rec.say(
         alice,
-        {"type": "leave", "id": 8},
+        {"type": "leave", "id": 9},
         "Alice leaves",
         "`left` answers Alice; Bob, still in the room, gets a new event showing her disconnected.",
         {alice: 1, bob: 1},
     )
     await rec.say(
         bob,
-        {"type": "leave", "id": "b-8"},
+        {"type": "leave", "id": "b-10"},
         "Bob leaves",
         "The room is now empty and finished, so the server forgets it. Both clients then"
         " close their websockets.",

@@ -329,3 +329,16 @@ def test_four_players_go_on_without_a_resigned_seat() -> None:
     assert isinstance(final, State)
     assert final.result is not None
     assert (final.result.winner, final.result.reason) == (0, "last_standing")
+
+
+def test_a_move_after_the_flag_fell_is_too_late_even_if_the_timer_is_late() -> None:
+    driver, (a, b), _ = table(TimeControl(base=10))
+    move(driver, a, "e2")
+    move(driver, b, "e8")
+    driver.clock.advance(10.5)  # no tick: the server's timer has not fired yet
+    replies = driver.send(a, MoveRequest(move="e3", ply=2))
+    assert isinstance(replies[-1], Error)
+    assert replies[-1].code == ErrorCode.GAME_OVER
+    final = driver.last_state(b)
+    assert final.result is not None
+    assert (final.result.winner, final.result.reason) == (1, "time")

@@ -1,0 +1,155 @@
+"""Quoridor bots on the engine's bitboards: pure, standard library only, no I/O.
+
+The one entry point is a plain function of plain values, so it can be sent to
+a process pool as is::
+
+    from engine.ai import choose_move
+
+    choose_move("e2 e8 e3", level=5)            # -> "e7", say
+    choose_move(["e2", "e8"], level=1, seed=7)  # the same answer for the same seed
+
+Two players get an iterative-deepening principal variation search
+(:mod:`engine.ai.search`); three or more a shallow max-n on a race evaluation
+(:mod:`engine.ai.multi`). Every level stops at its depth cap, node cap or
+time budget, whichever comes first, and always answers with a legal move.
+
+Levels (:data:`LEVELS`; ``budget`` overrides the time, never the caps):
+
+===== ========== ===== ======= ======= ===== ==============================
+level name       depth nodes   time s  noise  what it is like
+===== ========== ===== ======= ======= ===== ==============================
+1     beginner   1     -       0.5     30     greedy, often a random nearly-good move
+2     casual     2     -       1.0     6      sees replies, still careless
+3     club       2     -       1.5     0      sees every reply, no noise
+4     strong     3     -       2.0     0      three plies, PVS + TT
+5     expert     12    -       3.0     0      deepening until the time is up
+===== ========== ===== ======= ======= ===== ==============================
+
+Noise is in evaluation units (a step of shortest-path difference is 10):
+the root moves get exact scores and the move with the best score plus a
+uniform random amount in ``[0, noise]`` is played. Without noise, moves that
+score the same are chosen between by the seed.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.ai.multi import MultiSearcher
+from engine.ai.position import GoalMap, Position
+from engine.ai.search import Searcher, Stats
+from engine.game import Game
+
+
+@dataclass(frozen=True)
+class Level:
+    """How one level searches."""
+
+    level: int
+    name: str
+    depth: int
+    """Deepest iteration (plies)."""
+    time: float
+    """Default time budget per move, seconds."""
+    nodes: int | None
+    """Node cap (deterministic, unlike the clock), or None."""
+    noise: int
+    """Random slack added to root scores (a step is 10); 0 plays the best move."""
+    about: str
+
+
+LEVELS: dict[int, Level] = {
+    1: Level(1, "beginner", 1, 0.5, None, 30, "greedy, often a random nearly-good move"),
+    2: Level(2, "casual", 2, 1.0, None, 6, "sees replies, still careless"),
+    3: Level(3, "club", 3, 1.5, None, 0, "three plies, no noise"),
+    4: Level(4, "strong", 4, 2.0, None, 0, "four plies, PVS + TT"),
+    5: Level(5, "expert", 12, 3.0, None, 0, "deepening until the time is up"),
+}
+"""The levels, weakest first."""
+
+_MAP_CACHES: dict[tuple[int, int], dict[tuple[int, int], tuple[GoalMap, ...]]] = {}
+"""Per (players, size), goal maps by closed edges, kept between calls in one
+process (a pure function of the walls, so it changes no answer)."""
+_MAP_CACHE_LIMIT = 200_000
+
+
+def choose_move(
+    record: str | Sequence[str],
+    *,
+    players: int = 2,
+    size: int = 9,
+    walls: int | None = None,
+    level: int = 3,
+    budget: float | None = None,
+    seed: int | None = None,
+) -> str:
+    """The bot's move, in standard notation, for the seat to move after ``record``.
+
+    ``walls=None`` is the official supply (10 each, 5 in the four-player
+    game). ``budget`` is the time in seconds this call may take (default: the
+    level's); the answer comes back within it plus a few milliseconds. Raises
+    ValueError for an unknown level, a bad record or a finished game.
+    """
+    return analyse(
+        record,
+        players=players,
+        size=size,
+        walls=walls,
+        level=level,
+        budget=budget,
+        seed=seed,
+    )[0]
+
+
+def analyse(
+    record: str | Sequence[str],
+    *,
+    players: int = 2,
+    size: int = 9,
+    walls: int | None = None,
+    level: int = 3,
+    budget: float | None = None,
+    seed: int | None = None,
+) -> tuple[str, Stats]:
+    """``choose_move`` plus what the search did (depth, score, nodes, time)."""
+    started = time.perf_counter()
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {sorted(LEVELS)}, not {level}")
+    settings = LEVELS[level]
+    limit = settings.time if budget is None else budget
+    if limit <= 0:
+        raise ValueError(f"budget must be positive, not {budget}")
+    # Leave room to build the answer: the search itself stops a little early.
+    deadline = started + max(0.0, limit * 0.95 - 0.005)
+    game = Game.from_moves(record, players, size, walls)
+    if game.is_over:
+        raise ValueError(f"the game is over: seat {game.winner} has won")
+    cache = _MAP_CACHES.setdefault((game.variant.players, game.variant.size), {})
+    if len(cache) > _MAP_CACHE_LIMIT:
+        cache.clear()
+    position = Position(game, cache)
+    rng = random.Random(seed)
+    if game.variant.players == 2:
+        searcher = Searcher(
+            position, max_depth=settings.depth, deadline=deadline, max_nodes=settings.nodes
+        )
+        move, stats = searcher.run(rng, settings.noise)
+    else:
+        multi = MultiSearcher(position, max_depth=settings.depth, deadline=deadline)
+        move, scores = multi.run(rng, settings.noise)
+        stats = Stats(
+            nodes=multi.nodes,
+            depth=multi.max_depth,
+            scores={position.notation(m): round(s) for m, s in scores.items()},
+        )
+    answer = position.notation(move)
+    if not game.is_legal(answer):  # pragma: no cover - a bug guard, never expected
+        answer = game.legal_pawn_moves()[0]
+    stats.elapsed = time.perf_counter() - started
+    return answer, stats
+
+
+__all__ = ["LEVELS", "Level", "Stats", "analyse", "choose_move"]

@@ -1,0 +1,425 @@
+"""Two-player search: iterative deepening principal variation search.
+
+* Negamax alpha-beta with a principal-variation (null-window) re-search, a
+  transposition table keyed on ``(walls, turn, pawns, walls left)``, killer
+  moves and a history table.
+* Candidate moves: the pawn moves, and only the walls that close an edge of
+  some shortest path of the opponent (:func:`engine.ai.position.cut_walls`):
+  any other wall leaves the opponent's distance as it is and only spends a
+  wall and a tempo, so it is pruned ("walls that cannot matter"). Walls are
+  tried from the opponent's pawn outwards; pawn moves along one's own shortest
+  path first.
+* Evaluation (side to move's view, a step is worth 10): the shortest-path
+  difference, walls in hand, a tempo bonus, and race knowledge: once a side
+  has no walls left, the other one's path can no longer be lengthened, so the
+  race can be read off the distances (up to pawn jumps).
+* A win in one is found at every node before anything else; terminal scores
+  are ``WIN - ply`` so nearer wins are preferred.
+
+The search stops at a depth cap, a node cap or a deadline, whichever comes
+first, and answers with the best move of the deepest finished iteration (or
+a better one already proven in the unfinished one).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from engine.ai.position import (
+    WALL_H,
+    WALL_V,
+    GoalMap,
+    Position,
+    cut_walls,
+    distance,
+)
+
+WIN = 1_000_000
+"""Score of a won position (minus the plies to the win)."""
+MATE_BOUND = WIN - 10_000
+"""Scores beyond this are wins or losses found by search."""
+INF = WIN + 1
+STEP = 10
+"""Score of one step of shortest-path difference."""
+TEMPO = 5
+"""The side to move is half a step ahead in a race."""
+WALL_VALUE = (0, 12, 22, 31, 39, 46, 52, 57, 61, 64, 66)
+"""Value of holding n walls (diminishing); beyond the table, +2 a wall."""
+RACE = 5_000
+"""Bonus for a race that is decided once a side is out of walls."""
+
+EXACT, LOWER, UPPER = 0, 1, 2
+CHECK_EVERY = 255
+"""Look at the clock every 256 nodes."""
+
+
+class Timeout(Exception):
+    """The deadline or node cap was hit: unwind the search."""
+
+
+def wall_value(walls: int) -> int:
+    if walls < len(WALL_VALUE):
+        return WALL_VALUE[walls]
+    return WALL_VALUE[-1] + 2 * (walls - len(WALL_VALUE) + 1)
+
+
+def evaluate(d_me: int, d_op: int, w_me: int, w_op: int) -> int:
+    """Static score for the side to move, who is ``d_me`` steps from its goal."""
+    if w_op == 0 and d_me <= d_op:
+        # Nobody can lengthen my path and I arrive first.
+        return RACE + STEP * (d_op - d_me) + wall_value(w_me)
+    if w_me == 0 and d_op < d_me:
+        # I cannot lengthen the opponent's path and it arrives first.
+        return -RACE + STEP * (d_op - d_me) - wall_value(w_op)
+    return STEP * (d_op - d_me) + TEMPO + wall_value(w_me) - wall_value(w_op)
+
+
+@dataclass
+class Stats:
+    """What one search did (for tests, tuning and the arena)."""
+
+    nodes: int = 0
+    depth: int = 0
+    """Deepest iteration finished."""
+    score: int = 0
+    """Score of the chosen move at that depth, side to move's view."""
+    elapsed: float = 0.0
+    scores: dict[str, int] = field(default_factory=dict)
+    """Root move -> score at the deepest finished depth (exact only with noise)."""
+
+
+class Searcher:
+    """One two-player search from one position."""
+
+    def __init__(
+        self,
+        position: Position,
+        *,
+        max_depth: int,
+        deadline: float,
+        max_nodes: int | None = None,
+        defend: bool = False,
+    ) -> None:
+        self.pos = position
+        self.defend = defend
+        """Also try, at the root, walls that forbid the opponent's best walls."""
+        self.max_depth = max_depth
+        self.deadline = deadline
+        self.max_nodes = max_nodes
+        self.nodes = 0
+        self.tt: dict[tuple[int, ...], tuple[int, int, int, int]] = {}
+        """key -> (depth, flag, score, best move)."""
+        self.killers: list[list[int]] = [[-1, -1] for _ in range(64)]
+        self.history: dict[int, int] = {}
+
+    # -- the clock --------------------------------------------------------------
+
+    def _tick(self) -> None:
+        self.nodes += 1
+        if not self.nodes & CHECK_EVERY:
+            if time.perf_counter() >= self.deadline:
+                raise Timeout
+            if self.max_nodes is not None and self.nodes >= self.max_nodes:
+                raise Timeout
+
+    # -- move generation --------------------------------------------------------
+
+    def root_moves(self) -> list[int]:
+        """Every candidate move at the root, legal, in a static order."""
+        pos = self.pos
+        me = pos.turn
+        maps = pos.maps()
+        moves: list[tuple[int, int]] = []
+        mine = maps[me].layers
+        for square in _bits(pos.pawn_targets(me)):
+            moves.append((distance(mine, square), square))
+        moves.sort()
+        ordered = [move for _, move in moves]
+        walls = self._walls(maps)
+        if self.defend:
+            walls += [wall for wall in self._defences(maps) if wall not in walls]
+        for wall in walls:
+            if self._wall_maps(maps, wall) is not None:
+                ordered.append(wall)
+        return ordered
+
+    def _defences(self, maps: tuple[GoalMap, ...]) -> list[int]:
+        """Walls that make the opponent's strongest walls against us illegal.
+
+        A wall the opponent could place that lengthens our path by two or more
+        is a threat; a wall of ours on the same slot, overlapping it or
+        crossing it, forbids it. Only tried at the root: they change no
+        distance, so the pruning elsewhere drops them.
+        """
+        pos = self.pos
+        me = pos.turn
+        op = 1 - me
+        if not pos.walls_left[me] or not pos.walls_left[op]:
+            return []
+        north, east = pos.open_edges()
+        h_free, v_free = pos.free_slots()
+        stride = pos.stride
+        mine = maps[me].layers
+        here = distance(mine, pos.pawns[me])
+        threats = cut_walls(mine, pos.pawns[me], north, east, stride, h_free, v_free)
+        result: list[int] = []
+        for threat in threats:
+            after = self._wall_maps(maps, threat)
+            if after is None or distance(after[me].layers, pos.pawns[me]) < here + 2:
+                continue
+            if threat >= WALL_V:
+                slot = threat - WALL_V
+                blocks = [WALL_V + slot + d for d in (-stride, 0, stride)] + [WALL_H + slot]
+            else:
+                slot = threat - WALL_H
+                blocks = [WALL_H + slot + d for d in (-1, 0, 1)] + [WALL_V + slot]
+            for block in blocks:
+                free = h_free if block < WALL_V else v_free
+                square = block - (WALL_V if block >= WALL_V else WALL_H)
+                if square >= 0 and (free >> square) & 1 and block not in result:
+                    result.append(block)
+        return result
+
+    def _walls(self, maps: tuple[GoalMap, ...]) -> list[int]:
+        pos = self.pos
+        me = pos.turn
+        if not pos.walls_left[me]:
+            return []
+        op = 1 - me
+        north, east = pos.open_edges()
+        h_free, v_free = pos.free_slots()
+        return cut_walls(maps[op].layers, pos.pawns[op], north, east, pos.stride, h_free, v_free)
+
+    def _wall_maps(self, maps: tuple[GoalMap, ...], wall: int) -> tuple[GoalMap, ...] | None:
+        """The maps after ``wall``, or None when it would seal a pawn in."""
+        pos = self.pos
+        closes_north, closes_east = pos.wall_edges(wall)
+        after = pos.maps_after_wall(maps, closes_north, closes_east)
+        for goal_map, pawn in zip(after, pos.pawns, strict=True):
+            if not (goal_map.reach >> pawn) & 1:
+                return None
+        return after
+
+    # -- search -----------------------------------------------------------------
+
+    def search(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """Negamax score of the position for the side to move."""
+        self._tick()
+        pos = self.pos
+        me = pos.turn
+        op = 1 - me
+        pawns = pos.pawns
+        maps = pos.maps()
+        mine, theirs = maps[me].layers, maps[op].layers
+        d_me = distance(mine, pawns[me])
+        if d_me == 1:
+            targets = pos.pawn_targets(me)
+            if targets & pos.goals[me]:
+                return WIN - ply - 1
+        if depth <= 0:
+            return evaluate(
+                d_me, distance(theirs, pawns[op]), pos.walls_left[me], pos.walls_left[op]
+            )
+
+        key = pos.key()
+        entry = self.tt.get(key)
+        tt_move = -1
+        if entry is not None:
+            e_depth, flag, value, tt_move = entry
+            if e_depth >= depth:
+                value = _from_tt(value, ply)
+                if flag == EXACT:
+                    return value
+                if flag == LOWER:
+                    if value >= beta:
+                        return value
+                elif value <= alpha:
+                    return value
+
+        original_alpha = alpha
+        best, best_move = -INF, -1
+        searched = 0
+        for move in self._ordered(maps, mine, tt_move, ply):
+            if move < WALL_H:
+                here = pawns[me]
+                if (pos.goals[me] >> move) & 1:
+                    score = WIN - ply - 1
+                else:
+                    pawns[me] = move
+                    pos.turn = op
+                    try:
+                        score = self._child(depth, alpha, beta, ply, searched)
+                    finally:
+                        pos.turn = me
+                        pawns[me] = here
+            else:
+                if self._wall_maps(maps, move) is None:
+                    continue
+                saved = pos.place_wall(move)
+                try:
+                    score = self._child(depth, alpha, beta, ply, searched)
+                finally:
+                    pos.remove_wall(saved)
+            searched += 1
+            if score > best:
+                best, best_move = score, move
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        if move >= WALL_H:
+                            killers = self.killers[ply]
+                            if killers[0] != move:
+                                killers[1], killers[0] = killers[0], move
+                            self.history[move] = self.history.get(move, 0) + depth * depth
+                        break
+        if best_move < 0:
+            # No legal move: cannot happen in Quoridor (a pawn can always move).
+            return evaluate(
+                d_me, distance(theirs, pawns[op]), pos.walls_left[me], pos.walls_left[op]
+            )
+        flag = LOWER if best >= beta else UPPER if best <= original_alpha else EXACT
+        self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
+        return best
+
+    def _child(self, depth: int, alpha: int, beta: int, ply: int, searched: int) -> int:
+        if searched == 0 or beta - alpha == 1:
+            return -self.search(depth - 1, -beta, -alpha, ply + 1)
+        score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1)
+        if alpha < score < beta:
+            score = -self.search(depth - 1, -beta, -score, ply + 1)
+        return score
+
+    def _ordered(
+        self, maps: tuple[GoalMap, ...], mine: tuple[int, ...], tt_move: int, ply: int
+    ) -> list[int]:
+        """TT move, pawn moves that shorten one's path, killer walls, other walls by
+        history then nearness to the opponent, other pawn moves."""
+        pos = self.pos
+        me = pos.turn
+        here = distance(mine, pos.pawns[me])
+        forward: list[int] = []
+        other: list[int] = []
+        for square in _bits(pos.pawn_targets(me)):
+            if distance(mine, square) < here:
+                forward.append(square)
+            else:
+                other.append(square)
+        walls = self._walls(maps)
+        if walls:
+            history = self.history
+            killers = self.killers[ply]
+            first = [move for move in killers if move in walls]
+            rest = [move for move in walls if move not in first]
+            if history:
+                rest.sort(key=lambda move: -history.get(move, 0))
+            walls = first + rest
+        moves = forward + walls + other
+        if tt_move >= 0 and tt_move in moves:
+            moves.remove(tt_move)
+            moves.insert(0, tt_move)
+        return moves
+
+    # -- the root ---------------------------------------------------------------
+
+    def run(self, rng: random.Random, noise: int = 0) -> tuple[int, Stats]:
+        """Iterative deepening from the root; returns the chosen move and stats.
+
+        With ``noise``, every root move gets an exact score and the move with
+        the highest score plus a uniform random amount in ``[0, noise]`` is
+        played; otherwise ties are broken by the seeded shuffle of the root
+        moves.
+        """
+        started = time.perf_counter()
+        stats = Stats()
+        pos = self.pos
+        me = pos.turn
+        moves = self.root_moves()
+        # Seeded shuffle, then pawn moves first: moves that score the same vary by seed.
+        rng.shuffle(moves)
+        moves.sort(key=lambda move: move >= WALL_H)
+        # A pawn move that wins ends it.
+        for move in moves:
+            if move < WALL_H and (pos.goals[me] >> move) & 1:
+                stats.score, stats.depth = WIN - 1, 1
+                stats.elapsed = time.perf_counter() - started
+                return move, stats
+        chosen = moves[0]
+        scores: dict[int, int] = {}
+        try:
+            for depth in range(1, self.max_depth + 1):
+                iteration: dict[int, int] = {}
+                alpha = -INF
+                best_move, best = moves[0], -INF
+                for index, move in enumerate(moves):
+                    if noise or index == 0:
+                        score = self._root_child(move, depth, -INF, INF)
+                    else:
+                        score = self._root_child(move, depth, alpha, alpha + 1)
+                        if score > alpha:
+                            score = self._root_child(move, depth, alpha, INF)
+                    iteration[move] = score
+                    if score > best:
+                        best, best_move = score, move
+                        alpha = max(alpha, score)
+                        if depth > 1 and not noise:
+                            chosen = best_move  # proven better than the previous best
+                scores = iteration
+                chosen = best_move
+                stats.depth, stats.score = depth, best
+                # Best first next time; the rest by this iteration's scores.
+                moves.sort(key=lambda move: -iteration.get(move, -INF))
+                if abs(best) >= MATE_BOUND:
+                    break  # a forced win or loss is known: deeper changes nothing
+        except Timeout:
+            pass
+        if noise and scores:
+            chosen = max(scores, key=lambda move: scores[move] + rng.uniform(0, noise))
+        stats.nodes = self.nodes
+        stats.elapsed = time.perf_counter() - started
+        stats.scores = {pos.notation(move): score for move, score in scores.items()}
+        return chosen, stats
+
+    def _root_child(self, move: int, depth: int, alpha: int, beta: int) -> int:
+        pos = self.pos
+        me = pos.turn
+        if move < WALL_H:
+            here = pos.pawns[me]
+            pos.pawns[me] = move
+            pos.turn = 1 - me
+            try:
+                return -self.search(depth - 1, -beta, -alpha, 1)
+            finally:
+                pos.turn = me
+                pos.pawns[me] = here
+        saved = pos.place_wall(move)
+        try:
+            return -self.search(depth - 1, -beta, -alpha, 1)
+        finally:
+            pos.remove_wall(saved)
+
+
+def _to_tt(score: int, ply: int) -> int:
+    if score >= MATE_BOUND:
+        return score + ply
+    if score <= -MATE_BOUND:
+        return score - ply
+    return score
+
+
+def _from_tt(score: int, ply: int) -> int:
+    if score >= MATE_BOUND:
+        return score - ply
+    if score <= -MATE_BOUND:
+        return score + ply
+    return score
+
+
+def _bits(mask: int) -> list[int]:
+    result = []
+    while mask:
+        low = mask & -mask
+        result.append(low.bit_length() - 1)
+        mask ^= low
+    return result

@@ -1,0 +1,84 @@
+"""Playing the computer: the core asks, a worker process thinks, the move comes back."""
+
+from __future__ import annotations
+
+from protocol.messages import AiSpec, Create, Joined, MoveRequest, Resign, State, VariantSpec
+from server.app import GameServer
+from server.config import Config
+from server.core import Think
+from tests.server.driver import Driver
+from tests.wsclient import Client
+
+
+def test_the_core_asks_the_computer_and_plays_its_answer() -> None:
+    driver = Driver()
+    conn, _ = driver.greet("human")
+    actions = driver.core.receive(conn, b'{"type": "create", "ai": {"level": 2, "seconds": 0.1}}')
+    assert not any(isinstance(a, Think) for a in actions)  # the human (seat 0) opens
+    driver.run(actions)
+    state = driver.last_state(conn)
+    assert state.status == "playing"
+    assert state.players[1].bot == 2
+    assert state.players[1].connected
+    actions = driver.core.receive(conn, b'{"type": "move", "move": "e2", "ply": 0}')
+    (think,) = [a for a in actions if isinstance(a, Think)]
+    assert (think.seat, think.ply, think.actions, think.level, think.seconds) == (
+        1,
+        1,
+        ["e2"],
+        2,
+        0.1,
+    )
+    driver.run(actions)
+    assert driver.core.bot_move(think.room, 1, 0, "e8") == []  # a stale answer is dropped
+    driver.run(driver.core.bot_move(think.room, 1, 1, "e8"))
+    state = driver.last_state(conn)
+    assert (state.ply, state.turn, state.last_move and state.last_move.move) == (2, 0, "e8")
+
+
+def test_a_failed_search_still_moves_and_rematch_needs_only_the_human() -> None:
+    driver = Driver()
+    conn, _ = driver.greet("human")
+    driver.send(conn, Create(ai=AiSpec(level=1)))
+    driver.send(conn, MoveRequest(move="e2", ply=0))
+    room = driver.last_state(conn).room
+    driver.run(driver.core.bot_move(room, 1, 1, None))
+    assert driver.last_state(conn).ply == 2
+    driver.send(conn, Resign())
+    actions = driver.core.receive(conn, b'{"type": "rematch"}')
+    driver.run(actions)
+    fresh = driver.last_state(conn)
+    assert (fresh.game, fresh.status) == (2, "playing")
+    assert fresh.players[0].bot == 1  # the computer opens the rematch
+    assert next(a for a in actions if isinstance(a, Think)).ply == 0
+
+
+async def test_a_game_against_the_computer_over_websockets() -> None:
+    async with GameServer(Config(port=0)).running() as server:
+        human = await Client.connect(f"ws://127.0.0.1:{server.port}", "human")
+        await human.send(Create(ai=AiSpec(level=3, seconds=0.2)))
+        await human.expect(Joined)
+        state = await human.state()
+        for ply in range(0, 8, 2):
+            while state.turn != 0 or state.ply != ply:
+                state = await human.state()
+            await human.send(MoveRequest(move=state.legal_pawn_moves[-1], ply=ply))
+        while state.ply < 8:
+            state = await human.state()
+        assert [state.last_move and state.last_move.seat] == [1]
+        await human.close()
+
+
+async def test_four_players_with_three_computers() -> None:
+    async with GameServer(Config(port=0)).running() as server:
+        human = await Client.connect(f"ws://127.0.0.1:{server.port}", "human")
+        variant = VariantSpec(players=4, size=5)
+        await human.send(Create(variant=variant, ai=AiSpec(level=1, seconds=0.05)))
+        await human.expect(Joined)
+        state: State = await human.state()
+        await human.send(MoveRequest(move=state.legal_pawn_moves[0], ply=0))
+        while state.ply < 4:
+            state = await human.state()
+        assert state.turn == 0
+        assert [p.bot for p in state.players] == [None, 1, 1, 1]
+        await human.close()

@@ -21,12 +21,12 @@ import heapq
 import logging
 import secrets
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
-from engine import Variant, format_record
+from engine import Variant
 from protocol.codec import BadRequest, decode_request, encode, request_id
 from protocol.messages import (
     VERSION,
@@ -39,8 +39,6 @@ from protocol.messages import (
     Error,
     ErrorCode,
     FetchGame,
-    GameRecordReply,
-    GameSummary,
     Hello,
     History,
     HistoryList,
@@ -65,16 +63,12 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.messages import QuickMatch as QuickMatchRequest
+from server.history import GameHistory
+from server.journal import Journal
 from server.ratelimit import TokenBucket
 from server.rooms import Absence, Room
 from server.sessions import Connection, Session, token_hash
-from server.snapshot import (
-    GameRecord,
-    restore_room,
-    restore_session,
-    room_record,
-    session_record,
-)
+from server.snapshot import restore_room, restore_session
 from server.store import Batch, Loaded
 
 log = logging.getLogger("quoridor.core")
@@ -88,8 +82,6 @@ CLOSE_POLICY = 1008
 CLOSE_REPLACED = 4000
 """Close code for a connection whose session was resumed on a newer one."""
 
-
-T = TypeVar("T")
 
 InRoomRequest = MoveRequest | Resign | Draw | Claim | Abort | Rematch | Chat
 """Requests that act in the room the session is in."""
@@ -163,23 +155,15 @@ class Core:
         self._timers: list[tuple[float, int, str]] = []
         """Heap of (deadline, tiebreak, room code); stale entries are skipped."""
         self._tiebreak = 0
-        self.history: deque[GameRecord] = deque(maxlen=self.limits.history)
-        self._next_game_id = 1
-        self._archived: list[GameRecord] = []
-        """Finished games not yet written to the database."""
-        self.persistent = False
-        """Set by an adapter with a database: only then are changes noted for it."""
-        self._woken: list[Action] = []
-        """Moves the computer owes in games taken back by ``restore``."""
+        self.history = GameHistory(self.limits.history)
+        self.journal = Journal()
+        """Changes for the database (off until an adapter with one turns it on)."""
         self.counters: Counter[str] = Counter()
         """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.last_kind = ""
         """The type of the last request received (``invalid`` if it did not decode)."""
-        # What changed since the last ``take_changes``, for the database.
-        self._changed_rooms: set[Room] = set()
-        self._changed_sessions: set[Session] = set()
-        self._dropped_rooms: set[str] = set()
-        self._dropped_sessions: set[str] = set()
+        self._woken: list[Action] = []
+        """Moves the computer owes in games taken back by ``restore``."""
 
     # -- the adapter's calls -----------------------------------------------------
 
@@ -231,7 +215,7 @@ class Core:
             grace = absence.deliberate_grace if deliberate else absence.grace
             room.away(session.seat, self.clock(), grace)
             self._schedule(room)
-        self._note(self._changed_rooms, room)
+        self.journal.room(room)
         actions: list[Action] = [self._push(room)] if room.anyone_connected() else []
         self._collect(room)
         return actions
@@ -340,7 +324,7 @@ class Core:
             actions.append(Close(old.id, CLOSE_REPLACED, "session resumed on another connection"))
         token = session.rotate_token()
         self.sessions[session.token_digest] = session
-        self._note(self._changed_sessions, session)
+        self.journal.session(session)
         self.counters["resumes"] += 1
         log.info("session resumed", extra={"conn": connection.id, "session": session.id})
         actions.append(self._attach(connection, session, token, hello.id))
@@ -427,7 +411,7 @@ class Core:
         previous = holder.session
         if previous is not session and previous.room is room:
             previous.room = previous.seat = None
-            self._note(self._changed_sessions, previous)
+            self.journal.session(previous)
             if previous.conn is not None:
                 actions.append(Send([previous.conn], encode(Left(id=None))))
             else:
@@ -511,8 +495,8 @@ class Core:
             # others may claim after the short, deliberate grace period.
             room.away(session.seat, self.clock(), self.limits.absence.deliberate_grace)
         session.room = session.seat = None
-        self._note(self._changed_rooms, room)
-        self._note(self._changed_sessions, session)
+        self.journal.room(room)
+        self.journal.session(session)
         if room.anyone_connected():
             actions.append(self._push(room))
         self._schedule(room)
@@ -646,7 +630,7 @@ class Core:
 
     def _after_results(self, room: Room, rid: RequestId = None) -> list[Action]:
         """Push what changed; when a match game ended, start the next and push that too."""
-        self._archive(room)
+        self.counters["games_finished"] += self.history.archive(room, self.wall_clock())
         actions: list[Action] = [self._push(room, rid)]
         if room.continue_match():
             self._absent_from_new_game(room)
@@ -707,85 +691,30 @@ class Core:
     # -- history -----------------------------------------------------------------
 
     def _history(self, conn: int, request: History) -> Send:
-        played = (game for game in reversed(self.history) if game.reason != "aborted")
-        games = [_summary(game) for game in played][: request.limit]
+        games = self.history.listing(request.limit)
         return Send([conn], encode(HistoryList(id=request.id, games=games)))
 
     def _fetch_game(self, conn: int, request: FetchGame) -> Send:
-        found = next((game for game in self.history if game.id == request.game), None)
-        if found is None:
+        reply = self.history.record(request.game, request.id)
+        if reply is None:
             message = f"no finished game {request.game} in the history"
             return self._error(conn, ErrorCode.GAME_NOT_FOUND, message, request.id)
-        moves = [move for move in found.moves if not move.startswith("retire")]
-        reply = GameRecordReply(
-            id=request.id,
-            summary=_summary(found),
-            moves=found.moves,
-            record=format_record(moves),
-            numbered=format_record(moves, found.variant.players, numbered=True),
-        )
         return Send([conn], encode(reply))
-
-    def _archive(self, room: Room) -> None:
-        """Move the room's finished games into the history (and the database's queue)."""
-        for number, result, names, actions in room.finished:
-            game = GameRecord(
-                id=self._next_game_id,
-                room=room.code,
-                number=number,
-                variant=room.spec,
-                players=names,
-                winner=result.winner,
-                reason=result.reason,
-                moves=actions,
-                finished=self.wall_clock(),
-                public=room.public,
-            )
-            self._next_game_id += 1
-            log.info(
-                "game %d finished: %s, winner seat %s",
-                game.id,
-                game.reason,
-                game.winner,
-                extra={"room": room.code},
-            )
-            self.history.append(game)
-            self._note(self._archived, game)
-            self.counters["games_finished"] += 1
-        room.finished.clear()
 
     # -- persistence ---------------------------------------------------------------
 
-    def _note(self, pending: set[T] | list[T], item: T) -> None:
-        """Remember a change for the database (when there is one to write it to)."""
-        if self.persistent:
-            if isinstance(pending, set):
-                pending.add(item)
-            else:
-                pending.append(item)
+    @property
+    def persistent(self) -> bool:
+        """Whether changes are noted for a database (an adapter with one turns it on)."""
+        return self.journal.enabled
+
+    @persistent.setter
+    def persistent(self, on: bool) -> None:
+        self.journal.enabled = self.history.keep_unsaved = on
 
     def take_changes(self) -> Batch:
         """What to write to the database for everything accepted since the last call."""
-        batch, now = Batch(), self.clock()
-        sessions = set(self._changed_sessions)
-        for room in self._changed_rooms:
-            if room.code not in self.rooms:
-                continue
-            batch.rooms.append((room_record(room, now), room.status))
-            sessions.update(h.session for h in room.seats if h and h.session.room is room)
-        for session in sessions:
-            if session.room is not None:
-                batch.sessions.append(session_record(session))
-            else:
-                self._dropped_sessions.add(session.id)
-        batch.games, self._archived = self._archived, []
-        batch.dropped_rooms = sorted(self._dropped_rooms - set(self.rooms))
-        batch.dropped_sessions = sorted(self._dropped_sessions)
-        self._changed_rooms.clear()
-        self._changed_sessions.clear()
-        self._dropped_rooms.clear()
-        self._dropped_sessions.clear()
-        return batch
+        return self.journal.take(self.rooms, self.history.take_unsaved(), self.clock())
 
     def restore(self, loaded: Loaded) -> None:
         """Take back the games in progress from the database after a (re)start.
@@ -799,7 +728,7 @@ class Core:
         }
         for record in loaded.rooms:
             if not record.started or record.result is not None:
-                self._dropped_rooms.add(record.code)
+                self.journal.drop_room(record.code)
                 continue
             bonus = self.limits.restart_bonus
             room = restore_room(record, sessions, now, bonus, self._chat_bucket())
@@ -809,15 +738,15 @@ class Core:
                 if holder.bot is None:
                     holder.session.room, holder.session.seat = room, seat
                     room.away(seat, now, self.limits.absence.grace)
-            self._changed_rooms.add(room)
+            self.journal.room(room)
             self._schedule(room)
+            self._woken += self._think(room)
         for session in sessions.values():
             if session.room is None:
-                self._dropped_sessions.add(session.id)
+                self.journal.drop_session(session.id)
             else:
                 self.sessions[session.token_digest] = session
-        self.history.extend(loaded.games)
-        self._next_game_id = max((game.id for game in loaded.games), default=0) + 1
+        self.history.load(loaded.games)
 
     def wake(self) -> list[Action]:
         """The ``Think`` actions for restored games where the computer is to move."""
@@ -826,7 +755,9 @@ class Core:
 
     def snapshot_all(self) -> Batch:
         """Every room in play, saved as of now (before a graceful shutdown)."""
-        self._changed_rooms.update(r for r in self.rooms.values() if r.status == "playing")
+        for room in self.rooms.values():
+            if room.status == "playing":
+                self.journal.room(room)
         return self.take_changes()
 
     # -- helpers ---------------------------------------------------------------
@@ -859,7 +790,7 @@ class Core:
 
     def _publish(self, room: Room, frame: bytes) -> Send:
         room.log.append((room.event, frame))
-        self._note(self._changed_rooms, room)
+        self.journal.room(room)
         return Send(room.connections(), frame)
 
     def _schedule(self, room: Room) -> None:
@@ -873,7 +804,7 @@ class Core:
         if room.anyone_connected() or room.status == "playing":
             return
         del self.rooms[room.code]
-        self._note(self._dropped_rooms, room.code)
+        self.journal.drop_room(room.code)
         for holder in room.seats:
             if holder is not None and holder.session.room is room:
                 holder.session.room = holder.session.seat = None
@@ -884,7 +815,7 @@ class Core:
         """Drop a session that holds nothing worth resuming."""
         if session.conn is None and session.room is None:
             self.sessions.pop(session.token_digest, None)
-            self._note(self._dropped_sessions, session.id)
+            self.journal.drop_session(session.id)
 
     def _unqueue(self, session: Session) -> None:
         if session.queued is None:
@@ -921,17 +852,3 @@ class Core:
         self.counters[f"error:{code}"] += 1
         state: State | None = room.state(now) if room is not None else None
         return Send([conn], encode(Error(id=rid, code=code, message=message, state=state)))
-
-
-def _summary(game: GameRecord) -> GameSummary:
-    return GameSummary(
-        game=game.id,
-        room=game.room if game.public else None,
-        number=game.number,
-        variant=game.variant,
-        players=game.players,
-        winner=game.winner,
-        reason=game.reason,
-        plies=sum(1 for move in game.moves if not move.startswith("retire")),
-        finished=game.finished,
-    )

@@ -102,7 +102,14 @@ def room_record(room: Room, now: float) -> RoomRecord:
         draw_offers=sorted(room.draw_offers),
         rematch=sorted(room.rematch),
         seats=[
-            SeatRecord(session=h.session.id, name=h.name, digest=h.digest.hex(), points=h.points)
+            SeatRecord(
+                session=h.session.id,
+                name=h.name,
+                digest=h.digest.hex(),
+                points=h.points,
+                bot=h.bot,
+                think=h.think,
+            )
             if h is not None
             else None
             for h in room.seats

@@ -82,3 +82,20 @@ async def test_four_players_with_three_computers() -> None:
         assert state.turn == 0
         assert [p.bot for p in state.players] == [None, 1, 1, 1]
         await human.close()
+
+
+def test_after_a_restart_the_computer_moves_again_if_it_was_its_turn() -> None:
+    from server.store import Loaded
+
+    driver = Driver()
+    driver.core.persistent = True
+    conn, _ = driver.greet("human")
+    driver.send(conn, Create(ai=AiSpec(level=2)))
+    driver.send(conn, MoveRequest(move="e2", ply=0))  # the computer's turn now
+    batch = driver.core.take_changes()
+    loaded = Loaded([record for record, _ in batch.rooms], batch.sessions, batch.games)
+    restarted = Driver()
+    restarted.core.restore(loaded)
+    (think,) = restarted.core.wake()
+    assert isinstance(think, Think)
+    assert (think.seat, think.ply, think.actions) == (1, 1, ["e2"])

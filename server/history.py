@@ -1,0 +1,95 @@
+"""The history of finished games: kept in memory, written to the database, served to clients."""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+
+from engine import format_record
+from protocol.messages import GameRecordReply, GameSummary, RequestId
+from server.rooms import Room
+from server.snapshot import GameRecord
+
+log = logging.getLogger("quoridor.history")
+
+
+class GameHistory:
+    """The last ``size`` finished games, newest last, and those not yet saved."""
+
+    def __init__(self, size: int) -> None:
+        self.games: deque[GameRecord] = deque(maxlen=size)
+        self.unsaved: list[GameRecord] = []
+        """Finished games the database has not received yet (when there is one)."""
+        self.keep_unsaved = False
+        self._next_id = 1
+
+    def load(self, games: list[GameRecord]) -> None:
+        """Take back the games read from the database, oldest first."""
+        self.games.extend(games)
+        self._next_id = max((game.id for game in games), default=0) + 1
+
+    def archive(self, room: Room, now: float) -> int:
+        """Move the room's finished games here; how many there were."""
+        count = len(room.finished)
+        for number, result, names, actions in room.finished:
+            game = GameRecord(
+                id=self._next_id,
+                room=room.code,
+                number=number,
+                variant=room.spec,
+                players=names,
+                winner=result.winner,
+                reason=result.reason,
+                moves=actions,
+                finished=now,
+                public=room.public,
+            )
+            self._next_id += 1
+            log.info(
+                "game %d finished: %s, winner seat %s",
+                game.id,
+                game.reason,
+                game.winner,
+                extra={"room": room.code},
+            )
+            self.games.append(game)
+            if self.keep_unsaved:
+                self.unsaved.append(game)
+        room.finished.clear()
+        return count
+
+    def take_unsaved(self) -> list[GameRecord]:
+        unsaved, self.unsaved = self.unsaved, []
+        return unsaved
+
+    def listing(self, limit: int) -> list[GameSummary]:
+        """The newest games played to a result (aborted ones are left out)."""
+        played = (game for game in reversed(self.games) if game.reason != "aborted")
+        return [summary(game) for game in played][:limit]
+
+    def record(self, game_id: int, request_id: RequestId) -> GameRecordReply | None:
+        game = next((game for game in self.games if game.id == game_id), None)
+        if game is None:
+            return None
+        moves = [move for move in game.moves if not move.startswith("retire")]
+        return GameRecordReply(
+            id=request_id,
+            summary=summary(game),
+            moves=game.moves,
+            record=format_record(moves),
+            numbered=format_record(moves, game.variant.players, numbered=True),
+        )
+
+
+def summary(game: GameRecord) -> GameSummary:
+    return GameSummary(
+        game=game.id,
+        room=game.room if game.public else None,
+        number=game.number,
+        variant=game.variant,
+        players=game.players,
+        winner=game.winner,
+        reason=game.reason,
+        plies=sum(1 for move in game.moves if not move.startswith("retire")),
+        finished=game.finished,
+    )

@@ -1,0 +1,60 @@
+"""What changed since the last commit: the rooms and sessions the database must rewrite.
+
+The core notes each change here as it makes it; the adapter takes the batch
+after every call into the core and commits it before sending the replies.
+Without a database the journal is off and notes nothing.
+"""
+
+from __future__ import annotations
+
+from server.rooms import Room
+from server.sessions import Session
+from server.snapshot import GameRecord, room_record, session_record
+from server.store import Batch
+
+
+class Journal:
+    def __init__(self) -> None:
+        self.enabled = False
+        self._rooms: set[Room] = set()
+        self._sessions: set[Session] = set()
+        self._dropped_rooms: set[str] = set()
+        self._dropped_sessions: set[str] = set()
+
+    def room(self, room: Room) -> None:
+        if self.enabled:
+            self._rooms.add(room)
+
+    def session(self, session: Session) -> None:
+        if self.enabled:
+            self._sessions.add(session)
+
+    def drop_room(self, code: str) -> None:
+        if self.enabled:
+            self._dropped_rooms.add(code)
+
+    def drop_session(self, session_id: str) -> None:
+        if self.enabled:
+            self._dropped_sessions.add(session_id)
+
+    def take(self, rooms: dict[str, Room], games: list[GameRecord], now: float) -> Batch:
+        """The batch for everything noted (rooms still open, and their seated sessions)."""
+        batch = Batch(games=games)
+        sessions = set(self._sessions)
+        for room in self._rooms:
+            if room.code not in rooms:
+                continue
+            batch.rooms.append((room_record(room, now), room.status))
+            sessions.update(h.session for h in room.seats if h and h.session.room is room)
+        for session in sessions:
+            if session.room is not None:
+                batch.sessions.append(session_record(session))
+            else:
+                self._dropped_sessions.add(session.id)
+        batch.dropped_rooms = sorted(self._dropped_rooms - set(rooms))
+        batch.dropped_sessions = sorted(self._dropped_sessions)
+        self._rooms.clear()
+        self._sessions.clear()
+        self._dropped_rooms.clear()
+        self._dropped_sessions.clear()
+        return batch

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from http import HTTPStatus
+from ipaddress import IPv4Network, IPv6Network, ip_address
 from typing import cast
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
@@ -58,6 +59,7 @@ class GameServer:
         if self.store is not None:
             self.store.write_seconds = self.metrics.db_write_seconds.observe
         self.sockets: dict[int, ServerConnection] = {}
+        self.proxy_networks = config.proxy_networks
         self.per_ip: Counter[str] = Counter()
         """Open connections by remote address."""
         self.ready = False
@@ -169,8 +171,9 @@ class GameServer:
             headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
             headers["Content-Length"] = str(len(body))
             return Response(response.status_code, response.reason_phrase, headers, body)
-        if self.per_ip[_address(ws)] >= self.config.max_per_ip:
-            log.warning("connection refused: too many from one address", extra={"ip": _address(ws)})
+        address = self._address(ws, request)
+        if self.per_ip[address] >= self.config.max_per_ip:
+            log.warning("connection refused: too many from one address", extra={"ip": address})
             return ws.respond(
                 HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
             )
@@ -179,7 +182,7 @@ class GameServer:
     # -- websockets ----------------------------------------------------------------
 
     async def _handle(self, ws: ServerConnection) -> None:
-        conn, address = next(self._ids), _address(ws)
+        conn, address = next(self._ids), self._address(ws, ws.request)
         self.sockets[conn] = ws
         self.per_ip[address] += 1
         self.metrics.connections.inc()
@@ -340,9 +343,28 @@ class GameServer:
         """
         if ws.transport.get_write_buffer_size() <= WRITE_BUFFER_LIMIT:
             return True
-        log.warning("cutting off a client that stopped reading", extra={"ip": _address(ws)})
+        log.warning(
+            "cutting off a client that stopped reading", extra={"ip": self._address(ws, ws.request)}
+        )
         ws.transport.abort()
         return False
+
+    def _address(self, ws: ServerConnection, request: Request | None = None) -> str:
+        """The client's IP address: the peer's, or, from a trusted proxy, the one it names.
+
+        X-Forwarded-For is read right to left, skipping trusted proxies, so a
+        client cannot pick its own address by sending the header itself.
+        """
+        peer = ws.remote_address
+        address = str(peer[0]) if peer else "unknown"
+        networks = self.proxy_networks
+        if not networks or request is None or not _within(address, networks):
+            return address
+        hops = [hop.strip() for hop in request.headers.get("X-Forwarded-For", "").split(",")]
+        for hop in reversed([hop for hop in hops if hop]):
+            if not _within(hop, networks):
+                return hop
+        return address
 
 
 def _synchronous(value: str) -> Synchronous:
@@ -351,6 +373,9 @@ def _synchronous(value: str) -> Synchronous:
     return cast(Synchronous, value)
 
 
-def _address(ws: ServerConnection) -> str:
-    peer = ws.remote_address
-    return str(peer[0]) if peer else "unknown"
+def _within(address: str, networks: list[IPv4Network | IPv6Network]) -> bool:
+    try:
+        ip = ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)

@@ -12,6 +12,7 @@ import argparse
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from typing import Any
 
 
@@ -54,6 +55,11 @@ class Config:
         "clients that send no Origin are always allowed, other browsers get 403",
     )
     max_per_ip: int = _setting(20, "open connections one IP address may hold; more get 429")
+    trusted_proxies: str = _setting(
+        "",
+        "comma-separated addresses or networks (10.0.0.0/8) of reverse proxies whose "
+        "X-Forwarded-For header names the real client, for the per-IP cap and the logs",
+    )
     hello_timeout: float = _setting(
         10.0, "seconds a new connection has to say hello before it is closed"
     )
@@ -75,6 +81,11 @@ class Config:
     @property
     def origin_list(self) -> list[str]:
         return [origin.strip() for origin in self.origins.split(",") if origin.strip()]
+
+    @property
+    def proxy_networks(self) -> list[IPv4Network | IPv6Network]:
+        items = (item.strip() for item in self.trusted_proxies.split(","))
+        return [ip_network(item, strict=False) for item in items if item]
 
 
 ENV_PREFIX = "QUORIDOR_"

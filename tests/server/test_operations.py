@@ -130,3 +130,17 @@ async def test_per_ip_connection_cap(guarded: GameServer) -> None:
     again = await Client.connect(url(guarded))
     for client in [again, clients[0], clients[2]]:
         await client.close()
+
+
+async def test_the_per_ip_cap_sees_through_trusted_proxies() -> None:
+    config = Config(port=0, max_per_ip=1, trusted_proxies="127.0.0.0/8")
+    async with GameServer(config).running() as server:
+        first = await connect(url(server), additional_headers={"X-Forwarded-For": "203.0.113.7"})
+        # A client cannot pick its address: the proxy appends the real one on the right.
+        spoofed = {"X-Forwarded-For": "203.0.113.7, 198.51.100.2"}
+        second = await connect(url(server), additional_headers=spoofed)
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(url(server), additional_headers={"X-Forwarded-For": "203.0.113.7"})
+        assert refused.value.response.status_code == 429
+        await first.close()
+        await second.close()

@@ -1,0 +1,187 @@
+"""What the player types: parsed into commands, with help and completion.
+
+A line is a move in standard notation (``e2``, ``e3h``, ``e3v``) or a word
+command (``move e2``, ``wall e3h``, ``chat hello``...). Parsing only reads
+the words; whether a move is legal is for the server to say.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from client.notation import is_move, is_wall
+
+
+@dataclass(frozen=True)
+class Move:
+    """A pawn move or a wall, in notation."""
+
+    notation: str
+
+
+@dataclass(frozen=True)
+class Chat:
+    text: str
+
+
+@dataclass(frozen=True)
+class Resign:
+    pass
+
+
+@dataclass(frozen=True)
+class Draw:
+    """Offer a draw, or answer the offer on the table."""
+
+    action: Literal["offer", "accept", "decline"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Claim the game against players who stayed away too long."""
+
+
+@dataclass(frozen=True)
+class Abort:
+    """End the game without a result, before everyone has moved."""
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """Ask to play again once the game is over."""
+
+
+@dataclass(frozen=True)
+class Help:
+    pass
+
+
+@dataclass(frozen=True)
+class Quit:
+    pass
+
+
+@dataclass(frozen=True)
+class Board:
+    """Show the board (in the plain mode; the full-screen one always shows it)."""
+
+
+@dataclass(frozen=True)
+class Moves:
+    """List the pawn moves the server offers."""
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A line that is not a command, and why."""
+
+    message: str
+
+
+Command = (
+    Move | Chat | Resign | Draw | Claim | Abort | Rematch | Help | Quit | Board | Moves | Invalid
+)
+
+WORDS: dict[str, str] = {
+    "move": "move e2       move your pawn (or just type e2)",
+    "wall": "wall e3h      place a wall (or just type e3h / e3v)",
+    "chat": "chat <text>   say something to the room",
+    "resign": "resign        give the game up",
+    "draw": "draw          offer a draw",
+    "accept": "accept        accept the draw offered to you",
+    "decline": "decline       decline it",
+    "claim": "claim         win against a player who stayed away too long",
+    "abort": "abort         call the game off before everyone has moved",
+    "rematch": "rematch       ask to play again once the game is over",
+    "moves": "moves         list the squares your pawn may go to",
+    "board": "board         draw the board (plain mode)",
+    "help": "help          this text",
+    "quit": "quit          leave (your seat stays yours to come back to)",
+}
+ALIASES = {"say": "chat", "exit": "quit", "?": "help", "m": "move", "w": "wall"}
+
+HELP = "\n".join(
+    [
+        "Moves use the standard notation: columns a.. from the left, rows 1.. from the bottom.",
+        "  e2      move your pawn to e2 (a step, or a jump over a pawn next to you)",
+        "  e3h     a horizontal wall under e4 and f4 (between rows 3 and 4, columns e-f)",
+        "  e3v     a vertical wall right of e3 and e4 (between columns e and f, rows 3-4)",
+        "Commands:",
+        *(f"  {text}" for text in WORDS.values()),
+        "Tab completes commands and your legal pawn moves; up and down recall earlier lines.",
+    ]
+)
+
+
+def parse(line: str) -> Command | None:
+    """The command on ``line``; None for a blank line."""
+    text = line.strip()
+    if not text:
+        return None
+    word, _, rest = text.partition(" ")
+    word = ALIASES.get(word.lower(), word.lower())
+    rest = rest.strip()
+    if not rest and is_move(word):
+        return Move(word)
+    match word:
+        case "move" | "wall":
+            return _move(word, rest)
+        case "chat":
+            return Chat(rest) if rest else Invalid("chat what? type: chat <text>")
+        case "resign":
+            return Resign()
+        case "draw":
+            action: dict[str, Literal["offer", "accept", "decline"]] = {
+                "": "offer",
+                "offer": "offer",
+                "accept": "accept",
+                "decline": "decline",
+            }
+            if rest.lower() not in action:
+                return Invalid("draw, draw accept or draw decline")
+            return Draw(action[rest.lower()])
+        case "accept":
+            return Draw("accept")
+        case "decline":
+            return Draw("decline")
+        case "claim":
+            return Claim()
+        case "abort":
+            return Abort()
+        case "rematch":
+            return Rematch()
+        case "help":
+            return Help()
+        case "quit":
+            return Quit()
+        case "board":
+            return Board()
+        case "moves":
+            return Moves()
+    return Invalid(f"{text!r} is not a move or a command; type help")
+
+
+def _move(word: str, rest: str) -> Command:
+    notation = "".join(rest.lower().split())  # "wall e3 h" reads as e3h
+    if word == "wall":
+        if is_wall(notation):
+            return Move(notation)
+        if is_move(notation):
+            return Invalid(f"wall {notation}: add h or v (e.g. {notation}h)")
+        return Invalid("wall where? type e.g. wall e3h or wall e3v")
+    if is_move(notation):
+        return Move(notation)
+    return Invalid("move where? type e.g. move e2")
+
+
+def completions(before_cursor: str, legal_pawn_moves: list[str]) -> list[str]:
+    """Words that complete the text left of the cursor: commands and legal pawn moves."""
+    text = before_cursor.lstrip().lower()
+    if " " not in text:
+        candidates = [*legal_pawn_moves, *WORDS]
+        return [word for word in candidates if word.startswith(text)]
+    word, _, rest = text.partition(" ")
+    if ALIASES.get(word, word) == "move" and " " not in rest.strip():
+        return [square for square in legal_pawn_moves if square.startswith(rest.strip())]
+    return []

@@ -1,0 +1,529 @@
+"""The glue: server events and typed lines in, requests and notices out.
+
+The controller keeps what the client knows (the latest ``state``, its seat,
+room and seat secret), turns typed lines into requests, and tells a view
+what happened. It runs one loop over one inbox, so server events and typed
+lines are handled strictly one at a time. It never judges a move: a move
+goes to the server with the current ``ply`` and the server's answer is shown.
+
+In the plain mode (``premove``) typed lines run in order and a move waits
+for the player's turn, so a script can pipe a whole game in at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections import deque
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from client import commands
+from client.connection import Connected, Connection, Event, Failed, Garbled, Lost, Received
+from client.describe import describe, rooms_text, situation, who
+from protocol.messages import (
+    Abort,
+    Chat,
+    ChatMessage,
+    Claim,
+    Create,
+    Draw,
+    Error,
+    ErrorCode,
+    Join,
+    Joined,
+    Left,
+    ListRooms,
+    MoveRequest,
+    Queued,
+    QuickMatch,
+    Rematch,
+    Resign,
+    Rooms,
+    ServerMessage,
+    State,
+    Watch,
+    Welcome,
+)
+
+Intent = Create | Join | QuickMatch | Watch | ListRooms
+"""What the player came for: the request sent after the first welcome."""
+
+InRoom = MoveRequest | Chat | Resign | Draw | Claim | Abort | Rematch
+"""Requests that act in the room."""
+
+Kind = Literal["info", "event", "error", "chat", "help", "link"]
+"""What a notice is: the views style (and may filter) by kind."""
+
+
+class View(Protocol):
+    """What the controller needs from a screen."""
+
+    def notice(self, kind: Kind, text: str) -> None:
+        """Tell the player something (text may span lines)."""
+
+    def changed(self) -> None:
+        """The state, the seat or the link changed: redraw."""
+
+    def show_board(self) -> None:
+        """The player asked to see the board."""
+
+
+@dataclass(frozen=True)
+class _Typed:
+    line: str
+
+
+@dataclass(frozen=True)
+class _InputEnded:
+    pass
+
+
+@dataclass(frozen=True)
+class _ClaimDue:
+    """The claim countdown shown in the state with this event has run out."""
+
+    event: int
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A request awaiting its answer: what it was, for the messages about it."""
+
+    what: str
+    """``intent``, ``rejoin``, ``move`` or the command's word (``chat``, ``resign``...)."""
+    move: str = ""
+
+
+class Controller:
+    def __init__(
+        self,
+        connection: Connection,
+        intent: Intent,
+        view: View,
+        *,
+        premove: bool = False,
+        exit_when_over: bool = False,
+    ) -> None:
+        self.connection = connection
+        connection.post = self.post
+        connection.last_event = lambda: self.last_event
+        self.intent = intent
+        self.view = view
+        self.premove = premove
+        self.exit_when_over = exit_when_over
+        self.inbox: asyncio.Queue[Event | _Typed | _InputEnded | _ClaimDue] = asyncio.Queue()
+        self.ready = asyncio.Event()
+        """Set once the intent is answered (or the controller is done)."""
+        self.state: State | None = None
+        self.received_at = 0.0
+        """When the state arrived (event loop time), to run its clocks down."""
+        self.last_event: int | None = None
+        self.room: str | None = None
+        self.role: Literal["player", "spectator"] | None = None
+        self.seat: int | None = None
+        self.secret: str | None = None
+        self.queued = False
+        self.link: Literal["connected", "reconnecting", "closed"] = "connected"
+        self.exit_code: int | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _Pending] = {}
+        self._answered = False
+        self._lines: deque[commands.Command] = deque()
+        """Typed commands waiting their turn (plain mode)."""
+        self._in_flight: tuple[int, MoveRequest] | None = None
+        """The game number and the move sent and not answered yet (resent after a drop)."""
+        self._input_ended = False
+        self._claim_timer: asyncio.TimerHandle | None = None
+
+    # -- fed from outside --------------------------------------------------------
+
+    def post(self, event: Event) -> None:
+        """From the connection."""
+        self.inbox.put_nowait(event)
+
+    def type(self, line: str) -> None:
+        """A line the player typed."""
+        self.inbox.put_nowait(_Typed(line))
+
+    def input_ended(self) -> None:
+        """No more lines will come (end of a piped standard input)."""
+        self.inbox.put_nowait(_InputEnded())
+
+    def elapsed(self) -> float:
+        """Seconds since the state arrived."""
+        return asyncio.get_running_loop().time() - self.received_at
+
+    # -- the loop ----------------------------------------------------------------
+
+    async def run(self, welcome: Welcome) -> int:
+        """Play until quit or a fatal error (or game over, with ``exit_when_over``)."""
+        reader = asyncio.create_task(self.connection.run())
+        reader.add_done_callback(self._reader_done)
+        try:
+            if not isinstance(self.intent, ListRooms):
+                self.view.notice("link", f"Connected to {self.connection.url} as {welcome.name}.")
+            await self._send(self.intent, _Pending("intent"))
+            while self.exit_code is None:
+                item = await self.inbox.get()
+                await self._handle(item)
+                await self._advance()
+        finally:
+            self.ready.set()
+            self.link = "closed"
+            if self._claim_timer is not None:
+                self._claim_timer.cancel()
+            await self.connection.close()
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+        return self.exit_code
+
+    def _reader_done(self, reader: asyncio.Task[None]) -> None:
+        """The connection's reader stopped: a bug in it must not leave the player hanging."""
+        if not reader.cancelled() and (error := reader.exception()) is not None:
+            self.post(Failed(f"the client failed: {error!r}"))
+
+    def finish(self, code: int) -> None:
+        if self.exit_code is None:
+            self.exit_code = code
+            self.ready.set()
+
+    def summary(self) -> list[str]:
+        """The last words: the result, or how to come back to a game left running."""
+        state = self.state
+        if state is None:
+            return []
+        if state.status == "finished":
+            return [situation(state, self.seat, brief=True)]
+        if (
+            state.status == "playing"
+            and self.role == "player"
+            and self.seat is not None
+            and self.secret is not None
+        ):
+            return [
+                f"You left a game in progress: come back soon, or the others may claim it. "
+                f"To come back: quoridor join {state.room} --seat {self.seat} "
+                f"--secret {self.secret}"
+            ]
+        return []
+
+    async def _handle(self, item: Event | _Typed | _InputEnded | _ClaimDue) -> None:
+        match item:
+            case _Typed(line):
+                command = commands.parse(line)
+                if command is None:
+                    return
+                if self.premove:
+                    move = isinstance(command, commands.Move)
+                    if move and not self._lines and not self._may_send_move():
+                        self.view.notice("info", f"{line.strip()}: sent when it is your turn.")
+                    self._lines.append(command)
+                else:
+                    await self._command(command)
+            case _InputEnded():
+                self._input_ended = True
+            case _ClaimDue(event):
+                self._claim_due(event)
+            case Received(message):
+                await self._message(message)
+            case Connected(welcome=welcome):
+                await self._reconnected(welcome)
+            case Lost(reason, retry_in, attempt):
+                self.link = "reconnecting"
+                self.view.notice(
+                    "link",
+                    f"Connection lost: {reason}. Reconnecting in {retry_in:.1f} s (try {attempt}).",
+                )
+                self.view.changed()
+            case Failed(reason):
+                self.view.notice("error", f"Disconnected: {reason}.")
+                self.finish(1)
+            case Garbled(text):
+                self.view.notice("error", text)
+
+    async def _advance(self) -> None:
+        """Run queued commands (plain mode) as far as they can go now."""
+        while self._lines and self.exit_code is None:
+            command = self._lines[0]
+            if isinstance(command, commands.Move) and not self._may_send_move():
+                break
+            self._lines.popleft()
+            await self._command(command)
+        if self._input_ended and not self._lines and self.exit_code is None:
+            state = self.state
+            stuck = (
+                state is not None
+                and state.status == "playing"
+                and state.turn == self.seat
+                and self._in_flight is None
+            )
+            if stuck:
+                self.view.notice("info", "End of input: leaving.")
+                for line in self.summary():
+                    self.view.notice("info", line)
+                self.finish(0)
+
+    def _may_send_move(self) -> bool:
+        """Whether a queued move can go now: connected, and our turn (or never will be)."""
+        state = self.state
+        if self.link != "connected" or state is None or self.role is None:
+            return False
+        if self.role == "spectator" or state.status == "finished":
+            return True  # the server will say why not
+        return state.status == "playing" and state.turn == self.seat and self._in_flight is None
+
+    # -- commands ----------------------------------------------------------------
+
+    async def _command(self, command: commands.Command) -> None:
+        match command:
+            case commands.Move(notation):
+                await self._move(notation)
+            case commands.Chat(text):
+                await self._send(Chat(text=text), _Pending("chat"))
+            case commands.Resign():
+                await self._send(Resign(), _Pending("resign"))
+            case commands.Draw(action):
+                await self._send(Draw(action=action), _Pending("draw"))
+            case commands.Claim():
+                await self._send(Claim(), _Pending("claim"))
+            case commands.Abort():
+                await self._send(Abort(), _Pending("abort"))
+            case commands.Rematch():
+                await self._send(Rematch(), _Pending("rematch"))
+            case commands.Help():
+                self.view.notice("help", commands.HELP)
+            case commands.Quit():
+                for line in self.summary():
+                    self.view.notice("info", line)
+                self.finish(0)
+            case commands.Board():
+                self.view.show_board()
+            case commands.Moves():
+                self._list_moves()
+            case commands.Invalid(message):
+                self.view.notice("error", message)
+
+    async def _move(self, notation: str) -> None:
+        state = self.state
+        if state is None:
+            self.view.notice("error", f"{notation}: there is no game yet")
+            return
+        request = MoveRequest(move=notation, ply=state.ply)
+        self._in_flight = (state.game, request)
+        if not await self._send(request, _Pending("move", notation)):
+            self._in_flight = None
+
+    def _list_moves(self) -> None:
+        state = self.state
+        if state is None or state.status != "playing":
+            self.view.notice("info", "No game in progress.")
+        elif state.turn != self.seat:
+            self.view.notice("info", situation(state, self.seat))
+        else:
+            self.view.notice("info", "Pawn moves: " + ", ".join(state.legal_pawn_moves) + ".")
+
+    async def _send(self, request: Intent | InRoom, pending: _Pending) -> bool:
+        request.id = request_id = next(self._ids)
+        self._pending[request_id] = pending
+        if await self.connection.send(request):
+            return True
+        del self._pending[request_id]
+        self.view.notice("error", "Not connected right now: wait for the reconnection and retry.")
+        return False
+
+    # -- server messages -----------------------------------------------------------
+
+    async def _message(self, message: ServerMessage) -> None:
+        match message:
+            case State():
+                self._state(message)
+            case Error():
+                await self._error(message)
+            case Joined():
+                self._joined(message)
+            case ChatMessage():
+                self._chat(message)
+            case Queued(variant=variant):
+                self.queued = True
+                self._answer()
+                size = variant.size
+                self.view.notice(
+                    "info",
+                    f"Waiting for an opponent ({variant.players} players, {size}x{size})...",
+                )
+            case Rooms(rooms=rooms):
+                self.view.notice("info", "\n".join(rooms_text(rooms)))
+                if isinstance(self.intent, ListRooms):
+                    self._answer()
+                    self.finish(0)
+            case Left(id=None):
+                self.view.notice(
+                    "error", "Your seat was taken back with its secret from another connection."
+                )
+                self.room = self.role = self.seat = self.secret = None
+                self.finish(1)
+
+    def _answer(self) -> None:
+        self._answered = True
+        self.ready.set()
+
+    def _saw(self, event: int) -> None:
+        if self.last_event is None or event > self.last_event:
+            self.last_event = event
+
+    def _joined(self, joined: Joined) -> None:
+        pending = self._pending.pop(joined.id, None) if isinstance(joined.id, int) else None
+        moved = joined.room == self.room and joined.seat != self.seat and pending is None
+        rejoin = pending is not None and pending.what == "rejoin"
+        if joined.room != self.room:
+            self.last_event = None
+        self.queued = False
+        self.room, self.role, self.seat = joined.room, joined.role, joined.seat
+        if joined.secret is not None:
+            self.secret = joined.secret
+        self._answer()
+        if rejoin:
+            self.view.notice("link", f"Back in room {joined.room}.")
+        elif moved:
+            self.view.notice("info", f"The seats turn: you now play seat {joined.seat}.")
+        elif joined.role == "spectator":
+            self.view.notice("info", f"Watching room {joined.room}.")
+        elif pending is not None:
+            text = f"You have seat {joined.seat} in room {joined.room}."
+            if isinstance(self.intent, Create) and self.intent.ai is None:
+                text += f" Your opponent joins with: quoridor join {joined.room}"
+            self.view.notice("info", text)
+        self.view.changed()
+
+    def _chat(self, line: ChatMessage) -> None:
+        if line.room != self.room:
+            return
+        self._saw(line.event)
+        if isinstance(line.id, int):
+            self._pending.pop(line.id, None)
+        speaker = "you" if line.seat == self.seat and self.role == "player" else line.name
+        self.view.notice("chat", f"{speaker}: {line.text}")
+
+    def _state(self, state: State) -> None:
+        if isinstance(state.id, int):
+            self._pending.pop(state.id, None)
+        before = self.state
+        if before is not None and before.room == state.room and state.event < before.event:
+            return  # older than what we show (a replayed event)
+        if state.room == self.room:
+            self._saw(state.event)
+        flight = self._in_flight
+        if flight is not None and (
+            state.status != "playing" or state.game != flight[0] or state.ply > flight[1].ply
+        ):
+            self._in_flight = None
+        self.received_at = asyncio.get_running_loop().time()
+        if before is None or before.event != state.event or before.room != state.room:
+            self.view.notice("event", describe(before, state, self.seat, brief=self.exit_when_over))
+        self.state = state
+        self._watch_claims(state)
+        self.view.changed()
+        over = state.status == "finished" and (state.match is None or state.match.over)
+        if over and self.exit_when_over:
+            self.finish(0)
+
+    def _watch_claims(self, state: State) -> None:
+        """Tell the player when an absent opponent may be claimed against."""
+        if self._claim_timer is not None:
+            self._claim_timer.cancel()
+            self._claim_timer = None
+        if self.role != "player" or state.status != "playing":
+            return
+        waits = [
+            p.claim_in_ms
+            for p in state.players
+            if p.seat != self.seat and p.active and p.claim_in_ms is not None
+        ]
+        if waits:
+            loop = asyncio.get_running_loop()
+            self._claim_timer = loop.call_later(
+                min(waits) / 1000, self.inbox.put_nowait, _ClaimDue(state.event)
+            )
+
+    def _claim_due(self, event: int) -> None:
+        state = self.state
+        if state is None or state.event != event:
+            return
+        away = [
+            who(state, p.seat, self.seat)
+            for p in state.players
+            if p.seat != self.seat and p.active and p.claim_in_ms is not None
+        ]
+        self.view.notice(
+            "info", f"{', '.join(away)} stayed away too long: type claim to win the game."
+        )
+
+    async def _error(self, error: Error) -> None:
+        pending = self._pending.pop(error.id, None) if isinstance(error.id, int) else None
+        if error.state is not None and (
+            self.state is None or error.state.event >= self.state.event
+        ):
+            self.state = error.state
+            self.received_at = asyncio.get_running_loop().time()
+            self.view.changed()
+        what = pending.what if pending is not None else None
+        if what == "move":
+            self._in_flight = None
+        if what == "rejoin" and self._may_start_over():
+            self.view.notice("link", "The waiting room closed while you were away; starting over.")
+            self.room = self.role = self.seat = self.secret = self.state = None
+            self._answered = False
+            await self._send(self.intent, _Pending("intent"))
+        elif what in ("intent", "rejoin"):
+            self.view.notice("error", error.message)
+            self.finish(1)
+        elif error.code == ErrorCode.UNKNOWN_TYPE and what is not None:
+            self.view.notice("error", f"This server does not support {what} yet.")
+        elif pending is not None and what == "move":
+            self.view.notice("error", f"{pending.move} refused: {error.message}.")
+            if error.state is not None and error.code == ErrorCode.STALE_PLY:
+                self.view.notice("info", situation(error.state, self.seat))
+        else:
+            self.view.notice("error", _sentence(error.message))
+
+    def _may_start_over(self) -> bool:
+        """A rejoin failed: start over if the room was only waiting (its game never began)."""
+        return self.state is not None and self.state.status == "waiting"
+
+    async def _reconnected(self, welcome: Welcome) -> None:
+        self.link = "connected"
+        self.view.changed()
+        if welcome.room is not None:
+            if welcome.seat is not None and welcome.seat != self.seat:
+                self.seat = welcome.seat  # the seats turned while we were away
+            self.view.notice("link", f"Reconnected: back in room {welcome.room}.")
+            if self._in_flight is not None:
+                # Its answer may have been lost: the same move for the same ply is never
+                # played twice, so sending it again is safe (the server answers a state).
+                move = self._in_flight[1]
+                await self._send(
+                    MoveRequest(move=move.move, ply=move.ply), _Pending("move", move.move)
+                )
+            return
+        self._in_flight = None  # a new session: a move left unanswered is for the player to retry
+        if self.room is not None and self.role == "player" and self.secret is not None:
+            self.view.notice("link", "Reconnected; reclaiming the seat...")
+            request: Intent = Join(room=self.room, seat=self.seat, secret=self.secret)
+            await self._send(request, _Pending("rejoin"))
+        elif self.room is not None and self.role == "spectator":
+            self.view.notice("link", "Reconnected.")
+            await self._send(Watch(room=self.room), _Pending("rejoin"))
+        elif self.queued or not self._answered:
+            self.view.notice("link", "Reconnected.")
+            self.queued = False
+            await self._send(self.intent, _Pending("intent"))
+        else:
+            self.view.notice("link", "Reconnected.")
+
+
+def _sentence(text: str) -> str:
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."

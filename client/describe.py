@@ -1,0 +1,261 @@
+"""Events in words: one line per change, for the plain mode and the message log.
+
+Every function here is pure. ``me`` is the viewer's seat, or None for a
+spectator; the viewer is called "you".
+"""
+
+from __future__ import annotations
+
+from protocol.messages import ClockInfo, RoomInfo, State, TimeControl, VariantSpec
+
+REASONS = {
+    "goal": "",
+    "resign": "by resignation",
+    "time": "on time",
+    "abandon": "the others stayed away",
+    "last_standing": "last one standing",
+}
+"""How a game was won, for the result line (unknown reasons are shown as they come)."""
+
+
+def goal(players: int, size: int, seat: int) -> str:
+    """Where a seat races to, in words (the protocol's seats and goals, section 9)."""
+    letters = "abcdefghijk"
+    if players == 2:
+        return f"row {size}" if seat == 0 else "row 1"
+    return (f"row {size}", f"column {letters[size - 1]}", "row 1", "column a")[seat]
+
+
+def variant_text(variant: VariantSpec) -> str:
+    walls = "standard walls" if variant.walls is None else f"{variant.walls} walls each"
+    size = variant.size
+    return f"{variant.players} players, {size}x{size}, {walls}"
+
+
+def time_control_text(control: TimeControl | None) -> str:
+    """``5+3``: minutes each plus seconds added per move; "untimed" without a clock."""
+    if control is None:
+        return "untimed"
+    base = f"{control.base / 60:g}" if control.base % 60 == 0 else f"{control.base:g}s"
+    return f"{base}+{control.increment:g}"
+
+
+def clock_text(ms: float | None) -> str:
+    """Milliseconds left as ``m:ss`` (``h:mm:ss`` past an hour)."""
+    if ms is None:
+        return ""
+    whole = max(0, int(ms // 1000))
+    hours, rest = divmod(whole, 3600)
+    if hours:
+        return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
+    return f"{rest // 60}:{rest % 60:02d}"
+
+
+def remaining(clock: ClockInfo, seat: int, elapsed: float = 0.0) -> float:
+    """A seat's time left in ms, ``elapsed`` seconds after the message was made."""
+    left = float(clock.remaining_ms[seat])
+    if clock.running == seat:
+        left -= elapsed * 1000
+    return max(0.0, left)
+
+
+def distance_text(steps: int) -> str:
+    """Steps to the goal; -1 is a pawn out of the game and walled off from its goal."""
+    return "cut off" if steps < 0 else str(steps)
+
+
+def who(state: State, seat: int, me: int | None) -> str:
+    """A seat's player as the viewer says it: "you", the name, or "seat N"."""
+    if seat == me:
+        return "you"
+    if seat < len(state.players) and state.players[seat].name:
+        return str(state.players[seat].name)
+    return f"seat {seat}"
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _listing(state: State, me: int | None, values: list[str]) -> str:
+    return ", ".join(f"{who(state, seat, me)} {value}" for seat, value in enumerate(values))
+
+
+def seats_text(state: State, me: int | None) -> str:
+    parts = []
+    for player in state.players:
+        name = player.name if player.name is not None else "free"
+        if player.seat == me:
+            name += " (you)"
+        elif player.name is not None and not player.connected:
+            name += " (away)"
+        parts.append(f"seat {player.seat} {name}")
+    return _cap(", ".join(parts)) + "."
+
+
+def result_text(state: State, me: int | None) -> str:
+    result = state.result
+    if result is None:
+        return "Game over."
+    if result.reason == "aborted":
+        return "The game was aborted."
+    if result.winner is None:
+        return "Game over: a draw." if result.reason == "draw" else f"Game over ({result.reason})."
+    how = REASONS.get(result.reason, result.reason)
+    how = f" ({how})" if how else ""
+    if result.winner == me:
+        return f"Game over: you win{how}!"
+    return f"Game over: {who(state, result.winner, me)} wins{how}."
+
+
+def match_text(state: State, me: int | None) -> str:
+    match = state.match
+    if match is None:
+        return ""
+    scores = _listing(state, me, [f"{score:g}" for score in match.scores])
+    if not match.over:
+        return f"Match game {match.game} of {match.games}; score: {scores}."
+    if match.winner is None:
+        return f"The match is drawn: {scores}."
+    return f"{_cap(who(state, match.winner, me))} won the match: {scores}."
+
+
+def situation(state: State, me: int | None, *, brief: bool = False, elapsed: float = 0.0) -> str:
+    """Where the game stands: waiting, whose turn, or who won.
+
+    Unless ``brief``, it lists the viewer's options on their turn and after the game.
+    """
+    if state.status == "waiting":
+        taken = sum(p.name is not None for p in state.players)
+        return f"Waiting for players: {taken} of {len(state.players)} seats taken."
+    if state.status == "finished":
+        text = result_text(state, me)
+        match = state.match
+        if me is not None and not brief and (match is None or match.over):
+            text += " Type rematch to play again, or quit."
+        return text
+    if state.turn is None:
+        return ""
+    if state.turn != me:
+        return f"{_cap(who(state, state.turn, me))} to move."
+    if brief:
+        return "Your move."
+    moves = ", ".join(state.legal_pawn_moves) or "none"
+    text = (
+        f"Your move (ply {state.ply}). Pawn moves: {moves}. "
+        f"Walls left: {_listing(state, me, [str(n) for n in state.walls_left])}. "
+        f"Distance to goal: {_listing(state, me, [distance_text(n) for n in state.distances])}."
+    )
+    clock = state.clock
+    if clock is not None:
+        times = [clock_text(remaining(clock, s, elapsed)) for s in range(len(clock.remaining_ms))]
+        text += f" Clock: {_listing(state, me, times)}."
+    return text
+
+
+def _player_changes(before: State, after: State, me: int | None) -> list[str]:
+    changes = []
+    for old, new in zip(before.players, after.players, strict=False):
+        if new.seat == me:
+            continue
+        if old.name is None and new.name is not None:
+            changes.append(f"{new.name} took seat {new.seat}.")
+        elif old.name is not None and new.name is None:
+            changes.append(f"Seat {new.seat} is free again.")
+        elif old.name != new.name:
+            changes.append(f"{new.name} took over seat {new.seat}.")
+        elif old.connected and not new.connected and after.status == "playing":
+            text = f"{new.name} is away"
+            if new.claim_in_ms is not None and me is not None:
+                text += (
+                    f"; if they stay away you may claim the game in {new.claim_in_ms / 1000:.0f} s"
+                )
+            changes.append(text + ".")
+        elif not old.connected and new.connected:
+            changes.append(f"{new.name} is back.")
+        if old.active and not new.active and after.status == "playing":
+            changes.append(f"{new.name} is out of the game.")
+    return changes
+
+
+def _offers(before: State, after: State, me: int | None) -> list[str]:
+    changes = []
+    for seat in sorted(set(after.draw_offers) - set(before.draw_offers)):
+        if seat == me:
+            changes.append("You offer a draw.")
+        elif me is not None:
+            changes.append(f"{_cap(who(after, seat, me))} offers a draw: accept or decline?")
+        else:
+            changes.append(f"{_cap(who(after, seat, me))} offers a draw.")
+    declined = before.draw_offers and not after.draw_offers and after.ply == before.ply
+    if declined and after.status == "playing":
+        changes.append("The draw offer was declined.")
+    for seat in sorted(set(after.rematch) - set(before.rematch)):
+        if seat == me:
+            changes.append("You ask for a rematch; waiting for the others.")
+        elif me is not None:
+            changes.append(
+                f"{_cap(who(after, seat, me))} asks for a rematch: type rematch to play."
+            )
+        else:
+            changes.append(f"{_cap(who(after, seat, me))} asks for a rematch.")
+    return changes
+
+
+def describe(before: State | None, after: State, me: int | None, *, brief: bool = False) -> str:
+    """One line telling what changed from ``before`` (None: nothing seen yet) to ``after``.
+
+    ``brief`` leaves out the options (pawn moves, rematch) from the situation.
+    """
+    parts: list[str] = []
+    if before is None or before.room != after.room:
+        parts.append(f"Room {after.room}: {variant_text(after.variant)}.")
+        if after.clock is not None:
+            control = TimeControl(
+                base=after.clock.base_ms / 1000, increment=after.clock.increment_ms / 1000
+            )
+            parts.append(f"Clock {time_control_text(control)}.")
+    if before is None or before.room != after.room or before.game != after.game:
+        if before is not None and before.room == after.room:
+            parts.append(f"Game {after.game} starts.")
+        parts.append(seats_text(after, me))
+        if me is not None:
+            parts.append(f"You race to {goal(after.variant.players, after.variant.size, me)}.")
+        parts.append(match_text(after, me))
+        if after.last_move is not None:
+            last = after.last_move
+            parts.append(f"Last move: {who(after, last.seat, me)} {last.move} (ply {last.ply}).")
+    else:
+        parts += _player_changes(before, after, me)
+        if after.spectators != before.spectators:
+            parts.append(f"{after.spectators} watching.")
+        if after.ply > before.ply and after.last_move is not None:
+            last = after.last_move
+            mover = who(after, last.seat, me)
+            if after.ply == before.ply + 1:
+                verb = "placed a wall at" if last.move.endswith(("h", "v")) else "moved to"
+                parts.append(_cap(f"{mover} {verb} {last.move}."))
+            else:
+                parts.append(f"{after.ply - before.ply} moves played; last {mover} {last.move}.")
+        if before.status == "waiting" and after.status == "playing":
+            parts.append("The game starts.")
+        parts += _offers(before, after, me)
+        if before.status != "finished" and after.status == "finished":
+            parts.append(match_text(after, me))
+    parts.append(situation(after, me, brief=brief and after.status == "finished"))
+    return " ".join(part for part in parts if part)
+
+
+def rooms_text(rooms: list[RoomInfo]) -> list[str]:
+    """The public rooms as a small table."""
+    if not rooms:
+        return ["No public rooms. Create one: quoridor create"]
+    lines = [f"{'ROOM':<12} {'GAME':<30} {'CLOCK':<8} {'STATUS':<9} PLAYERS"]
+    for room in rooms:
+        names = ", ".join(name if name is not None else "-" for name in room.players)
+        watching = f" (+{room.spectators} watching)" if room.spectators else ""
+        game = variant_text(room.variant) + (", match" if room.match else "")
+        clock = time_control_text(room.clock)
+        lines.append(f"{room.room:<12} {game:<30} {clock:<8} {room.status:<9} {names}{watching}")
+    lines.append("Join one: quoridor join ROOM   Watch one: quoridor watch ROOM")
+    return lines

@@ -1,0 +1,68 @@
+"""The plain line mode: one line per event, for screen readers and scripts.
+
+Nothing is redrawn and nothing is coloured: each event is one line of words
+on standard output, errors included, in order. Lines typed on standard input
+run in order; a move waits for the player's turn, so a whole game can be
+piped in. ``board`` prints the drawing on demand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import TextIO
+
+from client.controller import Controller, Kind
+from client.render import board_text
+from client.status import status_lines
+
+
+class PlainView:
+    """Prints notices as lines on ``out``."""
+
+    def __init__(self, out: TextIO, *, ascii: bool = False) -> None:
+        self.out = out
+        self.ascii = ascii
+        self.controller: Controller | None = None
+
+    def notice(self, kind: Kind, text: str) -> None:
+        prefix = "Error: " if kind == "error" else ""
+        self.out.write(prefix + text + "\n")
+        self.out.flush()
+
+    def changed(self) -> None:
+        pass  # every change was already told in a notice
+
+    def show_board(self) -> None:
+        controller = self.controller
+        if controller is None or controller.state is None:
+            self.notice("info", "No board yet.")
+            return
+        state, seat = controller.state, controller.seat
+        lines = [board_text(state, ascii=self.ascii, seat=seat)]
+        lines += [
+            "".join(text for _, text in line)
+            for line in status_lines(state, seat, ascii=self.ascii, elapsed=controller.elapsed())
+        ]
+        self.notice("info", "\n".join(lines))
+
+
+def read_lines(stream: TextIO, controller: Controller) -> threading.Thread:
+    """Feed ``stream``'s lines to the controller from a thread, then tell it the input ended.
+
+    A thread, not the event loop, reads: standard input may be a terminal, a
+    pipe or a file, and a blocking read works on all three.
+    """
+    loop = asyncio.get_running_loop()
+
+    def read() -> None:
+        try:
+            for line in stream:
+                loop.call_soon_threadsafe(controller.type, line)
+            loop.call_soon_threadsafe(controller.input_ended)
+        except (RuntimeError, ValueError, OSError):
+            pass  # the loop is gone (we are exiting) or the stream was closed
+
+    thread = threading.Thread(target=read, name="stdin", daemon=True)
+    thread.start()
+    return thread

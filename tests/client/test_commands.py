@@ -1,0 +1,124 @@
+"""Typed lines become commands; completion offers words and legal pawn moves."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from client import commands
+from client.__main__ import build_parser, time_control
+from client.commands import (
+    Abort,
+    Board,
+    Chat,
+    Claim,
+    Draw,
+    Help,
+    Invalid,
+    Move,
+    Moves,
+    Quit,
+    Rematch,
+    Resign,
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        ("e2", Move("e2")),
+        ("  E3H ", Move("e3h")),
+        ("e3v", Move("e3v")),
+        ("k11", Move("k11")),
+        ("move e2", Move("e2")),
+        ("m d5", Move("d5")),
+        ("wall e3h", Move("e3h")),
+        ("wall e3 v", Move("e3v")),
+        ("w a1h", Move("a1h")),
+        ("chat good game!", Chat("good game!")),
+        ("say hi", Chat("hi")),
+        ("resign", Resign()),
+        ("draw", Draw("offer")),
+        ("draw accept", Draw("accept")),
+        ("accept", Draw("accept")),
+        ("decline", Draw("decline")),
+        ("claim", Claim()),
+        ("abort", Abort()),
+        ("rematch", Rematch()),
+        ("help", Help()),
+        ("?", Help()),
+        ("quit", Quit()),
+        ("exit", Quit()),
+        ("board", Board()),
+        ("moves", Moves()),
+    ],
+)
+def test_lines_parse_to_commands(line: str, command: commands.Command) -> None:
+    assert commands.parse(line) == command
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("wall e3", "add h or v"),
+        ("wall", "wall where?"),
+        ("move", "move where?"),
+        ("move to e2", "move where?"),
+        ("chat", "chat what?"),
+        ("draw maybe", "draw accept"),
+        ("z9", "not a move or a command"),
+        ("dance", "not a move or a command"),
+    ],
+)
+def test_lines_that_are_not_commands_say_why(line: str, message: str) -> None:
+    command = commands.parse(line)
+    assert isinstance(command, Invalid)
+    assert message in command.message
+
+
+def test_blank_lines_are_nothing() -> None:
+    assert commands.parse("   ") is None
+
+
+def test_notation_is_only_read_never_judged() -> None:
+    # Off a 9x9 board or an impossible wall: the server says so, not the client.
+    assert commands.parse("k11h") == Move("k11h")
+    assert commands.parse("a9h") == Move("a9h")
+
+
+def test_completion_offers_words_and_legal_pawn_moves() -> None:
+    legal = ["e2", "d1", "f1"]
+    assert commands.completions("", legal)[:3] == legal
+    assert commands.completions("e", legal) == ["e2"]
+    assert commands.completions("mo", legal) == ["move", "moves"]
+    assert commands.completions("move ", legal) == legal
+    assert commands.completions("move d", legal) == ["d1"]
+    assert commands.completions("chat e", legal) == []
+    assert commands.completions("re", []) == ["resign", "rematch"]
+
+
+def test_help_lists_every_command() -> None:
+    for word in commands.WORDS:
+        assert word in commands.HELP
+
+
+def test_time_controls_read_minutes_plus_seconds() -> None:
+    assert (time_control("5+3").base, time_control("5+3").increment) == (300, 3)
+    assert (time_control("90s+2").base, time_control("90s+2").increment) == (90, 2)
+    assert time_control("10").increment == 0
+    for bad in ("fast", "0+1", "5+x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            time_control(bad)
+
+
+def test_common_options_go_before_or_after_the_subcommand() -> None:
+    parser = build_parser()
+    before = parser.parse_args(["--server", "ws://h:1", "--plain", "join", "abc"])
+    after = parser.parse_args(["join", "abc", "--server", "ws://h:1", "--plain"])
+    for args in (before, after):
+        assert (args.server, args.plain, args.code, args.ascii) == ("ws://h:1", True, "abc", False)
+    create = parser.parse_args(["create", "--players", "4", "--size", "11", "--private"])
+    assert (create.players, create.size, create.private, create.clock) == (4, 11, True, None)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["create", "--size", "8"])

@@ -1,0 +1,105 @@
+"""One line per event, in words, for the plain mode and the log."""
+
+from __future__ import annotations
+
+from client.describe import clock_text, describe, rooms_text, situation, time_control_text
+from protocol.messages import ClockInfo, Result, RoomInfo, TimeControl, VariantSpec
+from tests.client.states import make_state
+
+
+def test_the_first_state_introduces_the_room() -> None:
+    state = make_state(status="waiting", names=("Alice", None))
+    line = describe(None, state, 0)
+    assert line == (
+        "Room room1: 2 players, 9x9, 10 walls each. Seat 0 Alice (you), seat 1 free. "
+        "You race to row 9. Waiting for players: 1 of 2 seats taken."
+    )
+
+
+def test_the_game_starts_when_the_second_player_sits_down() -> None:
+    before = make_state(status="waiting", names=("Alice", None))
+    after = make_state(event=2, legal=("d1", "f1", "e2"))
+    assert describe(before, after, 0) == (
+        "Bob took seat 1. The game starts. Your move (ply 0). Pawn moves: d1, f1, e2. "
+        "Walls left: you 10, Bob 10. Distance to goal: you 8, Bob 8."
+    )
+    assert describe(before, after, 1) == "The game starts. Alice to move."
+
+
+def test_moves_and_walls_are_told_by_who_played_them() -> None:
+    before = make_state(event=5, ply=4, turn=0)
+    wall = make_state(event=6, ply=5, turn=1, walls=("e3h",), last="e3h", last_seat=0)
+    assert describe(before, wall, 1).startswith("Alice placed a wall at e3h. Your move (ply 5).")
+    assert describe(before, wall, 0) == "You placed a wall at e3h. Bob to move."
+    step = make_state(event=6, ply=5, turn=1, last="e2", last_seat=0, pawns=("e2", "e9"))
+    assert describe(before, step, None) == "Alice moved to e2. Bob to move."
+
+
+def test_results_say_how_the_game_was_won() -> None:
+    playing = make_state(event=3, ply=2)
+    for reason, mine, theirs in [
+        ("goal", "Game over: you win!", "Game over: Alice wins."),
+        (
+            "resign",
+            "Game over: you win (by resignation)!",
+            "Game over: Alice wins (by resignation).",
+        ),
+        ("time", "Game over: you win (on time)!", "Game over: Alice wins (on time)."),
+    ]:
+        over = make_state(
+            event=4,
+            ply=2,
+            status="finished",
+            result=Result(winner=0, reason=reason),  # type: ignore[arg-type]
+        )
+        assert situation(over, 0, brief=True) == mine
+        assert situation(over, 1, brief=True) == theirs
+        assert describe(playing, over, 0, brief=True) == mine
+    draw = make_state(event=4, status="finished", result=Result(winner=None, reason="draw"))
+    assert situation(draw, 0, brief=True) == "Game over: a draw."
+    assert situation(draw, 0).endswith("Type rematch to play again, or quit.")
+
+
+def test_draw_offers_rematches_and_absences_are_told() -> None:
+    before = make_state(event=3, ply=2)
+    offer = make_state(event=4, ply=2, draw_offers=[1])
+    assert describe(before, offer, 0).startswith("Bob offers a draw: accept or decline?")
+    declined = make_state(event=5, ply=2)
+    assert describe(offer, declined, 0).startswith("The draw offer was declined.")
+    away = make_state(event=4, ply=2, connected=[True, False])
+    assert describe(before, away, 0).startswith("Bob is away.")
+    over = make_state(event=9, status="finished", result=Result(winner=0, reason="goal"))
+    again = make_state(event=10, status="finished", result=over.result, rematch=[1])
+    assert describe(over, again, 0).startswith("Bob asks for a rematch: type rematch to play.")
+
+
+def test_clocks_and_time_controls_read_naturally() -> None:
+    assert clock_text(299_500) == "4:59"
+    assert clock_text(3_725_000) == "1:02:05"
+    assert clock_text(-5) == "0:00"
+    assert time_control_text(TimeControl(base=300, increment=3)) == "5+3"
+    assert time_control_text(TimeControl(base=90, increment=0)) == "90s+0"
+    assert time_control_text(None) == "untimed"
+    clock = ClockInfo(base_ms=300_000, increment_ms=0, remaining_ms=[61_000, 300_000], running=0)
+    state = make_state(clock=clock, legal=("e2",))
+    assert situation(state, 0, elapsed=2.0).endswith("Clock: you 0:59, Bob 5:00.")
+
+
+def test_the_room_list_is_a_table() -> None:
+    rooms = [
+        RoomInfo(
+            room="abc",
+            variant=VariantSpec(players=2, size=9, walls=10),
+            clock=TimeControl(base=300, increment=3),
+            match=False,
+            status="waiting",
+            players=["Alice", None],
+            spectators=1,
+        )
+    ]
+    lines = rooms_text(rooms)
+    assert lines[0].split() == ["ROOM", "GAME", "CLOCK", "STATUS", "PLAYERS"]
+    assert lines[1].split() == [
+        *"abc 2 players, 9x9, 10 walls each 5+3 waiting Alice, - (+1 watching)".split()
+    ]
+    assert rooms_text([])[0].startswith("No public rooms")

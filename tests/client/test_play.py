@@ -1,0 +1,240 @@
+"""Clients playing through a real server on 127.0.0.1: whole games, refusals, chat, resuming."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgspec
+import pytest
+
+from client.controller import Controller
+from protocol.messages import AiSpec, Create, Join, ListRooms, MoveRequest, Watch
+from server.app import GameServer
+from tests.client.recorder import Recorder, start, until
+from tests.wsclient import Client
+
+ALICE = "e2 e3 e4 e5 e6 e7 e8 e9".split()
+BOB = "d9 d8 a6h d7 d6 d5 d4".split()
+"""A short game Alice (seat 0) wins on her eighth move."""
+
+
+async def seated(url: str) -> tuple[Controller, Recorder, asyncio.Task[int], str]:
+    """Alice's controller in a new room; the room's code."""
+    alice, view, task = await start(url, "Alice", Create())
+    text = await view.wait_for("quoridor join ")
+    return alice, view, task, text.rsplit(" ", 1)[1]
+
+
+async def test_two_scripted_players_play_a_whole_game(url: str) -> None:
+    alice, alice_view, alice_task, room = await seated(url)
+    for move in ALICE:
+        alice.type(move)  # all at once: each waits for Alice's turn
+    bob, bob_view, bob_task = await start(url, "Bob", Join(room=room))
+    for move in BOB:
+        bob.type(move)
+    assert await asyncio.wait_for(alice_task, 5) == 0
+    assert await asyncio.wait_for(bob_task, 5) == 0
+    assert alice_view.texts("event")[-1] == "You moved to e9. Game over: you win!"
+    assert bob_view.texts("event")[-1] == "Alice moved to e9. Game over: Alice wins."
+    assert bob_view.has("Alice placed a wall") is False
+    assert alice_view.has("Bob placed a wall at a6h.")
+    assert not alice_view.texts("error")
+    assert not bob_view.texts("error")
+    assert alice.state is not None
+    assert alice.state.walls == ["a6h"]
+
+
+async def test_a_rejected_wall_shows_the_reason_and_the_game_goes_on(url: str) -> None:
+    alice, alice_view, alice_task, room = await seated(url)
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=room))
+    alice.type("e3h")
+    await alice_view.wait_for("You placed a wall at e3h.")
+    await bob.send(MoveRequest(move="e8", ply=1))
+    alice.type("wall e3v")  # crosses e3h
+    alice.type("e2")
+    error = await alice_view.wait_for("refused")
+    assert error == "e3v refused: wall e3v crosses e3h."
+    await alice_view.wait_for("You moved to e2.")
+    assert alice.state is not None
+    assert alice.state.walls == ["e3h"]
+    alice.type("quit")
+    assert await asyncio.wait_for(alice_task, 5) == 0
+    await bob.close()
+
+
+async def test_a_move_out_of_turn_is_the_servers_to_refuse(url: str) -> None:
+    alice, _, alice_task, room = await seated(url)
+    bob, bob_view, bob_task = await start(url, "Bob", Join(room=room), premove=False)
+    await bob_view.wait_for("Alice to move.")
+    bob.type("e8")  # not queued without premove: sent, and refused
+    assert await bob_view.wait_for("refused") == "e8 refused: it is seat 0's turn."
+    for controller in (alice, bob):
+        controller.type("quit")
+    await asyncio.gather(alice_task, bob_task)
+
+
+async def test_chat_and_resign(url: str) -> None:
+    _, alice_view, alice_task, room = await seated(url)
+    bob, bob_view, bob_task = await start(url, "Bob", Join(room=room), exit_when_over=False)
+    await bob_view.wait_for("Alice to move.")
+    bob.type("chat good luck!")
+    assert await alice_view.wait_for("good luck") == "Bob: good luck!"
+    assert await bob_view.wait_for("good luck") == "you: good luck!"
+    bob.type("resign")
+    assert await bob_view.wait_for("Game over") == (
+        "Game over: Alice wins (by resignation). Type rematch to play again, or quit."
+    )
+    assert await asyncio.wait_for(alice_task, 5) == 0  # a script stops when the game is over
+    assert alice_view.texts("event")[-1] == "Game over: you win (by resignation)!"
+    bob.type("quit")
+    assert await asyncio.wait_for(bob_task, 5) == 0
+    assert bob.summary() == ["Game over: Alice wins (by resignation)."]
+
+
+async def test_a_rematch_turns_the_seats(url: str) -> None:
+    alice, alice_view, alice_task = await start(url, "Alice", Create(), exit_when_over=False)
+    room = (await alice_view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
+    bob, bob_view, bob_task = await start(url, "Bob", Join(room=room), exit_when_over=False)
+    await bob_view.wait_for("Alice to move.")
+    alice.type("draw")
+    await bob_view.wait_for("Alice offers a draw: accept or decline?")
+    bob.type("accept")
+    await alice_view.wait_for("Game over: a draw.")
+    alice.type("rematch")
+    await bob_view.wait_for("Alice asks for a rematch: type rematch to play.")
+    bob.type("rematch")
+    assert await bob_view.wait_for("seats turn") == "The seats turn: you now play seat 0."
+    game_two = await alice_view.wait_for("Game 2 starts.")
+    assert "Seat 0 Bob, seat 1 Alice (you). You race to row 1." in game_two
+    bob.type("e2")  # Bob opens the second game
+    await alice_view.wait_for("Bob moved to e2. Your move (ply 1).")
+    for controller in (alice, bob):
+        controller.type("quit")
+    await asyncio.gather(alice_task, bob_task)
+
+
+async def test_a_spectator_sees_the_moves(url: str) -> None:
+    alice, _, alice_task, room = await seated(url)
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=room))
+    watcher, view, watch_task = await start(url, "Carol", Watch(room=room))
+    await view.wait_for("Alice to move.")
+    alice.type("e2")
+    assert await view.wait_for("Alice moved") == "Alice moved to e2. Bob to move."
+    watcher.type("e8")
+    assert await view.wait_for("refused") == (
+        "e8 refused: spectators can watch and read the chat, not play or write."
+    )
+    watcher.type("quit")
+    alice.type("quit")
+    await asyncio.gather(alice_task, watch_task)
+    await bob.close()
+
+
+async def test_the_room_list_answers_and_ends(url: str) -> None:
+    _, _, alice_task, room = await seated(url)
+    _, view, task = await start(url, "Lister", ListRooms())
+    assert await asyncio.wait_for(task, 5) == 0
+    table = view.texts("info")[-1].splitlines()
+    assert table[1].startswith(room)
+    alice_task.cancel()
+
+
+async def test_a_dropped_link_reconnects_and_resumes_the_seat(url: str, server: GameServer) -> None:
+    alice, alice_view, alice_task, room = await seated(url)
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=room))
+    await alice_view.wait_for("Your move")
+    alice.type("e2")
+    await alice_view.wait_for("You moved to e2.")
+    token = alice.connection.resume_token
+    for ws in list(server.sockets.values()):
+        if ws.remote_address[1] == alice.connection.ws.local_address[1]:  # type: ignore[union-attr]
+            ws.transport.abort()  # the network drops Alice without a word
+    assert (await alice_view.wait_for("Connection lost")).startswith(
+        "Connection lost: the connection dropped. Reconnecting in"
+    )
+    assert await alice_view.wait_for("Reconnected") == f"Reconnected: back in room {room}."
+    assert alice.connection.resume_token != token  # tokens rotate on each resume
+    await until(lambda: alice.link == "connected" or None)
+    await bob.send(MoveRequest(move="e8", ply=1))
+    await alice_view.wait_for("Bob moved to e8.")
+    alice.type("e3")
+    await alice_view.wait_for("You moved to e3.")
+    assert not alice_view.texts("error")
+    alice.type("quit")
+    await alice_task
+    await bob.close()
+
+
+async def test_a_waiting_room_lost_in_a_drop_is_made_again(url: str, server: GameServer) -> None:
+    alice, alice_view, alice_task, room = await seated(url)
+    for ws in list(server.sockets.values()):
+        ws.transport.abort()
+    await alice_view.wait_for("starting over")
+    await until(lambda: alice.room if alice.room not in (None, room) else None)
+    # The new room works: Bob joins it and the game starts.
+    bob = await Client.connect(url, "Bob")
+    assert alice.room is not None
+    await bob.send(Join(room=alice.room))
+    await alice_view.wait_for("The game starts.")
+    alice.type("quit")
+    await alice_task
+    await bob.close()
+
+
+async def test_playing_the_computer(url: str) -> None:
+    alice, view, task = await start(url, "Alice", Create(ai=AiSpec(level=1, seconds=0.1)))
+    first = await view.wait_for("Room ")
+    assert "Seat 0 Alice (you), seat 1 Computer" in first
+    assert not view.has("Your opponent joins with")
+    alice.type("e2")
+    assert (await view.wait_for("Your move (ply 2)", within=10)).startswith("Computer")
+    alice.type("quit")
+    await task
+
+
+@pytest.mark.parametrize("lost", ["request", "answer"])
+async def test_a_move_lost_in_a_drop_is_sent_again_and_played_once(url: str, lost: str) -> None:
+    alice, alice_view, alice_task, room = await seated(url)
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=room))
+    await alice_view.wait_for("Your move")
+    connection = alice.connection
+    send, deliver = connection.send, connection._deliver
+
+    async def send_into_the_void(message: msgspec.Struct) -> bool:
+        if not isinstance(message, MoveRequest):
+            return await send(message)
+        connection.send = send  # type: ignore[method-assign]
+        assert connection.ws is not None
+        connection.ws.transport.abort()  # the link dies before the move leaves
+        return True
+
+    def lose_the_answer(frame: bytes | str) -> None:
+        text = frame if isinstance(frame, str) else frame.decode()
+        if '"type":"state"' in text:
+            connection._deliver = deliver  # type: ignore[method-assign]
+            assert connection.ws is not None
+            connection.ws.transport.abort()  # the move was played; its answer never arrives
+            return
+        deliver(frame)
+
+    if lost == "request":
+        connection.send = send_into_the_void  # type: ignore[method-assign]
+    else:
+        connection._deliver = lose_the_answer  # type: ignore[method-assign]
+    alice.type("e2")
+    alice.type("e3")  # queued behind e2: it must wait for e2's answer
+    await alice_view.wait_for("Reconnected")
+    state = await until(lambda: alice.state if alice.state and alice.state.ply == 1 else None)
+    assert state.pawns == ["e2", "e9"]
+    await bob.send(MoveRequest(move="e8", ply=1))
+    await alice_view.wait_for("You moved to e3.")
+    assert alice.state is not None
+    assert alice.state.pawns == ["e3", "e8"]
+    assert not alice_view.texts("error")
+    alice.type("quit")
+    await alice_task
+    await bob.close()

@@ -1,0 +1,156 @@
+"""The full-screen client, headless: keys through a pipe, a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from client.connection import Connection
+from client.controller import Controller, Intent
+from client.render import render_board
+from client.tui import TuiView, run_tui
+from protocol.messages import Create, Join, MoveRequest, State
+from tests.client.recorder import until
+from tests.wsclient import Client
+
+
+@dataclass
+class Screen:
+    keys: PipeInput
+    view: TuiView
+    controller: Controller
+    task: asyncio.Task[int]
+    out: io.StringIO
+
+    def type(self, text: str) -> None:
+        self.keys.send_text(text)
+
+    def log(self) -> list[str]:
+        return [text for _, text in self.view.log]
+
+    async def shows(self, fragment: str) -> str:
+        return await until(lambda: next((t for t in self.log() if fragment in t), None))
+
+    async def at(self, ply: int) -> State:
+        """The state once the game has started and reached ``ply``."""
+        return await until(lambda: self._state(ply))
+
+    def _state(self, ply: int) -> State | None:
+        state = self.controller.state
+        started = state is not None and state.status != "waiting"
+        return state if started and state is not None and state.ply == ply else None
+
+
+@contextlib.asynccontextmanager
+async def full_screen(url: str, name: str, intent: Intent) -> AsyncIterator[Screen]:
+    """The full-screen client running on a pipe for keys and a dummy terminal."""
+    with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+        connection = Connection(url, name, lambda event: None)
+        view = TuiView(name)
+        controller = Controller(connection, intent, view)
+        out = io.StringIO()
+        task = asyncio.create_task(run_tui(controller, view, await connection.open(), out))
+        screen = Screen(keys, view, controller, task, out)
+        try:
+            yield screen
+        finally:
+            if not task.done():
+                keys.send_text("\x03")  # Ctrl-C quits
+            await asyncio.wait_for(task, 5)
+
+
+async def room_of(screen: Screen) -> str:
+    return await until(lambda: screen.controller.room)
+
+
+async def test_a_player_types_a_whole_game_and_wins(url: str) -> None:
+    moves = "e2 d9 e3 d8 e4 a6h e5 d7 e6 d6 e7 d5 e8 d4 e9".split()
+    async with full_screen(url, "Alice", Create()) as alice:
+        bob = await Client.connect(url, "Bob")
+        await bob.send(Join(room=await room_of(alice)))
+        for ply, move in enumerate(moves):
+            await alice.at(ply)
+            if ply % 2 == 0:
+                alice.type(f"{move}\r")  # Alice types on the keyboard
+            else:
+                await bob.send(MoveRequest(move=move, ply=ply))
+        await until(lambda: alice.controller.state and alice.controller.state.result)
+        assert await alice.shows("Game over") == (
+            "You moved to e9. Game over: you win! Type rematch to play again, or quit."
+        )
+        state = alice.controller.state
+        assert state is not None
+        assert alice.view.board() == [
+            fragment
+            for index, line in enumerate(render_board(state, seat=0))
+            for fragment in ([("", "\n")] if index else []) + line
+        ]
+        alice.type("quit\r")
+        assert await asyncio.wait_for(alice.task, 5) == 0
+        await bob.close()
+    assert alice.out.getvalue() == "Game over: you win!\n"
+
+
+async def test_a_rejected_wall_shows_the_reason_and_play_goes_on(url: str) -> None:
+    async with full_screen(url, "Alice", Create()) as alice:
+        bob = await Client.connect(url, "Bob")
+        await bob.send(Join(room=await room_of(alice)))
+        await alice.at(0)
+        alice.type("wall e3h\r")
+        await alice.at(1)
+        await bob.send(MoveRequest(move="e8", ply=1))
+        await alice.at(2)
+        alice.type("e3v\r")  # crosses e3h
+        assert await alice.shows("refused") == "e3v refused: wall e3v crosses e3h."
+        alice.type("e2\r")
+        await alice.at(3)
+        assert alice.log()[-1] == "You moved to e2. Bob to move."
+        state = alice.controller.state
+        assert state is not None
+        assert state.walls == ["e3h"]
+        await bob.close()
+
+
+async def test_tab_completes_the_legal_pawn_moves(url: str) -> None:
+    async with full_screen(url, "Alice", Create()) as alice:
+        bob = await Client.connect(url, "Bob")
+        await bob.send(Join(room=await room_of(alice)))
+        await alice.at(0)
+        app = await until(lambda: alice.view.app)
+        await until(lambda: app.render_counter > 1 or None)  # on screen: keys go to the prompt
+        alice.type("move \t")
+        completing = await until(lambda: app.current_buffer.complete_state)
+        assert [c.text for c in completing.completions] == ["d1", "f1", "e2"]
+        status = "".join(fragment[1] for fragment in alice.view.status())
+        assert "● Alice" in status
+        assert "Your move." in status
+        await bob.close()
+
+
+async def test_leaving_a_game_in_progress_says_how_to_come_back(url: str) -> None:
+    async with full_screen(url, "Alice", Create()) as alice:
+        bob = await Client.connect(url, "Bob")
+        room = await room_of(alice)
+        await bob.send(Join(room=room))
+        await alice.at(0)
+        alice.type("\x04")  # Ctrl-D quits too
+        assert await asyncio.wait_for(alice.task, 5) == 0
+        await bob.close()
+    secret = alice.controller.secret
+    assert alice.out.getvalue().endswith(
+        f"To come back: quoridor join {room} --seat 0 --secret {secret}\n"
+    )
+
+
+async def test_a_failed_join_never_takes_the_screen(url: str) -> None:
+    async with full_screen(url, "Alice", Join(room="nope")) as alice:
+        assert await asyncio.wait_for(alice.task, 5) == 1
+        assert alice.view.app is None
+    assert alice.out.getvalue().splitlines()[-1] == "no room 'nope'"

@@ -121,7 +121,7 @@ class Controller:
         """When the state arrived (event loop time), to run its clocks down."""
         self.last_event: int | None = None
         self.room: str | None = None
-        self.role: Literal["player", "spectator"] | None = None
+        self.role: str | None = None
         self.seat: int | None = None
         self.secret: str | None = None
         self.queued = False

@@ -261,7 +261,8 @@ class Joined(Struct, kw_only=True, tag="joined"):
 
     id: RequestId = None
     room: str
-    role: Literal["player", "spectator"]
+    role: str
+    """``player`` or ``spectator`` (a string, so that clients survive new values)."""
     seat: int | None = None
     secret: str | None = None
     """Secret: with ``join``, reclaims this seat from any connection. Null when the
@@ -286,7 +287,8 @@ class RoomInfo(Struct, kw_only=True):
     variant: VariantSpec
     clock: TimeControl | None
     match: bool
-    status: Literal["waiting", "playing", "finished"]
+    status: str
+    """``waiting``, ``playing`` or ``finished``."""
     players: list[str | None]
     """Names by seat; null for a free seat."""
     spectators: int
@@ -327,7 +329,9 @@ class LastMove(Struct, kw_only=True):
 class Result(Struct, kw_only=True):
     winner: int | None
     """The winning seat; null for a draw or an aborted game."""
-    reason: Literal["goal", "resign", "time", "abandon", "draw", "aborted", "last_standing"]
+    reason: str
+    """``goal``, ``resign``, ``time``, ``abandon``, ``draw``, ``aborted`` or ``last_standing``;
+    decoded as a string so that a client survives reasons added later."""
 
 
 class ClockInfo(Struct, kw_only=True):
@@ -361,7 +365,8 @@ class State(Struct, kw_only=True, tag="state"):
     """The room's event number: 1, 2, 3... with no gaps."""
     room: str
     variant: VariantSpec
-    status: Literal["waiting", "playing", "finished"]
+    status: str
+    """``waiting``, ``playing`` or ``finished``."""
     ply: int
     turn: int | None
     """Seat to move; null unless playing."""
@@ -438,7 +443,9 @@ class ChatMessage(Struct, kw_only=True, tag="chat_line"):
 
 class Error(Struct, kw_only=True, tag="error"):
     id: RequestId = None
-    code: ErrorCode
+    code: Annotated[str, Meta(examples=[code.value for code in ErrorCode])]
+    """One of ``ErrorCode`` (PROTOCOL.md, section 19); a string so that clients survive codes
+    added later."""
     message: str
     state: State | None = None
     """The room's current state, for ``stale_ply``, ``not_your_turn`` and the like."""

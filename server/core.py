@@ -205,12 +205,9 @@ class Core:
             room.spectators.discard(session)
             session.room = None
             self._forget(session)
-        elif room.status == "waiting":
-            # A waiting room holds no seat for someone who is not there.
-            room.seats[session.seat] = None
-            session.room = session.seat = None
-            self._forget(session)
         else:
+            # The seat is kept for the grace period: in a waiting room it is then
+            # given up; in a game the others may then claim.
             absence = self.limits.absence
             grace = absence.deliberate_grace if deliberate else absence.grace
             room.away(session.seat, self.clock(), grace)
@@ -240,6 +237,13 @@ class Core:
             if results := room.expire(now, self.limits.absence):
                 self.counters["flags"] += sum(r.reason == "time" for r in results)
                 actions += self._after_results(room)
+            if released := room.release_absent(now):
+                for session in released:
+                    session.room = session.seat = None
+                    self._forget(session)
+                self.journal.room(room)
+                if room.anyone_connected():
+                    actions.append(self._push(room))
             self._schedule(room)
             self._collect(room)
         return actions
@@ -371,7 +375,7 @@ class Core:
         room = self._new_room(spec, public, request.clock, request.match)
         if request.ai is not None:
             for seat in range(1, spec.players):
-                name = f"Computer (level {request.ai.level})"
+                name = f"Computer L{request.ai.level}"
                 bot, _ = Session.new(name, self._chat_bucket())
                 room.seat_bot(seat, bot, request.ai.level, request.ai.seconds)
         return self._take_seat(session, room, 0, request.id)
@@ -801,7 +805,7 @@ class Core:
 
     def _collect(self, room: Room) -> None:
         """Forget a room nobody can come back to, or that no game keeps alive."""
-        if room.anyone_connected() or room.status == "playing":
+        if room.anyone_connected() or room.status == "playing" or room.seats_kept():
             return
         del self.rooms[room.code]
         self.journal.drop_room(room.code)

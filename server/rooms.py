@@ -211,10 +211,27 @@ class Room:
         return holder.new_secret()
 
     def away(self, seat: int, now: float, grace: float) -> None:
-        """The seat's player went away; during a game, the claim countdown starts."""
+        """The seat's player went away: the grace period starts (in a game, the claim
+        countdown; in a waiting room, the time the seat is kept)."""
         holder = self.holder(seat)
-        if self.status == "playing" and holder.gone_since is None:
+        if self.status != "finished" and holder.gone_since is None:
             holder.gone_since, holder.grace = now, grace
+
+    def seats_kept(self) -> bool:
+        """Does a waiting room still keep a seat for a player who dropped?"""
+        return self.status == "waiting" and any(h and h.gone_since is not None for h in self.seats)
+
+    def release_absent(self, now: float) -> list[Session]:
+        """In a waiting room, give up the seats whose players stayed away past their grace."""
+        if self.status != "waiting":
+            return []
+        released = []
+        for seat, holder in enumerate(self.seats):
+            gone = holder.gone_since if holder is not None else None
+            if holder is not None and gone is not None and now >= gone + holder.grace:
+                self.seats[seat] = None
+                released.append(holder.session)
+        return released
 
     def back(self, seat: int) -> None:
         self.holder(seat).gone_since = None
@@ -318,7 +335,11 @@ class Room:
     # -- time ----------------------------------------------------------------
 
     def deadline(self, absence: Absence) -> float | None:
-        """The next moment the room must act by itself (a flag, an abandonment)."""
+        """The next moment the room must act by itself (a flag, an abandonment, a seat
+        given up in a waiting room)."""
+        if self.status == "waiting":
+            kept = [h.gone_since + h.grace for h in self.seats if h and h.gone_since is not None]
+            return min(kept, default=None)
         if self.status != "playing":
             return None
         moments = [
@@ -332,6 +353,8 @@ class Room:
 
     def expire(self, now: float, absence: Absence) -> list[Result]:
         """Flag a seat out of time, decide against seats away too long."""
+        if self.status != "playing":
+            return []
         results: list[Result] = []
         clock = self.clock
         # Compare with the very deadline the timer was set for (not a recomputed

@@ -50,7 +50,7 @@ def test_results_say_how_the_game_was_won() -> None:
             event=4,
             ply=2,
             status="finished",
-            result=Result(winner=0, reason=reason),  # type: ignore[arg-type]
+            result=Result(winner=0, reason=reason),
         )
         assert situation(over, 0, brief=True) == mine
         assert situation(over, 1, brief=True) == theirs

@@ -84,8 +84,33 @@ def test_rooms_nobody_can_return_to_are_forgotten() -> None:
     assert driver.core.rooms == {}
     driver.send(a, Create())
     driver.drop(a)
+    # A dropped creator keeps the seat (and the code stays good) for the grace period.
+    assert len(driver.core.rooms) == 1
+    driver.clock.advance(driver.core.limits.absence.grace)
+    driver.run(driver.core.tick())
     assert driver.core.rooms == {}
     assert driver.core.sessions == {}
+
+
+def test_a_creator_who_drops_while_waiting_comes_back_to_the_same_room() -> None:
+    driver = Driver()
+    a, welcome = driver.greet("alice")
+    driver.send(a, Create())
+    room = driver.joined(a).room
+    driver.drop(a)
+    driver.clock.advance(30)
+    again = driver.open()
+    (back, state) = driver.send(
+        again, Hello(version=VERSION, name="alice", resume=welcome.resume_token)
+    )
+    assert isinstance(back, Welcome)
+    assert (back.room, back.seat) == (room, 0)
+    assert isinstance(state, State)
+    assert state.players[0].connected
+    b, _ = driver.greet("bob")
+    driver.send(b, Join(room=room))
+    assert driver.last_state(b).status == "playing"
+    assert driver.last_state(b).players[0].claim_in_ms is None
 
 
 def test_a_game_in_progress_outlives_its_players() -> None:

@@ -210,6 +210,17 @@ class FetchGame(Struct, kw_only=True, tag="fetch_game"):
     """The game's ``id`` from ``history``."""
 
 
+class ReplayRequest(Struct, kw_only=True, tag="replay"):
+    """Ask for every position of a game given by its moves (a record file, a fetched game).
+
+    Clients hold no rules: the server plays the moves and sends each position back.
+    """
+
+    id: RequestId = None
+    variant: VariantSpec = msgspec.field(default_factory=VariantSpec)
+    moves: Annotated[list[Notation], Meta(max_length=1000)]
+
+
 class Ping(Struct, kw_only=True, tag="ping"):
     """Answered by ``pong``."""
 
@@ -233,6 +244,7 @@ Request = (
     | Chat
     | History
     | FetchGame
+    | ReplayRequest
     | Ping
 )
 
@@ -430,6 +442,30 @@ class GameRecordReply(Struct, kw_only=True, tag="game_record"):
     """The moves numbered by round (``1. e2 e8 2. e3h``)."""
 
 
+class Frame(Struct, kw_only=True):
+    """One position of a replayed game."""
+
+    ply: int
+    pawns: list[str]
+    walls: list[str]
+    walls_left: list[int]
+    turn: int
+    """The seat to move (once the game is over: the winner)."""
+    last_move: str | None
+    winner: int | None
+    distances: list[int]
+
+
+class ReplayFrames(Struct, kw_only=True, tag="replay_frames"):
+    """Answer to ``replay``: the start position, then one frame after each move."""
+
+    id: RequestId = None
+    variant: VariantSpec
+    frames: list[Frame]
+    error: str | None = None
+    """Why the move after the last frame could not be played, if one could not."""
+
+
 class ChatMessage(Struct, kw_only=True, tag="chat_line"):
     """A chat line, pushed to everyone in the room; it is a room event."""
 
@@ -462,5 +498,6 @@ ServerMessage = (
     | ChatMessage
     | HistoryList
     | GameRecordReply
+    | ReplayFrames
     | Error
 )

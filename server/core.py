@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from engine import Variant
+from engine import Game, Variant
 from protocol.codec import BadRequest, decode_request, encode, request_id
 from protocol.messages import (
     VERSION,
@@ -39,6 +39,7 @@ from protocol.messages import (
     Error,
     ErrorCode,
     FetchGame,
+    Frame,
     Hello,
     History,
     HistoryList,
@@ -52,6 +53,8 @@ from protocol.messages import (
     Pong,
     Queued,
     Rematch,
+    ReplayFrames,
+    ReplayRequest,
     Request,
     RequestId,
     Resign,
@@ -267,6 +270,8 @@ class Core:
                 return [self._history(connection.id, request)]
             case FetchGame():
                 return [self._fetch_game(connection.id, request)]
+            case ReplayRequest():
+                return [self._replay_game(connection.id, request)]
             case Leave():
                 return self._leave(session, request)
             case MoveRequest() | Resign() | Draw() | Claim() | Abort() | Rematch() | Chat():
@@ -705,6 +710,21 @@ class Core:
             return self._error(conn, ErrorCode.GAME_NOT_FOUND, message, request.id)
         return Send([conn], encode(reply))
 
+    def _replay_game(self, conn: int, request: ReplayRequest) -> Send:
+        """Play ``moves`` from the start and send every position (clients hold no rules)."""
+        spec = self._variant(request.variant)
+        game = Game(spec.players, spec.size, spec.walls)
+        frames, error = [_frame(game)], None
+        for move in request.moves:
+            try:
+                game.play(move)
+            except ValueError as reason:
+                error = f"move {game.ply + 1} ({move}): {reason}"
+                break
+            frames.append(_frame(game))
+        reply = ReplayFrames(id=request.id, variant=spec, frames=frames, error=error)
+        return Send([conn], encode(reply))
+
     # -- persistence ---------------------------------------------------------------
 
     @property
@@ -856,3 +876,16 @@ class Core:
         self.counters[f"error:{code}"] += 1
         state: State | None = room.state(now) if room is not None else None
         return Send([conn], encode(Error(id=rid, code=code, message=message, state=state)))
+
+
+def _frame(game: Game) -> Frame:
+    return Frame(
+        ply=game.ply,
+        pawns=game.pawns,
+        walls=game.walls,
+        walls_left=game.walls_left,
+        turn=game.turn,
+        last_move=game.moves[-1] if game.ply else None,
+        winner=game.winner,
+        distances=game.distances(),
+    )

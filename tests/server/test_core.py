@@ -228,3 +228,19 @@ def test_random_moves_are_applied_or_refused_whole(
     else:
         assert isinstance(replies[0], State)
         assert game.moves in (moves, [*moves, move])
+
+
+def test_replay_sends_every_position_and_stops_at_an_illegal_move() -> None:
+    from protocol.messages import ReplayFrames, ReplayRequest
+
+    driver = Driver()
+    conn, _ = driver.greet()
+    (reply,) = driver.send(conn, ReplayRequest(id=5, moves=["e2", "e8", "e3h", "e3v", "e3"]))
+    assert isinstance(reply, ReplayFrames)
+    assert reply.id == 5
+    assert [frame.ply for frame in reply.frames] == [0, 1, 2, 3]
+    assert reply.frames[0].pawns == ["e1", "e9"]
+    assert reply.frames[3].walls == ["e3h"]
+    assert reply.frames[3].last_move == "e3h"
+    assert reply.error == "move 4 (e3v): wall e3v crosses e3h"
+    assert driver.core.rooms == {}

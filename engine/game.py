@@ -348,6 +348,8 @@ class Game:
         would seal both pawns' paths, which no wall may do.)
         """
         players = self.variant.players
+        if players == 2:
+            return 1 - seat
         seats = [(seat + step) % players for step in range(1, players + 1)]
         active = [s for s in seats if not (self._retired >> s) & 1]
         return next((s for s in active if self._can_act(s)), active[0])

@@ -10,5 +10,12 @@ business. The pieces, each in its own module:
 - ``connection``: the websocket, the handshake, reconnecting and resuming;
 - ``controller``: glue between the connection, the commands and a view;
 - ``plain`` and ``tui``: the line-per-event view and the full-screen one;
+- ``replay``: record files read, replayed positions kept and told in words;
+- ``archive``: ``history`` and ``replay``, which ask the server and need no room;
+- ``viewer``: the full-screen replay viewer;
 - ``__main__``: the ``quoridor`` command line.
+
+The exception is ``bot``: the headless computer player (``quoridor bot``),
+the reference example for bots, which thinks with ``engine.ai``. It speaks
+only the public protocol, and ``__main__`` loads it only for ``bot``.
 """

@@ -1,8 +1,12 @@
 """``quoridor`` / ``python -m client``: play Quoridor in a terminal.
 
-Subcommands: ``create``, ``join CODE``, ``match``, ``list`` and
-``watch CODE``. The common options (``--server``, ``--name``, ``--plain``,
-``--ascii``, ``--no-color``) go before or after the subcommand.
+Subcommands that take a room (``create``, ``join CODE``, ``match``,
+``play --vs-ai N``, ``list``, ``watch CODE``) run the controller with the
+request in ``INTENTS``; the others have runners of their own in ``RUNNERS``:
+``replay`` and ``history`` (``client.archive``) and ``bot`` (``client.bot``,
+loaded only when asked for: it is the one module that runs the engine). The
+common options (``--server``, ``--name``, ``--plain``, ``--ascii``,
+``--no-color``) go before or after the subcommand.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ import getpass
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TextIO
 
+from client import archive
 from client.connection import ConnectError, Connection, normalize_url
 from client.controller import Controller, Intent
 from client.plain import PlainView, read_lines
@@ -44,8 +49,11 @@ def default_name() -> str:
     return name[:NAME_LIMIT] or "player"
 
 
-def _common(defaults: bool) -> argparse.ArgumentParser:
-    """The options every subcommand takes; real defaults only on the top parser."""
+def _common(defaults: bool, *, screen: bool = True) -> argparse.ArgumentParser:
+    """The options every subcommand takes; real defaults only on the top parser.
+
+    ``screen=False`` leaves out the display options (for the headless bot).
+    """
 
     def default(value: object) -> object:
         return value if defaults else argparse.SUPPRESS
@@ -57,6 +65,9 @@ def _common(defaults: bool) -> argparse.ArgumentParser:
         default=default(os.environ.get("QUORIDOR_SERVER", DEFAULT_SERVER)),
         help=f"the server's address (env QUORIDOR_SERVER, default {DEFAULT_SERVER})",
     )
+    if not screen:  # the bot
+        group.add_argument("--name", default=default(None), help="its name (default: bot-LEVEL)")
+        return parser
     group.add_argument("--name", default=default(None), help="your name (default: your login name)")
     group.add_argument(
         "--plain",
@@ -96,7 +107,27 @@ def time_control(text: str) -> TimeControl:
     return TimeControl(base=base, increment=increment)
 
 
-def _variant_options(parser: argparse.ArgumentParser) -> None:
+def positive(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return number
+
+
+def seconds(text: str) -> float:
+    try:
+        number = float(text)
+    except ValueError:
+        number = 0.0
+    if not 0 < number <= 60:
+        raise argparse.ArgumentTypeError(f"{text!r}: give seconds, more than 0 and at most 60")
+    return number
+
+
+def _variant_options(parser: argparse.ArgumentParser, *, clock: bool = True) -> None:
     parser.add_argument("--players", type=int, choices=(2, 4), default=2, help="2 or 4 players")
     parser.add_argument(
         "--size", type=int, choices=(5, 7, 9, 11), default=9, help="board size (default 9)"
@@ -104,6 +135,8 @@ def _variant_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--walls", type=int, default=None, help="walls per player (default: 20 shared out)"
     )
+    if not clock:
+        return
     parser.add_argument(
         "--clock",
         type=time_control,
@@ -146,10 +179,73 @@ def build_parser() -> argparse.ArgumentParser:
     match = sub.add_parser("match", parents=common, help="play the next player who asks too")
     _variant_options(match)
 
+    play = sub.add_parser("play", parents=common, help="play the server's computer at once")
+    play.add_argument(
+        "--vs-ai",
+        type=int,
+        choices=range(1, 6),
+        required=True,
+        metavar="LEVEL",
+        help="the computer's level, 1 (beginner) to 5 (expert)",
+    )
+    _variant_options(play)
+
     sub.add_parser("list", parents=common, help="list the public rooms")
 
     watch = sub.add_parser("watch", parents=common, help="watch a room as a spectator")
     watch.add_argument("code", help="the room's code")
+
+    history = sub.add_parser("history", parents=common, help="list recently finished games")
+    history.add_argument(
+        "--limit", type=int, choices=range(1, 101), default=20, metavar="N", help="1-100"
+    )
+
+    replay = sub.add_parser(
+        "replay",
+        parents=common,
+        help="replay a finished game, or a record file, move by move",
+        description="Replay a game of the server's history (its number in 'quoridor history') "
+        "or a record file in standard notation ('e2 e8 e3h' or '1. e2 e8 2. e3h'). "
+        "The server plays the moves; keys: right/n next, left/p previous, Home/End, q quit.",
+    )
+    replay.add_argument("game", nargs="?", type=int, help="the game's number in the history")
+    replay.add_argument("--file", metavar="PATH", help="a record file ('-': standard input)")
+    _variant_options(replay, clock=False)
+    replay.add_argument(
+        "--export", action="store_true", help="print the record (one line, then numbered)"
+    )
+    replay.add_argument(
+        "--brief", action="store_true", help="plain mode: one line per move, no boards"
+    )
+
+    bot = sub.add_parser(
+        "bot",
+        parents=[_common(defaults=False, screen=False)],
+        help="a computer player that plays on the server (headless)",
+        description="A headless computer player: it joins a room by its code or quick-matches, "
+        "plays its games to the end and exits. It logs one line per move on standard error.",
+    )
+    bot.add_argument(
+        "--level", type=int, choices=range(1, 6), default=3, help="1 (beginner) to 5 (expert)"
+    )
+    where = bot.add_mutually_exclusive_group()
+    where.add_argument("--join", metavar="CODE", help="take a free seat in this room")
+    where.add_argument(
+        "--match",
+        action="store_true",
+        help="quick match with the same --players/--size/--walls/--clock (the default)",
+    )
+    _variant_options(bot)
+    bot.add_argument(
+        "--games", type=positive, default=1, help="games to play, asking for rematches"
+    )
+    bot.add_argument(
+        "--seconds",
+        type=seconds,
+        default=None,
+        metavar="S",
+        help="thinking time per move (default: the level's own)",
+    )
     return parser
 
 
@@ -167,10 +263,31 @@ INTENTS: dict[str, Callable[[argparse.Namespace], Intent]] = {
     ),
     "join": lambda args: Join(room=args.code, seat=args.seat, secret=args.secret),
     "match": lambda args: QuickMatch(variant=_variant(args), clock=args.clock),
+    "play": lambda args: Create(
+        variant=_variant(args), clock=args.clock, ai=AiSpec(level=args.vs_ai)
+    ),
     "list": lambda args: ListRooms(),
     "watch": lambda args: Watch(room=args.code),
 }
-"""Each subcommand's request; a later ``bot`` subcommand adds its own entry point."""
+"""Each room subcommand's request, sent once connected."""
+
+Runner = Callable[[argparse.Namespace, TextIO, TextIO, TextIO], Awaitable[int]]
+
+
+async def _bot(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    # Imported here, not at the top: client.bot runs the engine's search, and the
+    # terminal client must never load the engine (it holds no rules).
+    from client.bot import run_bot
+
+    return await run_bot(args, stderr)
+
+
+RUNNERS: dict[str, Runner] = {
+    "history": archive.history,
+    "replay": archive.replay,
+    "bot": _bot,
+}
+"""Subcommands that are no room to play in, each with its own entry point."""
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -182,7 +299,7 @@ def _is_terminal(stream: TextIO) -> bool:
 
 async def play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """Connect, then run the plain or the full-screen mode; the exit status."""
-    name = (args.name or default_name()).strip()[:NAME_LIMIT] or "player"
+    name = player_name(args)
     intent = INTENTS[args.command](args)
     plain = (
         args.plain or args.command == "list" or not (_is_terminal(stdin) and _is_terminal(stdout))
@@ -213,6 +330,27 @@ async def play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     return await controller.run(welcome)
 
 
+def player_name(args: argparse.Namespace) -> str:
+    return (args.name or default_name()).strip()[:NAME_LIMIT] or "player"
+
+
+async def dispatch(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Run the subcommand in ``args``; its exit status."""
+    if args.command == "bot":
+        args.name = (args.name or f"bot-{args.level}").strip()[:NAME_LIMIT] or "bot"
+    else:
+        args.name = player_name(args)
+    return await RUNNERS.get(args.command, play)(args, stdin, stdout, stderr)
+
+
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "replay" and (args.game is None) == (args.file is None):
+        parser.error("replay takes a GAME number or --file PATH (one of them)")
+    return args
+
+
 def run(
     argv: Sequence[str] | None = None,
     stdin: TextIO | None = None,
@@ -220,12 +358,17 @@ def run(
     stderr: TextIO | None = None,
 ) -> int:
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     try:
-        return asyncio.run(play(args, stdin, stdout, stderr))
+        return asyncio.run(dispatch(args, stdin, stdout, stderr))
     except KeyboardInterrupt:
         stderr.write("quoridor: interrupted\n")
         return 130
+    except BrokenPipeError:  # the reader went away (| head): nothing more to say
+        if stdout is sys.stdout:
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except Exception as exc:  # never a traceback for the player
         if os.environ.get("QUORIDOR_DEBUG"):
             raise

@@ -15,6 +15,7 @@ Nothing here knows about the game or the screen.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 import socket
 from collections.abc import Callable
@@ -32,7 +33,15 @@ from websockets.exceptions import (
 )
 
 from protocol.codec import decode_server_message, encode
-from protocol.messages import VERSION, Error, ErrorCode, Hello, ServerMessage, Welcome
+from protocol.messages import (
+    VERSION,
+    Error,
+    ErrorCode,
+    Hello,
+    Request,
+    ServerMessage,
+    Welcome,
+)
 
 CLOSE_POLICY = 1008
 CLOSE_RESTART = 1012
@@ -206,6 +215,7 @@ class Connection:
         self.ws: ClientConnection | None = None
         self._closing = False
         self._wakeup = asyncio.Event()
+        self._asked = itertools.count(1)
 
     @property
     def connected(self) -> bool:
@@ -243,6 +253,35 @@ class Connection:
         except ConnectionClosed:
             return False
         return True
+
+    async def ask(self, request: Request, within: float = 30.0) -> ServerMessage:
+        """Send one request and return the reply that echoes its ``id``.
+
+        For the one-shot commands (``history``, ``replay``) that never ``run``
+        the reading loop; other messages are skipped. Raises ConnectError
+        when the link drops or the server says nothing in time.
+        """
+        ws = self.ws
+        if ws is None:
+            raise ConnectError("not connected")
+        request.id = request_id = f"ask-{next(self._asked)}"
+        try:
+            await ws.send(encode(request), text=True)
+            async with asyncio.timeout(within):
+                while True:
+                    frame = await ws.recv(decode=False)
+                    try:
+                        message = decode_server_message(frame)
+                    except msgspec.DecodeError as exc:
+                        raise ConnectError(garbled_text(frame, exc), retry=False) from None
+                    if message is not None and message.id == request_id:
+                        return message
+        except ConnectionClosed as closed:
+            said = closed.rcvd
+            reason, _ = describe_close(said.code if said else None, said.reason if said else None)
+            raise ConnectError(reason) from None
+        except TimeoutError:
+            raise ConnectError(f"no answer from {self.url} in {within:g} s") from None
 
     async def close(self) -> None:
         self._closing = True

@@ -119,9 +119,32 @@ async def test_a_server_that_is_down_is_told_plainly(tmp_path: Path) -> None:
 
 
 async def test_the_client_never_loads_the_rules_engine() -> None:
-    code = (
-        "import sys, client.__main__, client.tui, client.plain; "
-        "sys.exit('engine' in sys.modules or 'server' in sys.modules)"
+    # Every module of the terminal client, except client/bot.py: the bot is the
+    # reference example of a computer player, and thinking needs the engine's
+    # search (engine.ai.choose_move), which it runs locally. It still talks to the
+    # server through the public protocol only, and ``quoridor`` imports it only
+    # when the ``bot`` subcommand runs (that is checked here too: client.__main__
+    # is among the modules imported).
+    modules = sorted(
+        f"client.{path.stem}"
+        for path in (ROOT / "client").glob("*.py")
+        if path.stem not in ("__init__", "bot")
     )
+    assert "client.__main__" in modules
+    assert "client.viewer" in modules
+    code = (
+        f"import sys, {', '.join(modules)}; "
+        "rules = sorted(m for m in sys.modules if m.split('.')[0] in ('engine', 'server')); "
+        "sys.exit(f'loaded: {rules}' if rules else 0)"
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, env=environment(), stderr=asyncio.subprocess.PIPE
+    )
+    _, err = await asyncio.wait_for(process.communicate(), WITHIN)
+    assert process.returncode == 0, err.decode()
+
+
+async def test_the_bot_is_the_one_module_that_loads_the_engine() -> None:
+    code = "import sys, client.bot; sys.exit('engine.ai' not in sys.modules)"
     process = await asyncio.create_subprocess_exec(sys.executable, "-c", code, env=environment())
     assert await asyncio.wait_for(process.wait(), WITHIN) == 0

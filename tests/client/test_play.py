@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import os
+from typing import TextIO
 
 import msgspec
 import pytest
 
+from client.__main__ import INTENTS, dispatch, parse
 from client.controller import Controller
-from protocol.messages import AiSpec, Create, Join, ListRooms, MoveRequest, Watch
+from protocol.messages import (
+    AiSpec,
+    Create,
+    Join,
+    ListRooms,
+    MoveRequest,
+    TimeControl,
+    VariantSpec,
+    Watch,
+)
 from server.app import GameServer
 from tests.client.recorder import Recorder, start, until
 from tests.wsclient import Client
@@ -238,3 +251,54 @@ async def test_a_move_lost_in_a_drop_is_sent_again_and_played_once(url: str, los
     alice.type("quit")
     await alice_task
     await bob.close()
+
+
+def test_play_vs_ai_is_create_with_the_computer() -> None:
+    play = parse(["play", "--vs-ai", "4", "--size", "7", "--clock", "5+3"])
+    assert INTENTS[play.command](play) == Create(
+        variant=VariantSpec(size=7), clock=TimeControl(base=300, increment=3), ai=AiSpec(level=4)
+    )
+    create = parse(["create", "--computer", "2"])  # the older spelling still works
+    assert INTENTS[create.command](create) == Create(ai=AiSpec(level=2))
+    for argv in (["play"], ["play", "--vs-ai", "6"]):
+        with pytest.raises(SystemExit):
+            parse(argv)
+
+
+def pipe() -> tuple[TextIO, TextIO]:
+    """Standard input for a client, and the end to type into."""
+    read, write = os.pipe()
+    return open(read, encoding="utf-8"), open(write, "w", encoding="utf-8")
+
+
+async def test_play_vs_ai_in_plain_mode(url: str) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    args = parse(["--server", url, "--name", "Alice", "play", "--vs-ai", "1", "--size", "5"])
+    stdin, typing = pipe()
+    with stdin, typing:
+        task = asyncio.create_task(dispatch(args, stdin, out, err))
+
+        async def your_move(ply: int) -> str:
+            """The line that says it is Alice's move at ``ply``; the first pawn move it offers."""
+            line = await until(
+                lambda: next((x for x in out.getvalue().splitlines() if f"(ply {ply})" in x), None),
+                within=10,
+            )
+            offered = line.split("Pawn moves: ")[1].split(".")[0]
+            return offered.split(", ")[0]
+
+        for ply in (0, 2, 4):  # Alice plays a move the server offers; the computer answers
+            typing.write(await your_move(ply) + "\n")
+            typing.flush()
+        await your_move(6)
+        typing.close()  # the end of the input, on Alice's turn: the client leaves
+        code = await asyncio.wait_for(task, 10)
+    lines = out.getvalue().splitlines()
+    assert (code, err.getvalue()) == (0, "")
+    assert lines[0] == f"Connected to {url} as Alice."
+    room = next(line for line in lines if line.startswith("Room "))
+    assert "Seat 0 Alice (you), seat 1 Computer" in room
+    assert sum(line.startswith("You moved to ") for line in lines) == 3
+    assert sum(line.startswith("Computer L1 ") for line in lines) == 3
+    assert lines[-2] == "End of input: leaving."
+    assert not any("refused" in line or "joins with" in line for line in lines)

@@ -1,0 +1,262 @@
+"""Replaying a finished game: record files read, frames kept in order and told in words.
+
+The client holds no rules. A record (a file, or a game fetched from the
+history) is a list of moves; the server plays them (the ``replay`` request)
+and sends every position back as a frame. This module reads the words of a
+record file, keeps the place among the frames, draws a frame as a ``state``
+so the board renderer can show it, and tells each frame in words. It is
+pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from client.describe import REASONS, goal, result_text, variant_text
+from client.notation import is_move
+from client.render import Line, pawn_glyph
+from protocol.messages import (
+    Frame,
+    GameSummary,
+    LastMove,
+    PlayerInfo,
+    Result,
+    State,
+    VariantSpec,
+)
+
+MOVE_NUMBER = re.compile(r"\d+\.+")
+"""``1.`` (or ``1...``) before a round of moves in a numbered record."""
+
+
+class RecordError(ValueError):
+    """A record file with a word that is not notation; the message says which."""
+
+
+def parse_record(text: str) -> list[str]:
+    """The moves of a record, plain (``e2 e8 e3h``) or numbered (``1. e2 e8 2. e3h``).
+
+    Move numbers are only text and are dropped; ``#`` starts a comment that
+    runs to the end of its line. Whether the moves are legal is the server's
+    to say: here a word only has to look like notation.
+    """
+    moves: list[str] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        for word in line.partition("#")[0].split():
+            found = MOVE_NUMBER.match(word)
+            move = (word[found.end() :] if found else word).lower()
+            if not move:
+                continue
+            if not is_move(move):
+                raise RecordError(f"line {number}: {word!r} is not a move in standard notation")
+            moves.append(move)
+    return moves
+
+
+def one_line(moves: list[str]) -> str:
+    """``e2 e8 e3h``."""
+    return " ".join(moves)
+
+
+def numbered(moves: list[str], players: int) -> str:
+    """``1. e2 e8 2. e3h``: rounds of one move per seat, as the server numbers them."""
+    rounds = [moves[start : start + players] for start in range(0, len(moves), players)]
+    return " ".join(f"{index}. {' '.join(moves)}" for index, moves in enumerate(rounds, 1))
+
+
+def summary_result(summary: GameSummary) -> str:
+    """How a game of the history ended, in a few words."""
+    if summary.winner is None:
+        return {"draw": "drawn", "aborted": "aborted"}.get(summary.reason, summary.reason)
+    name = (
+        summary.players[summary.winner]
+        if summary.winner < len(summary.players)
+        else f"seat {summary.winner}"
+    )
+    how = REASONS.get(summary.reason, summary.reason)
+    return f"{name} won" + (f" ({how})" if how else "")
+
+
+def history_text(games: list[GameSummary]) -> list[str]:
+    """The finished games as a small table, newest first."""
+    if not games:
+        return ["No finished games yet."]
+    lines = [f"{'GAME':>6}  {'ENDED':<16}  {'VARIANT':<28}  {'PLAYERS':<24}  {'MOVES':>5}  RESULT"]
+    for game in games:
+        ended = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.finished))
+        players = ", ".join(game.players)
+        lines.append(
+            f"{game.game:>6}  {ended:<16}  {variant_text(game.variant):<28}  {players:<24}  "
+            f"{game.plies:>5}  {summary_result(game)}"
+        )
+    lines.append("Replay one: quoridor replay GAME   Its record: quoridor replay GAME --export")
+    return lines
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+@dataclass
+class Replay:
+    """The frames of one game and the one on show."""
+
+    variant: VariantSpec
+    frames: list[Frame]
+    """The start position, then one after each move; never empty."""
+    title: str
+    """What is replayed: ``game 12: alice vs bob``, or the file's name."""
+    names: list[str] = field(default_factory=list)
+    """Each seat's player; ``seat N`` when the record does not say."""
+    result: Result | None = None
+    """How the game ended, when known (a game of the history)."""
+    stop: str | None = None
+    """Why the frames end before the record does (a move the server refused)."""
+    index: int = 0
+    """The frame on show."""
+
+    def __post_init__(self) -> None:
+        seats = self.variant.players
+        self.names = [*self.names[:seats], *(f"seat {n}" for n in range(len(self.names), seats))]
+
+    # -- moving around -------------------------------------------------------------
+
+    @property
+    def last(self) -> int:
+        return len(self.frames) - 1
+
+    def go(self, index: int) -> bool:
+        """Show frame ``index`` (kept within the frames); whether the frame changed."""
+        index = max(0, min(self.last, index))
+        moved = index != self.index
+        self.index = index
+        return moved
+
+    def next(self) -> bool:
+        return self.go(self.index + 1)
+
+    def previous(self) -> bool:
+        return self.go(self.index - 1)
+
+    def first(self) -> bool:
+        return self.go(0)
+
+    def end(self) -> bool:
+        return self.go(self.last)
+
+    # -- what a frame is -------------------------------------------------------------
+
+    @property
+    def moves(self) -> list[str]:
+        """The moves that were played, one per frame after the first."""
+        return [frame.last_move or "" for frame in self.frames[1:]]
+
+    def mover(self, index: int) -> int | None:
+        """The seat that made the move leading to frame ``index``."""
+        return self.frames[index - 1].turn if index > 0 else None
+
+    def outcome(self, index: int) -> Result | None:
+        """The game's result, as of frame ``index``."""
+        frame = self.frames[index]
+        if frame.winner is not None:
+            return Result(winner=frame.winner, reason="goal")
+        if index == self.last and self.stop is None:
+            return self.result
+        return None
+
+    def state(self, index: int | None = None) -> State:
+        """Frame ``index`` (default: the one on show) as a room state, for the renderer."""
+        index = self.index if index is None else index
+        frame = self.frames[index]
+        result = self.outcome(index)
+        mover = self.mover(index)
+        last = None
+        if frame.last_move is not None and mover is not None:
+            last = LastMove(seat=mover, move=frame.last_move, ply=frame.ply - 1)
+        return State(
+            event=index,
+            room=self.title,
+            variant=self.variant,
+            status="finished" if result is not None else "playing",
+            ply=frame.ply,
+            turn=None if result is not None else frame.turn,
+            pawns=frame.pawns,
+            walls=frame.walls,
+            walls_left=frame.walls_left,
+            last_move=last,
+            legal_pawn_moves=[],
+            distances=frame.distances,
+            players=[
+                PlayerInfo(seat=seat, name=name, connected=True)
+                for seat, name in enumerate(self.names)
+            ],
+            spectators=0,
+            result=result,
+        )
+
+    # -- in words -------------------------------------------------------------------
+
+    def line(self, index: int | None = None) -> str:
+        """Frame ``index`` (default: the one on show) in one line of words."""
+        index = self.index if index is None else index
+        frame = self.frames[index]
+        parts: list[str] = []
+        if index == 0:
+            players = " against ".join(self.names)
+            parts.append(f"Start: {players}; {variant_text(self.variant)}.")
+        else:
+            mover = self.names[self.mover(index) or 0]
+            move = frame.last_move or "?"
+            verb = "placed a wall at" if move.endswith(("h", "v")) else "moved to"
+            parts.append(f"Move {index} of {self.last}: {_cap(mover)} {verb} {move}.")
+        result = self.outcome(index)
+        if frame.winner is not None:
+            where = goal(self.variant.players, self.variant.size, frame.winner)
+            parts.append(f"{_cap(self.names[frame.winner])} reached {where} and wins.")
+        elif result is not None:
+            parts.append(result_text(self.state(index), None))
+        else:
+            parts.append(f"{_cap(self.names[frame.turn])} to move.")
+        if index == self.last and self.stop is not None:
+            parts.append(f"The record stops here: {self.stop}.")
+        return " ".join(parts)
+
+    def panel(self, *, ascii: bool = False) -> list[Line]:
+        """The side panel: what is replayed, the players, where the replay stands."""
+        frame = self.frames[self.index]
+        lines: list[Line] = [
+            [("class:title", self.title)],
+            [("", variant_text(self.variant))],
+            [("class:coord", f"  {'player':<12} walls goal")],
+        ]
+        for seat, name in enumerate(self.names):
+            shown = name if len(name) <= 12 else name[:11] + ("~" if ascii else "…")
+            distance = frame.distances[seat]
+            line: Line = [
+                (f"class:pawn.{seat}", pawn_glyph(seat, ascii)),
+                ("", f" {shown:<12} {frame.walls_left[seat]:>5} "),
+                ("", f"{distance if distance >= 0 else '-':>4}"),
+            ]
+            if frame.winner is None and frame.turn == seat and self.outcome(self.index) is None:
+                line.append(("class:turn", " <" if ascii else " ◀"))
+            lines.append(line)
+        lines.append([("class:situation", self.line())])
+        return lines
+
+    def move_rows(self) -> tuple[list[Line], int]:
+        """The moves, numbered by rounds, the current one marked; and the row it is on."""
+        players = self.variant.players
+        rows: list[Line] = []
+        current = 0
+        for start in range(0, self.last, players):
+            row: Line = [("class:coord", f"{start // players + 1:>3}.")]
+            for index in range(start + 1, min(start + players, self.last) + 1):
+                move = self.frames[index].last_move or "?"
+                style = "class:current" if index == self.index else ""
+                row += [("", " "), (style, f"{move:<4}")]
+                if index == self.index:
+                    current = len(rows)
+            rows.append(row)
+        return rows, current

@@ -1,0 +1,273 @@
+"""``quoridor replay`` and ``quoridor history`` against a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import io
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from client import archive
+from client.__main__ import dispatch, parse
+from client.replay import RecordError, numbered, parse_record
+from client.viewer import ReplayViewer
+from protocol.messages import (
+    Create,
+    FetchGame,
+    GameRecordReply,
+    Join,
+    Joined,
+    MoveRequest,
+    Resign,
+    State,
+    VariantSpec,
+)
+from tests.client.recorder import until
+from tests.wsclient import Client
+
+GAME = "c2 c4 d3h c3 c4 c2 c5".split()
+"""The protocol transcript's game on 5x5 with 3 walls each: Alice (seat 0) wins on move 7."""
+NUMBERED = "1. c2 c4 2. d3h c3 3. c4 c2 4. c5"
+SMALL = VariantSpec(size=5, walls=3)
+
+
+async def command(url: str, *argv: str, stdin: str = "") -> tuple[int, str, str]:
+    """``quoridor --server URL ARGV`` in this process, plain (no terminal)."""
+    out, err = io.StringIO(), io.StringIO()
+    code = await dispatch(parse(["--server", url, *argv]), io.StringIO(stdin), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+async def finished_game(url: str, moves: list[str], *, resign: bool = False) -> None:
+    """Alice and Bob play ``moves`` on 5x5 (then Bob resigns, with ``resign``)."""
+    alice, bob = await Client.connect(url, "Alice"), await Client.connect(url, "Bob")
+    await alice.send(Create(variant=SMALL))
+    room = (await alice.expect(Joined)).room
+    await bob.send(Join(room=room))
+    await bob.expect(Joined)
+    players = (alice, bob)
+    for ply, move in enumerate(moves):
+        await players[ply % 2].send(MoveRequest(id=ply, move=move, ply=ply))
+        await until(functools.partial(_answered, players[ply % 2], ply))
+    if resign:
+        await bob.send(Resign(id="resign"))
+        await until(lambda: _answered(bob, "resign"))
+    await alice.close()
+    await bob.close()
+
+
+def _answered(client: Client, request_id: object) -> bool | None:
+    return any(isinstance(m, State) and m.id == request_id for m in client.seen) or None
+
+
+def showing(viewer: ReplayViewer, index: int) -> bool | None:
+    return viewer.replay.index == index or None
+
+
+def frame_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith(("Start:", "Move "))]
+
+
+# -- record files, no server -----------------------------------------------------------
+
+
+def test_records_are_read_plain_or_numbered() -> None:
+    assert parse_record("c2 c4 d3h c3") == ["c2", "c4", "d3h", "c3"]
+    assert parse_record("1. c2 c4 2. d3h c3\n3.c4 C2 # a comment\n4... c5\n") == GAME
+    assert parse_record("# nothing but a comment\n\n") == []
+    with pytest.raises(RecordError, match=r"line 2: 'z9' is not a move in standard notation"):
+        parse_record("1. e2 e8\n2. z9")
+    assert numbered(GAME, 2) == NUMBERED
+    assert numbered(["e2", "a5", "e8", "i5", "e3"], 4) == "1. e2 a5 e8 i5 2. e3"
+
+
+async def test_a_record_file_is_replayed_frame_by_frame(url: str, tmp_path: Path) -> None:
+    record = tmp_path / "short.txt"
+    record.write_text(f"# the transcript's game\n{NUMBERED}\n")
+    code, out, err = await command(
+        url, "replay", "--file", str(record), "--size", "5", "--walls", "3", "--ascii"
+    )
+    assert (code, err) == (0, "")
+    assert frame_lines(out) == [
+        "Start: seat 0 against seat 1; 2 players, 5x5, 3 walls each. Seat 0 to move.",
+        "Move 1 of 7: Seat 0 moved to c2. Seat 1 to move.",
+        "Move 2 of 7: Seat 1 moved to c4. Seat 0 to move.",
+        "Move 3 of 7: Seat 0 placed a wall at d3h. Seat 1 to move.",
+        "Move 4 of 7: Seat 1 moved to c3. Seat 0 to move.",
+        "Move 5 of 7: Seat 0 moved to c4. Seat 1 to move.",
+        "Move 6 of 7: Seat 1 moved to c2. Seat 0 to move.",
+        "Move 7 of 7: Seat 0 moved to c5. Seat 0 reached row 5 and wins.",
+    ]
+    frames = out.split("\n\n")
+    assert len(frames) == 9  # eight frames, each with its board, and the end
+    assert frames[3] == "\n".join(
+        [
+            "Move 3 of 7: Seat 0 placed a wall at d3h. Seat 1 to move.",
+            "    a   b   c   d   e",
+            "  +---+---+---+---+---+",
+            "5 |   |   |   |   |   | 5",
+            "  +---+---+---+---+---+",
+            "4 |   |   | B |   |   | 4",
+            "  +---+---+---+*******+",
+            "3 |   |   |   |   |   | 3",
+            "  +---+---+---+---+---+",
+            "2 |   |   | A |   |   | 2",
+            "  +---+---+---+---+---+",
+            "1 |   |   |   |   |   | 1",
+            "  +---+---+---+---+---+",
+            "    a   b   c   d   e",
+        ]
+    )
+    assert "|[A]|" in frames[7]  # the pawn that just moved is bracketed
+
+
+async def test_a_refused_move_ends_the_replay_there(url: str) -> None:
+    code, out, err = await command(
+        url, "replay", "--file", "-", "--brief", stdin="e2 e8 e3h e3v e4"
+    )
+    assert code == 1
+    assert err == ""
+    assert frame_lines(out)[-1] == (
+        "Move 3 of 3: Seat 0 placed a wall at e3h. Seat 1 to move. "
+        "The record stops here: move 4 (e3v): wall e3v crosses e3h."
+    )
+    assert len(frame_lines(out)) == 4
+    assert out.count("\n") == 4  # --brief: one line a frame, no boards
+
+
+async def test_a_file_that_is_not_a_record_is_told_plainly(url: str, tmp_path: Path) -> None:
+    code, out, err = await command(url, "replay", "--file", str(tmp_path / "missing.txt"))
+    assert (code, out) == (1, "")
+    assert err == f"quoridor: cannot read {tmp_path / 'missing.txt'}: No such file or directory\n"
+    code, out, err = await command(url, "replay", "--file", "-", stdin="e2 e8 hello")
+    assert (code, out) == (1, "")
+    assert err == "quoridor: standard input, line 1: 'hello' is not a move in standard notation\n"
+
+
+async def test_a_record_too_long_for_one_request_is_refused_before_sending(url: str) -> None:
+    code, _, err = await command(url, "replay", "--file", "-", stdin="e2 e8 " * 400)
+    assert code == 1
+    assert err == "quoridor: the record is too long to replay (800 moves)\n"
+
+
+# -- games of the server's history ---------------------------------------------------------
+
+
+async def test_history_replay_and_export_of_a_finished_game(url: str) -> None:
+    code, out, _ = await command(url, "history")
+    assert (code, out) == (0, "No finished games yet.\n")
+    await finished_game(url, GAME)
+
+    code, out, err = await command(url, "history")
+    assert (code, err) == (0, "")
+    header, row, hint = out.splitlines()
+    assert header.split() == ["GAME", "ENDED", "VARIANT", "PLAYERS", "MOVES", "RESULT"]
+    assert row.split()[0] == "1"
+    assert " ".join(row.split()[3:]) == "2 players, 5x5, 3 walls each Alice, Bob 7 Alice won"
+    assert hint.startswith("Replay one: quoridor replay GAME")
+
+    code, out, err = await command(url, "replay", "1", "--brief")
+    assert (code, err) == (0, "")
+    assert frame_lines(out) == [
+        "Start: Alice against Bob; 2 players, 5x5, 3 walls each. Alice to move.",
+        "Move 1 of 7: Alice moved to c2. Bob to move.",
+        "Move 2 of 7: Bob moved to c4. Alice to move.",
+        "Move 3 of 7: Alice placed a wall at d3h. Bob to move.",
+        "Move 4 of 7: Bob moved to c3. Alice to move.",
+        "Move 5 of 7: Alice moved to c4. Bob to move.",
+        "Move 6 of 7: Bob moved to c2. Alice to move.",
+        "Move 7 of 7: Alice moved to c5. Alice reached row 5 and wins.",
+    ]
+
+    # The export is the server's own record, and a file of it exports the same.
+    code, exported, err = await command(url, "replay", "1", "--export")
+    assert (code, err) == (0, "")
+    reader = await Client.connect(url, "Reader")
+    await reader.send(FetchGame(id="f", game=1))
+    record = await reader.expect(GameRecordReply)
+    await reader.close()
+    assert exported == f"{record.record}\n{record.numbered}\n"
+    assert exported == f"{' '.join(GAME)}\n{NUMBERED}\n"
+    numbered_line = exported.splitlines()[1]
+    code, again, err = await command(
+        url, "replay", "--file", "-", "--size", "5", "--walls", "3", "--export", stdin=numbered_line
+    )
+    assert (code, again, err) == (0, exported, "")
+
+
+async def test_a_game_that_ended_otherwise_says_how(url: str) -> None:
+    await finished_game(url, GAME[:3], resign=True)
+    code, out, _ = await command(url, "replay", "1", "--brief")
+    assert code == 0
+    assert frame_lines(out)[-1] == (
+        "Move 3 of 3: Alice placed a wall at d3h. Game over: Alice wins (by resignation)."
+    )
+    code, out, _ = await command(url, "history")
+    assert out.splitlines()[1].split()[-5:] == ["3", "Alice", "won", "(by", "resignation)"]
+
+
+async def test_a_game_not_in_the_history(url: str) -> None:
+    code, out, err = await command(url, "replay", "41")
+    assert (code, out) == (1, "")
+    assert err == "quoridor: no game 41 in the server's history (quoridor history lists them)\n"
+
+
+def test_replay_takes_a_game_or_a_file() -> None:
+    for argv in (["replay"], ["replay", "3", "--file", "x.txt"]):
+        with pytest.raises(SystemExit):
+            parse(argv)
+
+
+# -- the full-screen viewer ------------------------------------------------------------------
+
+
+async def test_the_full_screen_replay_moves_on_keys(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await finished_game(url, GAME)
+    viewers: list[ReplayViewer] = []
+    build = ReplayViewer.build
+
+    def keep(viewer: ReplayViewer) -> object:
+        viewers.append(viewer)
+        return build(viewer)
+
+    monkeypatch.setattr(ReplayViewer, "build", keep)
+    monkeypatch.setattr(archive, "_is_terminal", lambda stream: True)
+    with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+        task = asyncio.create_task(command(url, "replay", "1"))
+        viewer = await until(lambda: viewers[0] if viewers else None)
+        app = await until(lambda: viewer.app)
+        await until(lambda: app.render_counter > 0 or None)
+        replay = viewer.replay
+        steps = [
+            ("n", 1),
+            ("\x1b[C", 2),  # right
+            (" ", 3),
+            ("p", 2),
+            ("\x1b[D", 1),  # left
+            ("\x1b[F", 7),  # End
+            ("n", 7),  # no further than the end
+            ("\x1b[H", 0),  # Home
+            ("G", 7),
+            ("g", 0),
+        ]
+        for key, index in steps:
+            keys.send_text(key)
+            await until(functools.partial(showing, viewer, index))
+        replay.go(3)
+        title = "".join(fragment[1] for fragment in viewer.title())
+        assert title == " Quoridor replay   Game 1: Alice vs Bob   move 3 of 7 "
+        panel = "".join(fragment[1] for fragment in viewer.panel())
+        assert "Alice placed a wall at d3h. Bob to move." in panel
+        moves = "".join(fragment[1] for fragment in viewer.moves())
+        rows = ["  1. c2   c4  ", "  2. d3h  c3  ", "  3. c4   c2  ", "  4. c5  "]
+        assert moves.split("\n") == rows
+        keys.send_text("q")
+        code, out, err = await asyncio.wait_for(task, 5)
+    assert (code, out, err) == (0, "", "")

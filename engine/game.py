@@ -91,12 +91,26 @@ class Game:
         size: int = 9,
         walls: int | None = None,
     ) -> Game:
-        """A game after playing ``record`` (a record string or a list of moves)."""
+        """A game after playing ``record``: a record string, or a list of actions.
+
+        A list may also hold ``retire N`` entries (what ``undo`` returns for a
+        retirement), so a four-player game where a seat left can be rebuilt.
+        """
         game = cls(players, size, walls)
         moves = parse_record(record, players) if isinstance(record, str) else record
         for move in moves:
-            game.play(move)
+            game.apply(move)
         return game
+
+    def apply(self, action: str) -> None:
+        """``play`` a move, or ``retire`` a seat for ``retire N``."""
+        if action.startswith("retire "):
+            seat = action.removeprefix("retire ")
+            if not seat.isdigit():
+                raise NotationError(f"{action!r} is not a retirement: expected retire 0..3")
+            self.retire(int(seat))
+        else:
+            self.play(action)
 
     # -- what the position is -------------------------------------------------
 

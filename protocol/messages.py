@@ -219,6 +219,7 @@ class ReplayRequest(Struct, kw_only=True, tag="replay"):
     id: RequestId = None
     variant: VariantSpec = msgspec.field(default_factory=VariantSpec)
     moves: Annotated[list[Notation], Meta(max_length=1000)]
+    """Moves in notation; in a four-player game also ``retire N`` where seat N left."""
 
 
 class Ping(Struct, kw_only=True, tag="ping"):
@@ -401,6 +402,9 @@ class State(Struct, kw_only=True, tag="state"):
     rematch: list[int] = msgspec.field(default_factory=list)
     """Seats that asked for a rematch."""
     match: MatchInfo | None = None
+    moves: list[str] = msgspec.field(default_factory=list)
+    """This game's record so far: every move in notation and, in a four-player game,
+    ``retire N`` where seat N left (bots search from it; ``replay`` plays it)."""
 
 
 class GameSummary(Struct, kw_only=True):

@@ -717,7 +717,7 @@ class Core:
         frames, error = [_frame(game)], None
         for move in request.moves:
             try:
-                game.play(move)
+                game.apply(move)
             except ValueError as reason:
                 error = f"move {game.ply + 1} ({move}): {reason}"
                 break

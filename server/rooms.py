@@ -399,6 +399,7 @@ class Room:
             draw_offers=sorted(self.draw_offers),
             rematch=sorted(self.rematch),
             match=self._match_info(),
+            moves=self.actions,
         )
 
     def _player(self, seat: int, now: float) -> PlayerInfo:

@@ -151,10 +151,7 @@ def restore_room(
     room.event, room.number, room.match_game = record.event, record.number, record.match_game
     room.started, room.result = record.started, record.result
     for action in record.actions:
-        if action.startswith("retire "):
-            room.game.retire(int(action.split()[1]))
-        else:
-            room.game.play(action)
+        room.game.apply(action)
     room.actions, room.movers = list(record.actions), list(record.movers)
     room.draw_offers, room.rematch = set(record.draw_offers), set(record.rematch)
     for seat, saved in enumerate(record.seats):

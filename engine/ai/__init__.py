@@ -15,15 +15,15 @@ time budget, whichever comes first, and always answers with a legal move.
 
 Levels (:data:`LEVELS`; ``budget`` overrides the time, never the caps):
 
-===== ========== ===== ======= ======= ===== ==============================
-level name       depth nodes   time s  noise  what it is like
-===== ========== ===== ======= ======= ===== ==============================
-1     beginner   1     -       0.5     30     greedy, often a random nearly-good move
-2     casual     2     -       1.0     6      sees replies, still careless
-3     club       2     -       1.5     0      sees every reply, no noise
-4     strong     3     -       2.0     0      three plies, PVS + TT
-5     expert     12    -       3.0     0      deepening until the time is up
-===== ========== ===== ======= ======= ===== ==============================
+===== ========= ===== ===== ====== ===== =========================================
+level name      depth nodes time s noise what it is like
+===== ========= ===== ===== ====== ===== =========================================
+1     beginner  1     -     0.5    50    greedy; often plays a merely decent move
+2     casual    2     -     1.0    25    sees the reply, still careless
+3     club      2     -     1.0    6     sees the reply, rarely careless
+4     strong    3     -     1.5    0     three plies, exact
+5     expert    12    -     2.0    0     deepens until its time is up
+===== ========= ===== ===== ====== ===== =========================================
 
 Noise is in evaluation units (a step of shortest-path difference is 10):
 the root moves get exact scores and the move with the best score plus a
@@ -62,18 +62,19 @@ class Level:
 
 
 LEVELS: dict[int, Level] = {
-    1: Level(1, "beginner", 1, 0.5, None, 30, "greedy, often a random nearly-good move"),
-    2: Level(2, "casual", 2, 1.0, None, 6, "sees replies, still careless"),
-    3: Level(3, "club", 3, 1.5, None, 0, "three plies, no noise"),
-    4: Level(4, "strong", 4, 2.0, None, 0, "four plies, PVS + TT"),
-    5: Level(5, "expert", 12, 3.0, None, 0, "deepening until the time is up"),
+    1: Level(1, "beginner", 1, 0.5, None, 50, "greedy; often plays a merely decent move"),
+    2: Level(2, "casual", 2, 1.0, None, 25, "sees the reply, still careless"),
+    3: Level(3, "club", 2, 1.0, None, 6, "sees the reply, rarely careless"),
+    4: Level(4, "strong", 3, 1.5, None, 0, "three plies, exact"),
+    5: Level(5, "expert", 12, 2.0, None, 0, "deepens until its time is up"),
 }
 """The levels, weakest first."""
 
 _MAP_CACHES: dict[tuple[int, int], dict[tuple[int, int], tuple[GoalMap, ...]]] = {}
 """Per (players, size), goal maps by closed edges, kept between calls in one
 process (a pure function of the walls, so it changes no answer)."""
-_MAP_CACHE_LIMIT = 200_000
+_MAP_CACHE_LIMIT = 20_000
+"""About 2.5 kB an entry: cleared past this (checked between searches)."""
 
 
 def choose_move(

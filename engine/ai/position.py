@@ -47,7 +47,8 @@ def goal_map(goal: int, north: int, east: int, stride: int) -> GoalMap:
     """Layers of every square that can reach ``goal`` over the open edges."""
     frontier = seen = goal
     layers = [goal]
-    grad_north = grad_east = 0
+    # Squares whose north / east neighbour lies in their own layer.
+    level_north, level_east = goal & (goal >> stride), goal & (goal >> 1)
     while True:
         grown = (
             ((frontier & north) << stride)
@@ -56,14 +57,16 @@ def goal_map(goal: int, north: int, east: int, stride: int) -> GoalMap:
             | ((frontier >> 1) & east)
         ) & ~seen
         if not grown:
-            return GoalMap(tuple(layers), grad_north, grad_east, seen)
-        grad_north |= (frontier & north & (grown >> stride)) | (
-            grown & north & (frontier >> stride)
-        )
-        grad_east |= (frontier & east & (grown >> 1)) | (grown & east & (frontier >> 1))
+            break
         seen |= grown
         layers.append(grown)
+        level_north |= grown & (grown >> stride)
+        level_east |= grown & (grown >> 1)
         frontier = grown
+    # An open edge between two reachable squares joins equal or consecutive layers.
+    grad_north = north & seen & (seen >> stride) & ~level_north
+    grad_east = east & seen & (seen >> 1) & ~level_east
+    return GoalMap(tuple(layers), grad_north, grad_east, seen)
 
 
 def distance(layers: tuple[int, ...], square: int) -> int:

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 
 from engine.ai.position import (
     WALL_H,
-    WALL_V,
     GoalMap,
     Position,
     cut_walls,
@@ -45,14 +44,14 @@ STEP = 10
 """Score of one step of shortest-path difference."""
 TEMPO = 5
 """The side to move is half a step ahead in a race."""
-WALL_VALUE = (0, 12, 22, 31, 39, 46, 52, 57, 61, 64, 66)
+WALL_VALUE = (0, 25, 45, 60, 72, 81, 88, 93, 97, 100, 102)
 """Value of holding n walls (diminishing); beyond the table, +2 a wall."""
 RACE = 5_000
 """Bonus for a race that is decided once a side is out of walls."""
 
 EXACT, LOWER, UPPER = 0, 1, 2
-CHECK_EVERY = 255
-"""Look at the clock every 256 nodes."""
+CHECK_EVERY = 15
+"""Look at the clock every 16 nodes (a node costs from microseconds to a millisecond)."""
 
 
 class Timeout(Exception):
@@ -100,18 +99,15 @@ class Searcher:
         max_depth: int,
         deadline: float,
         max_nodes: int | None = None,
-        defend: bool = False,
     ) -> None:
         self.pos = position
-        self.defend = defend
-        """Also try, at the root, walls that forbid the opponent's best walls."""
         self.max_depth = max_depth
         self.deadline = deadline
         self.max_nodes = max_nodes
         self.nodes = 0
         self.tt: dict[tuple[int, ...], tuple[int, int, int, int]] = {}
         """key -> (depth, flag, score, best move)."""
-        self.killers: list[list[int]] = [[-1, -1] for _ in range(64)]
+        self.killers: list[list[int]] = [[-1, -1] for _ in range(max_depth + 1)]
         self.history: dict[int, int] = {}
 
     # -- the clock --------------------------------------------------------------
@@ -137,50 +133,10 @@ class Searcher:
             moves.append((distance(mine, square), square))
         moves.sort()
         ordered = [move for _, move in moves]
-        walls = self._walls(maps)
-        if self.defend:
-            walls += [wall for wall in self._defences(maps) if wall not in walls]
-        for wall in walls:
+        for wall in self._walls(maps):
             if self._wall_maps(maps, wall) is not None:
                 ordered.append(wall)
         return ordered
-
-    def _defences(self, maps: tuple[GoalMap, ...]) -> list[int]:
-        """Walls that make the opponent's strongest walls against us illegal.
-
-        A wall the opponent could place that lengthens our path by two or more
-        is a threat; a wall of ours on the same slot, overlapping it or
-        crossing it, forbids it. Only tried at the root: they change no
-        distance, so the pruning elsewhere drops them.
-        """
-        pos = self.pos
-        me = pos.turn
-        op = 1 - me
-        if not pos.walls_left[me] or not pos.walls_left[op]:
-            return []
-        north, east = pos.open_edges()
-        h_free, v_free = pos.free_slots()
-        stride = pos.stride
-        mine = maps[me].layers
-        here = distance(mine, pos.pawns[me])
-        threats = cut_walls(mine, pos.pawns[me], north, east, stride, h_free, v_free)
-        result: list[int] = []
-        for threat in threats:
-            after = self._wall_maps(maps, threat)
-            if after is None or distance(after[me].layers, pos.pawns[me]) < here + 2:
-                continue
-            if threat >= WALL_V:
-                slot = threat - WALL_V
-                blocks = [WALL_V + slot + d for d in (-stride, 0, stride)] + [WALL_H + slot]
-            else:
-                slot = threat - WALL_H
-                blocks = [WALL_H + slot + d for d in (-1, 0, 1)] + [WALL_V + slot]
-            for block in blocks:
-                free = h_free if block < WALL_V else v_free
-                square = block - (WALL_V if block >= WALL_V else WALL_H)
-                if square >= 0 and (free >> square) & 1 and block not in result:
-                    result.append(block)
-        return result
 
     def _walls(self, maps: tuple[GoalMap, ...]) -> list[int]:
         pos = self.pos
@@ -336,9 +292,11 @@ class Searcher:
         pos = self.pos
         me = pos.turn
         moves = self.root_moves()
-        # Seeded shuffle, then pawn moves first: moves that score the same vary by seed.
+        # Seeded shuffle, then pawn moves first, nearest the goal first (the answer if
+        # not even depth 1 finishes): moves that score the same vary by seed.
         rng.shuffle(moves)
-        moves.sort(key=lambda move: move >= WALL_H)
+        mine = pos.maps()[me].layers
+        moves.sort(key=lambda move: WALL_H if move >= WALL_H else distance(mine, move))
         # A pawn move that wins ends it.
         for move in moves:
             if move < WALL_H and (pos.goals[me] >> move) & 1:

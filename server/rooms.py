@@ -150,10 +150,8 @@ class Room:
 
     def seat_bot(self, seat: int, session: Session, level: int, think: float | None) -> None:
         """Give ``seat`` to the computer (it never leaves, never claims, never offers)."""
-        holder = SeatHolder(session, session.name, bot=level, think=think)
-        self.seats[seat] = holder
-        if all(self.seats):
-            self.started = True
+        self.seats[seat] = SeatHolder(session, session.name, bot=level, think=think)
+        self._start_when_full()
 
     def bot_to_move(self) -> SeatHolder | None:
         """The computer's seat holder if it is its turn in a game in progress."""
@@ -205,10 +203,13 @@ class Room:
         seat is taken."""
         holder = SeatHolder(session, name)
         self.seats[seat] = holder
+        self._start_when_full()
+        return holder.new_secret()
+
+    def _start_when_full(self) -> None:
         if all(self.seats):
             self.started = True
             self.match_game = 1 if self.match else 0
-        return holder.new_secret()
 
     def away(self, seat: int, now: float, grace: float) -> None:
         """The seat's player went away: the grace period starts (in a game, the claim

@@ -164,19 +164,9 @@ async def _fetch(connection: Connection, game: int) -> GameRecordReply:
 
 async def _server_game(connection: Connection, record: GameRecordReply) -> Replay:
     summary = record.summary
-    moves: list[str] = []
-    stop = None
-    for move in record.moves:
-        if move.startswith("retire"):
-            # The replay request knows moves only: the positions after a seat left a
-            # four-player game cannot be asked for, so the replay ends there.
-            seat = move.removeprefix("retire").strip()
-            stop = f"seat {seat} left the game here, and a replay cannot go on past that"
-            break
-        moves.append(move)
     title = f"Game {summary.game}: " + " vs ".join(summary.players)
-    shown = await _positions(connection, summary.variant, moves, title, summary.players)
-    shown.stop = shown.stop or stop
+    # The moves as the server keeps them, ``retire N`` included: ``replay`` plays those too.
+    shown = await _positions(connection, summary.variant, record.moves, title, summary.players)
     if shown.stop is None:
         shown.result = Result(winner=summary.winner, reason=summary.reason)
     return shown

@@ -714,14 +714,14 @@ class Core:
         """Play ``moves`` from the start and send every position (clients hold no rules)."""
         spec = self._variant(request.variant)
         game = Game(spec.players, spec.size, spec.walls)
-        frames, error = [_frame(game)], None
+        frames, error = [_frame(game, None)], None
         for move in request.moves:
             try:
                 game.apply(move)
             except ValueError as reason:
                 error = f"move {game.ply + 1} ({move}): {reason}"
                 break
-            frames.append(_frame(game))
+            frames.append(_frame(game, move))
         reply = ReplayFrames(id=request.id, variant=spec, frames=frames, error=error)
         return Send([conn], encode(reply))
 
@@ -878,14 +878,14 @@ class Core:
         return Send([conn], encode(Error(id=rid, code=code, message=message, state=state)))
 
 
-def _frame(game: Game) -> Frame:
+def _frame(game: Game, last: str | None) -> Frame:
     return Frame(
         ply=game.ply,
         pawns=game.pawns,
         walls=game.walls,
         walls_left=game.walls_left,
         turn=game.turn,
-        last_move=game.moves[-1] if game.ply else None,
+        last_move=last,
         winner=game.winner,
         distances=game.distances(),
     )

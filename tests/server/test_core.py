@@ -244,3 +244,20 @@ def test_replay_sends_every_position_and_stops_at_an_illegal_move() -> None:
     assert reply.frames[3].last_move == "e3h"
     assert reply.error == "move 4 (e3v): wall e3v crosses e3h"
     assert driver.core.rooms == {}
+
+
+def test_replay_plays_a_four_player_retirement() -> None:
+    from protocol.messages import ReplayFrames, ReplayRequest
+
+    driver = Driver()
+    conn, _ = driver.greet()
+    four = VariantSpec(players=4)
+    (reply,) = driver.send(conn, ReplayRequest(variant=four, moves=["e2", "retire 1", "e8"]))
+    assert isinstance(reply, ReplayFrames)
+    assert reply.error is None
+    assert [(f.ply, f.turn, f.last_move) for f in reply.frames] == [
+        (0, 0, None),
+        (1, 1, "e2"),
+        (1, 2, "retire 1"),
+        (2, 3, "e8"),
+    ]

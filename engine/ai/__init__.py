@@ -18,8 +18,8 @@ Levels (:data:`LEVELS`; ``budget`` overrides the time, never the caps):
 ===== ========= ===== ===== ====== ===== =========================================
 level name      depth nodes time s noise what it is like
 ===== ========= ===== ===== ====== ===== =========================================
-1     beginner  1     -     0.5    50    greedy; often plays a merely decent move
-2     casual    2     -     1.0    25    sees the reply, still careless
+1     beginner  1     -     0.5    60    greedy; often plays a merely decent move
+2     casual    2     -     1.0    35    sees the reply, still careless
 3     club      2     -     1.0    6     sees the reply, rarely careless
 4     strong    3     -     1.5    0     three plies, exact
 5     expert    12    -     2.0    0     deepens until its time is up
@@ -62,8 +62,8 @@ class Level:
 
 
 LEVELS: dict[int, Level] = {
-    1: Level(1, "beginner", 1, 0.5, None, 50, "greedy; often plays a merely decent move"),
-    2: Level(2, "casual", 2, 1.0, None, 25, "sees the reply, still careless"),
+    1: Level(1, "beginner", 1, 0.5, None, 60, "greedy; often plays a merely decent move"),
+    2: Level(2, "casual", 2, 1.0, None, 35, "sees the reply, still careless"),
     3: Level(3, "club", 2, 1.0, None, 6, "sees the reply, rarely careless"),
     4: Level(4, "strong", 3, 1.5, None, 0, "three plies, exact"),
     5: Level(5, "expert", 12, 2.0, None, 0, "deepens until its time is up"),
@@ -88,6 +88,9 @@ def choose_move(
     seed: int | None = None,
 ) -> str:
     """The bot's move, in standard notation, for the seat to move after ``record``.
+
+    ``record`` is a record string or a list of actions as ``Game.from_moves``
+    takes them (a list may hold ``retire N`` entries of a four-player game).
 
     ``walls=None`` is the official supply (10 each, 5 in the four-player
     game). ``budget`` is the time in seconds this call may take (default: the
@@ -146,9 +149,10 @@ def analyse(
             depth=multi.max_depth,
             scores={position.notation(m): round(s) for m, s in scores.items()},
         )
-    answer = position.notation(move)
-    if not game.is_legal(answer):  # pragma: no cover - a bug guard, never expected
-        answer = game.legal_pawn_moves()[0]
+    answer = position.notation(move) if move >= 0 else ""
+    if not answer or not game.is_legal(answer):
+        # No candidate (a boxed-in four-player pawn), or a bug guard never expected.
+        answer = rng.choice(game.legal_moves())
     stats.elapsed = time.perf_counter() - started
     return answer, stats
 

@@ -34,18 +34,19 @@ from engine.ai.search import STEP, Timeout
 def _values(pos: Position, maps: tuple[GoalMap, ...]) -> list[float]:
     """Every seat's race value in this position (seat to move is ``pos.turn``)."""
     players = pos.players
-    finish: list[int] = []
-    for seat in range(players):
+    playing = [seat for seat in range(players) if not (pos.retired >> seat) & 1]
+    finish = [0] * players
+    for seat in playing:
         dist = distance(maps[seat].layers, pos.pawns[seat])
         if dist == 0:
-            finish.append(-players)  # already arrived: the game is won
+            finish[seat] = -players  # already arrived: the game is won
             continue
-        finish.append((dist - 1) * players + (seat - pos.turn) % players)
-    values: list[float] = []
-    for seat in range(players):
-        rival = min(finish[other] for other in range(players) if other != seat)
+        finish[seat] = (dist - 1) * players + (seat - pos.turn) % players
+    values = [0.0] * players
+    for seat in playing:
+        rival = min((finish[other] for other in playing if other != seat), default=finish[seat])
         lead = (rival - finish[seat]) / players
-        values.append(STEP * lead + 3 * pos.walls_left[seat])
+        values[seat] = STEP * lead + 3 * pos.walls_left[seat]
     return values
 
 
@@ -71,8 +72,10 @@ class MultiSearcher:
             seat: (distance(maps[seat].layers, pos.pawns[seat]) - 1) * players
             + (seat - me) % players
             for seat in range(players)
-            if seat != me
+            if seat != me and not (pos.retired >> seat) & 1
         }
+        if not finish:
+            return result
         lead = min(finish.values())
         north, east = pos.open_edges()
         h_free, v_free = pos.free_slots()
@@ -86,28 +89,26 @@ class MultiSearcher:
                         walls.append(wall)
         for wall in walls:
             closes_north, closes_east = pos.wall_edges(wall)
-            after = pos.maps_after_wall(maps, closes_north, closes_east)
-            if all((m.reach >> pawn) & 1 for m, pawn in zip(after, pos.pawns, strict=True)):
+            if not pos.seals(pos.maps_after_wall(maps, closes_north, closes_east)):
                 result.append(wall)
         return result
 
     def _play(self, move: int) -> tuple[int, ...]:
         pos = self.pos
         if move < WALL_H:
-            here = pos.pawns[pos.turn]
-            pos.pawns[pos.turn] = move
-            pos.turn = (pos.turn + 1) % pos.players
-            return (here,)
+            seat = pos.turn
+            here = pos.pawns[seat]
+            pos.pawns[seat] = move
+            pos.turn = pos.next_seat(seat)
+            return (seat, here)
         return pos.place_wall(move)
 
     def _unplay(self, move: int, saved: tuple[int, ...]) -> None:
         pos = self.pos
         if move < WALL_H:
-            pos.turn = (pos.turn - 1) % pos.players
-            pos.pawns[pos.turn] = saved[0]
+            pos.turn, pos.pawns[saved[0]] = saved
         else:
-            h, v, hf, vf, cn, ce = saved
-            pos.remove_wall((h, v, hf, vf, cn, ce))
+            pos.remove_wall(saved)
 
     def _after(self, move: int, depth: int) -> list[float]:
         """Value vector after ``move`` for the seat to move, searched ``depth - 1`` more."""
@@ -135,7 +136,10 @@ class MultiSearcher:
             self._unplay(move, saved)
 
     def run(self, rng: random.Random, noise: int = 0) -> tuple[int, dict[int, float]]:
+        """The chosen move (-1 when there is no candidate) and the root scores."""
         moves = self.moves()
+        if not moves:
+            return -1, {}  # boxed in, and no wall against a leader: the caller picks
         rng.shuffle(moves)
         me = self.pos.turn
         for move in moves:
@@ -149,9 +153,10 @@ class MultiSearcher:
         except Timeout:
             pass
         if not scores:
-            # Out of time before any evaluation: the first move along the shortest path.
+            # Out of time before any evaluation: the move nearest the goal.
             mine = self.pos.maps()[me].layers
-            pawn_moves = [move for move in moves if move < WALL_H]
-            return min(pawn_moves, key=lambda move: distance(mine, move)), {}
+            return min(
+                moves, key=lambda move: WALL_H if move >= WALL_H else distance(mine, move)
+            ), {}
         chosen = max(scores, key=lambda move: scores[move] + rng.uniform(0, noise))
         return chosen, scores

@@ -98,6 +98,7 @@ class Position:
         "north_base",
         "pawns",
         "players",
+        "retired",
         "size",
         "slots",
         "stride",
@@ -124,6 +125,9 @@ class Position:
         self.h_forbidden, self.v_forbidden = snap.h_forbidden, snap.v_forbidden
         self.cn, self.ce = snap.closed_north, snap.closed_east
         self.turn = snap.turn
+        self.retired = snap.retired
+        """Bit per seat that left a four-player game: its pawn stays, its turns pass,
+        and walls owe it no path."""
         self.map_cache = map_cache
         """Goal maps per ``(closed_north, closed_east)``, one per seat."""
 
@@ -212,9 +216,25 @@ class Position:
         """Slots where a horizontal / vertical wall fits (sealing not checked)."""
         return self.slots & ~self.h_forbidden, self.slots & ~self.v_forbidden
 
-    def place_wall(self, move: int) -> tuple[int, int, int, int, int, int]:
+    def next_seat(self, seat: int) -> int:
+        """The seat after ``seat`` in turn order, retired seats skipped."""
+        players, retired = self.players, self.retired
+        seat = (seat + 1) % players
+        while (retired >> seat) & 1:
+            seat = (seat + 1) % players
+        return seat
+
+    def place_wall(self, move: int) -> tuple[int, ...]:
         """Put a wall down for the seat to move; returns what ``remove_wall`` needs."""
-        saved = (self.h_walls, self.v_walls, self.h_forbidden, self.v_forbidden, self.cn, self.ce)
+        saved = (
+            self.h_walls,
+            self.v_walls,
+            self.h_forbidden,
+            self.v_forbidden,
+            self.cn,
+            self.ce,
+            self.turn,
+        )
         stride = self.stride
         if move >= WALL_V:
             wall = 1 << (move - WALL_V)
@@ -229,13 +249,28 @@ class Position:
             self.h_forbidden |= wall | (wall << 1) | (wall >> 1)
             self.v_forbidden |= wall
         self.walls_left[self.turn] -= 1
-        self.turn = (self.turn + 1) % self.players
+        self.turn = self.next_seat(self.turn)
         return saved
 
-    def remove_wall(self, saved: tuple[int, int, int, int, int, int]) -> None:
-        self.turn = (self.turn - 1) % self.players
+    def remove_wall(self, saved: tuple[int, ...]) -> None:
+        (
+            self.h_walls,
+            self.v_walls,
+            self.h_forbidden,
+            self.v_forbidden,
+            self.cn,
+            self.ce,
+            self.turn,
+        ) = saved
         self.walls_left[self.turn] += 1
-        self.h_walls, self.v_walls, self.h_forbidden, self.v_forbidden, self.cn, self.ce = saved
+
+    def seals(self, maps: tuple[GoalMap, ...]) -> bool:
+        """Whether these maps leave some seat still playing with no way to its goal."""
+        retired = self.retired
+        for seat, (goal_map, pawn) in enumerate(zip(maps, self.pawns, strict=True)):
+            if not (goal_map.reach >> pawn) & 1 and not (retired >> seat) & 1:
+                return True
+        return False
 
     def notation(self, move: int) -> str:
         """A move in standard notation."""

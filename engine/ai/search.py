@@ -153,10 +153,7 @@ class Searcher:
         pos = self.pos
         closes_north, closes_east = pos.wall_edges(wall)
         after = pos.maps_after_wall(maps, closes_north, closes_east)
-        for goal_map, pawn in zip(after, pos.pawns, strict=True):
-            if not (goal_map.reach >> pawn) & 1:
-                return None
-        return after
+        return None if pos.seals(after) else after
 
     # -- search -----------------------------------------------------------------
 

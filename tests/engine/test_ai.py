@@ -1,0 +1,194 @@
+"""The search AI (``engine.ai``): legal answers, tactics, budgets, determinism."""
+
+from __future__ import annotations
+
+import pickle
+import random
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import Game
+from engine.ai import LEVELS, analyse, choose_move
+from engine.ai.position import Position, bits
+from engine.ai.search import Searcher
+
+CONFIGS = [(2, 5), (2, 7), (2, 9), (4, 5), (4, 7), (4, 9)]
+
+
+def random_game(players: int, size: int, seed: int, plies: int) -> Game:
+    """A game of ``plies`` random legal moves (walls often), stopped before any win."""
+    rng = random.Random(seed)
+    game = Game(players=players, size=size)
+    for _ in range(plies):
+        legal = game.legal_moves()
+        walls = [move for move in legal if move[-1] in "hv"]
+        move = rng.choice(walls) if walls and rng.random() < 0.4 else rng.choice(legal)
+        game.play(move)
+        if game.is_over:
+            game.undo()
+            break
+    return game
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from(CONFIGS),
+    seed=st.integers(0, 2**32 - 1),
+    plies=st.integers(0, 60),
+    level=st.sampled_from(sorted(LEVELS)),
+)
+def test_always_a_legal_move(config: tuple[int, int], seed: int, plies: int, level: int) -> None:
+    players, size = config
+    game = random_game(players, size, seed, plies)
+    move = choose_move(game.moves, players=players, size=size, level=level, budget=0.05, seed=1)
+    assert move in game.legal_moves()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    config=st.sampled_from(CONFIGS),
+    seed=st.integers(0, 2**32 - 1),
+    plies=st.integers(0, 80),
+)
+def test_search_state_matches_the_engine(config: tuple[int, int], seed: int, plies: int) -> None:
+    """Pawn moves, distances and the two-player root moves agree with ``Game``."""
+    players, size = config
+    game = random_game(players, size, seed, plies)
+    position = Position(game, {})
+    assert position.distances() == game.distances()
+    targets = {position.notation(square) for square in bits(position.pawn_targets(game.turn))}
+    assert targets == set(game.legal_pawn_moves())
+    if players == 2:
+        searcher = Searcher(position, max_depth=1, deadline=time.perf_counter() + 10)
+        roots = [position.notation(move) for move in searcher.root_moves()]
+        assert len(roots) == len(set(roots))
+        assert set(roots) <= set(game.legal_moves())
+        # Every wall that lengthens the opponent's path is among the candidates.
+        opponent = 1 - game.turn
+        before = game.distances()[opponent]
+        for wall in game.legal_walls():
+            game.play(wall)
+            longer = game.distances()[opponent] > before
+            game.undo()
+            if longer:
+                assert wall in roots
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    size=st.sampled_from([5, 7, 9]),
+    seed=st.integers(0, 2**32 - 1),
+    plies=st.integers(0, 60),
+    level=st.sampled_from(sorted(LEVELS)),
+)
+def test_four_players_with_retired_seats(size: int, seed: int, plies: int, level: int) -> None:
+    """Seats that left stay on the board as obstacles and never get the move."""
+    rng = random.Random(seed)
+    game = Game(players=4, size=size)
+    actions: list[str] = []
+    for _ in range(plies):
+        if len(game.retired) < 2 and rng.random() < 0.1:
+            action = f"retire {rng.choice([s for s in range(4) if s not in game.retired])}"
+        else:
+            action = rng.choice(game.legal_moves())
+        game.apply(action)
+        if game.is_over:
+            game.undo()
+            break
+        actions.append(action)
+    move = choose_move(actions, players=4, size=size, level=level, budget=0.05, seed=seed)
+    assert move in game.legal_moves()
+
+
+# Seat 0 on e8, free to step to e9.
+WIN_IN_ONE = "e2 d9 e3 d8 e4 d7 e5 d6 e6 c6 e7 c5 e8 c4"
+# Seat 1 on e2 threatens e1; seat 0 (on a4) is far from its goal but has walls.
+MUST_BLOCK = "e2 e8 d2 e7 c2 e6 b2 e5 a2 e4 a3 e3 a4 e2"
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_wins_in_one(level: int) -> None:
+    for seed in range(3):
+        assert choose_move(WIN_IN_ONE, level=level, seed=seed) == "e9"
+
+
+def test_wins_in_one_for_the_second_seat_and_four_players() -> None:
+    # Seat 1 on e2 with e1 free: it is seat 1's move after seat 0's a5.
+    assert choose_move(MUST_BLOCK + " a5", level=3) == "e1"
+    # Four players: seat 0 walks e1..e8 while the others shuffle, then e9 wins.
+    record = "e2 a6 e8 i6 e3 a5 e7 i5 e4 a6 e6 i6 e5 a5 d6 i5 e6 a6 d7 i6 e7 a5 d6 i5 e8 a6 d7 i6"
+    for level in sorted(LEVELS):
+        assert choose_move(record, players=4, level=level, seed=level) == "e9"
+
+
+@pytest.mark.parametrize("level", [2, 3, 4, 5])
+def test_blocks_a_win_in_one_with_a_wall(level: int) -> None:
+    game = Game.from_moves(MUST_BLOCK)
+    move = choose_move(MUST_BLOCK, level=level, seed=3)
+    assert move[-1] in "hv"
+    game.play(move)
+    assert not any(step.endswith("1") and len(step) == 2 for step in game.legal_pawn_moves())
+
+
+@pytest.mark.parametrize("budget", [0.05, 0.2])
+def test_budget_is_honoured(budget: float) -> None:
+    game = random_game(2, 9, 11, 24)  # a mid-game position with walls down
+    started = time.perf_counter()
+    move, stats = analyse(game.moves, level=5, budget=budget, seed=0)
+    elapsed = time.perf_counter() - started
+    assert move in game.legal_moves()
+    assert elapsed < budget + 0.15
+    assert stats.depth >= 1
+
+
+def test_budget_is_honoured_with_four_players() -> None:
+    game = random_game(4, 9, 5, 30)
+    started = time.perf_counter()
+    move = choose_move(game.moves, players=4, level=5, budget=0.1)
+    assert time.perf_counter() - started < 0.25
+    assert move in game.legal_moves()
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4])
+def test_levels_are_deterministic_given_a_seed(level: int) -> None:
+    for seed, plies in [(1, 0), (2, 12), (3, 30)]:
+        record = random_game(2, 9, seed, plies).moves
+        first = choose_move(record, level=level, seed=seed)
+        assert all(choose_move(record, level=level, seed=seed) == first for _ in range(2))
+
+
+def test_noisy_levels_vary_with_the_seed() -> None:
+    record = "e2 e8 e3 e7"
+    assert len({choose_move(record, level=1, seed=seed) for seed in range(30)}) > 1
+
+
+def test_level_table_and_errors() -> None:
+    assert sorted(LEVELS) == [1, 2, 3, 4, 5]
+    depths = [LEVELS[level].depth for level in sorted(LEVELS)]
+    assert depths == sorted(depths)
+    with pytest.raises(ValueError, match="level"):
+        choose_move("", level=6)
+    with pytest.raises(ValueError, match="over"):
+        choose_move(WIN_IN_ONE + " e9")
+    with pytest.raises(ValueError, match="budget"):
+        choose_move("", budget=0)
+
+
+def test_the_api_pickles() -> None:
+    """A process pool sends the function and its plain arguments by pickle."""
+    assert pickle.loads(pickle.dumps(choose_move)) is choose_move
+    assert (
+        choose_move(["e2", "e8"], size=9, walls=3, level=1, seed=0)
+        in Game.from_moves("e2 e8", walls=3).legal_moves()
+    )
+
+
+def test_walks_the_shortest_path_when_walls_are_gone() -> None:
+    game = Game.from_moves("e2 e8", walls=0)
+    before = game.distances()[0]
+    move = choose_move(game.moves, walls=0, level=5, budget=0.3)
+    game.play(move)
+    assert game.distances()[0] == before - 1

@@ -127,7 +127,7 @@ def test_wins_in_one_for_the_second_seat_and_four_players() -> None:
 @pytest.mark.parametrize("level", [2, 3, 4, 5])
 def test_blocks_a_win_in_one_with_a_wall(level: int) -> None:
     game = Game.from_moves(MUST_BLOCK)
-    move = choose_move(MUST_BLOCK, level=level, seed=3)
+    move = choose_move(MUST_BLOCK, level=level, budget=0.5, seed=3)
     assert move[-1] in "hv"
     game.play(move)
     assert not any(step.endswith("1") and len(step) == 2 for step in game.legal_pawn_moves())

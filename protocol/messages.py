@@ -343,7 +343,8 @@ class Result(Struct, kw_only=True):
     winner: int | None
     """The winning seat; null for a draw or an aborted game."""
     reason: str
-    """``goal``, ``resign``, ``time``, ``abandon``, ``draw``, ``aborted`` or ``last_standing``;
+    """``goal``, ``resign``, ``time``, ``abandon``, ``draw``, ``aborted``, ``last_standing`` or
+    ``ply_cap``;
     decoded as a string so that a client survives reasons added later."""
 
 

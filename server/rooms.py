@@ -34,8 +34,10 @@ if TYPE_CHECKING:
     from server.sessions import Session
 
 Status = Literal["waiting", "playing", "finished"]
-Reason = Literal["goal", "resign", "time", "abandon", "draw", "aborted", "last_standing"]
+Reason = Literal["goal", "resign", "time", "abandon", "draw", "aborted", "last_standing", "ply_cap"]
 
+BOT_PLY_CAP = 400
+"""Plies after which a game left to computers alone is drawn (they could shuffle forever)."""
 LOG_LENGTH = 512
 """Events a room keeps for replay to clients that come back."""
 MATCH_GAMES = 2
@@ -263,6 +265,8 @@ class Room:
             self.clock.moved(seat, following, now)
         if game.winner is not None:
             return self.finish(game.winner, "goal", now)
+        if game.ply >= BOT_PLY_CAP and all(self.holder(s).bot for s in self.active_seats()):
+            return self.finish(None, "ply_cap", now)
         return []
 
     def remove(self, seat: int, reason: Reason, now: float) -> list[Result]:

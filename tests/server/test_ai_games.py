@@ -99,3 +99,28 @@ def test_after_a_restart_the_computer_moves_again_if_it_was_its_turn() -> None:
     (think,) = restarted.core.wake()
     assert isinstance(think, Think)
     assert (think.seat, think.ply, think.actions) == (1, 1, ["e2"])
+
+
+def test_a_game_left_to_the_computer_alone_is_capped() -> None:
+    from server.rooms import BOT_PLY_CAP
+
+    driver = Driver()
+    conn, _ = driver.greet("human")
+    driver.send(conn, Create(variant=VariantSpec(players=4, size=5), ai=AiSpec(level=1)))
+    room = driver.core.rooms[driver.last_state(conn).room]
+    driver.send(conn, Resign())  # the computers play on among themselves
+    game = room.game
+
+    def away_from_goal(move: str) -> int:
+        game.play(move)
+        distance = game.distance(seat)
+        game.undo()
+        return distance
+
+    while room.result is None:  # each computer steps away from its goal: nobody ever wins
+        seat = game.turn
+        move = max(game.legal_pawn_moves(), key=away_from_goal)
+        driver.run(driver.core.bot_move(room.code, seat, game.ply, move))
+    assert room.game.ply == BOT_PLY_CAP
+    assert room.result.reason == "ply_cap"
+    assert room.result.winner is None

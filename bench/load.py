@@ -790,7 +790,7 @@ def verdicts(
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="Load-test the game server next to a bare websockets echo server."
+        description="Load-test the game server next to bare websockets ceilings (echo, fanout)."
     )
     parser.add_argument("--mode", choices=["all", "paced", "saturate", "idle", "soak"],
                         default="all")  # fmt: skip
@@ -812,7 +812,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="before each measurement, wait up to this many seconds for "
                         "other processes to use under a quarter of a core")  # fmt: skip
     parser.add_argument("--scripts", type=int, default=64, help="distinct games to replay")
-    parser.add_argument("--no-echo", action="store_true", help="skip the echo ceiling")
+    parser.add_argument("--no-echo", action="store_true", help="skip the echo and fanout ceilings")
     parser.add_argument("--profile", type=Path, default=None,
                         help="run the server under cProfile, save .prof files here, "
                         "print the hot spots")  # fmt: skip

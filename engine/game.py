@@ -134,6 +134,11 @@ class Game:
         return list(self._moves)
 
     @property
+    def last_move(self) -> str | None:
+        """The last move played (without copying the record), or None at the start."""
+        return self._moves[-1] if self._moves else None
+
+    @property
     def ply(self) -> int:
         """Number of moves played."""
         return len(self._moves)

@@ -81,12 +81,20 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+        self._by_kind: dict[str, Histogram] = {}
         self.db_write_seconds = Histogram(
             "quoridor_db_write_seconds",
             "Time to commit one batch of changes to the database",
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+
+    def request_time(self, kind: str) -> Histogram:
+        """The latency histogram of one request type (children cached: this is per frame)."""
+        child = self._by_kind.get(kind)
+        if child is None:
+            child = self._by_kind[kind] = self.request_seconds.labels(kind)
+        return child
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -257,7 +257,7 @@ class Room:
         game = self.game
         game.play(move)
         self.movers.append(seat)
-        self.actions.append(game.moves[-1])
+        self.actions.append(game.last_move or move)
         self.draw_offers.discard(seat)  # an offer lapses when the offerer moves
         if self.clock is not None:
             # The first move of each seat is free: the clock runs from then on.
@@ -381,7 +381,7 @@ class Room:
         playing = self.status == "playing"
         last = None
         if self.movers:
-            last = LastMove(seat=self.movers[-1], move=game.moves[-1], ply=game.ply - 1)
+            last = LastMove(seat=self.movers[-1], move=game.last_move or "", ply=game.ply - 1)
         return State(
             id=request_id,
             event=self.event,

@@ -184,3 +184,13 @@ def path_edges(
             east |= square
             square <<= 1
     return north, east
+
+
+def bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, lowest first."""
+    result = []
+    while mask:
+        low = mask & -mask
+        result.append(low.bit_length() - 1)
+        mask ^= low
+    return result

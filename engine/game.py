@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from engine.board import Geometry, geometry, layers, path_edges, reaches
+from engine.board import Geometry, bits, geometry, layers, path_edges, reaches
 from engine.errors import IllegalMove, NotationError
 from engine.notation import COLUMNS, Move, format_record, format_square, parse_move, parse_record
 from engine.variant import Variant
@@ -235,7 +235,7 @@ class Game:
         if self._winner is not None:
             return []
         names = self._geo.square_names
-        return [names[bit] for bit in _bits(self._pawn_targets(self._turn))]
+        return [names[bit] for bit in bits(self._pawn_targets(self._turn))]
 
     def legal_walls(self) -> list[str]:
         """Every wall the seat to move may place: horizontal first, in slot order."""
@@ -266,10 +266,10 @@ class Game:
             for north, east in map(self._route, seats):
                 h_cuts |= north | (north >> 1)
                 v_cuts |= east | (east >> stride)
-            for slot in _bits(h_risky & h_cuts):
+            for slot in bits(h_risky & h_cuts):
                 if self._sealed_seat(1 << slot, True) is not None:
                     h_free ^= 1 << slot
-            for slot in _bits(v_risky & v_cuts):
+            for slot in bits(v_risky & v_cuts):
                 if self._sealed_seat(1 << slot, False) is not None:
                     v_free ^= 1 << slot
         return geo.slot_names(h_free, True) + geo.slot_names(v_free, False)
@@ -630,16 +630,6 @@ class Game:
     def goal_masks(self) -> tuple[int, ...]:
         """Per seat, the mask of the squares of its goal edge."""
         return self._goals
-
-
-def _bits(mask: int) -> list[int]:
-    """Indices of the set bits of ``mask``, lowest first."""
-    result = []
-    while mask:
-        low = mask & -mask
-        result.append(low.bit_length() - 1)
-        mask ^= low
-    return result
 
 
 __all__ = ["Game", "IllegalMove", "NotationError"]

@@ -24,11 +24,11 @@ from engine.ai.position import (
     WALL_H,
     GoalMap,
     Position,
-    bits,
     cut_walls,
     distance,
 )
 from engine.ai.search import STEP, Timeout
+from engine.board import bits
 
 
 def _values(pos: Position, maps: tuple[GoalMap, ...]) -> list[float]:

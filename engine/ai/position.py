@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.board import geometry
+from engine.board import bits, geometry
 from engine.game import Game
 from engine.notation import format_square
 
@@ -192,7 +192,7 @@ class Position:
         if not steps & occupied:
             return steps
         targets = steps & ~occupied
-        for near in _bits(steps & occupied):
+        for near in bits(steps & occupied):
             delta = near - here
             behind = _step(near, delta, north, east, stride)
             if behind >= 0 and not (occupied >> behind) & 1:
@@ -337,17 +337,3 @@ def _step(square: int, delta: int, north: int, east: int, stride: int) -> int:
         return square + 1 if (east >> square) & 1 else -1
     left = square - 1
     return left if left >= 0 and (east >> left) & 1 else -1
-
-
-def _bits(mask: int) -> list[int]:
-    result = []
-    while mask:
-        low = mask & -mask
-        result.append(low.bit_length() - 1)
-        mask ^= low
-    return result
-
-
-def bits(mask: int) -> list[int]:
-    """Indices of the set bits of ``mask``, lowest first."""
-    return _bits(mask)

@@ -34,6 +34,7 @@ from engine.ai.position import (
     cut_walls,
     distance,
 )
+from engine.board import bits
 
 WIN = 1_000_000
 """Score of a won position (minus the plies to the win)."""
@@ -129,7 +130,7 @@ class Searcher:
         maps = pos.maps()
         moves: list[tuple[int, int]] = []
         mine = maps[me].layers
-        for square in _bits(pos.pawn_targets(me)):
+        for square in bits(pos.pawn_targets(me)):
             moves.append((distance(mine, square), square))
         moves.sort()
         ordered = [move for _, move in moves]
@@ -254,7 +255,7 @@ class Searcher:
         here = distance(mine, pos.pawns[me])
         forward: list[int] = []
         other: list[int] = []
-        for square in _bits(pos.pawn_targets(me)):
+        for square in bits(pos.pawn_targets(me)):
             if distance(mine, square) < here:
                 forward.append(square)
             else:
@@ -369,12 +370,3 @@ def _from_tt(score: int, ply: int) -> int:
     if score <= -MATE_BOUND:
         return score + ply
     return score
-
-
-def _bits(mask: int) -> list[int]:
-    result = []
-    while mask:
-        low = mask & -mask
-        result.append(low.bit_length() - 1)
-        mask ^= low
-    return result

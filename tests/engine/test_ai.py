@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from engine import Game
 from engine.ai import LEVELS, analyse, choose_move
-from engine.ai.position import Position, bits
+from engine.ai.position import Position
 from engine.ai.search import Searcher
+from engine.board import bits
 
 CONFIGS = [(2, 5), (2, 7), (2, 9), (4, 5), (4, 7), (4, 9)]
 

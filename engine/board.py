@@ -156,6 +156,26 @@ def layers(start: int, goal: int, open_north: int, open_east: int, stride: int) 
     return result
 
 
+def steps(start: int, goal: int, open_north: int, open_east: int, stride: int) -> int:
+    """``len(layers(...)) - 1`` without keeping the frontiers: the shortest distance,
+    or -1 when the goal cannot be reached."""
+    frontier = start
+    unseen = (open_north | open_east | (open_north << stride) | (open_east << 1)) & ~start
+    distance = 0
+    while not frontier & goal:
+        frontier = (
+            ((frontier & open_north) << stride)
+            | ((frontier >> stride) & open_north)
+            | ((frontier & open_east) << 1)
+            | ((frontier >> 1) & open_east)
+        ) & unseen
+        if not frontier:
+            return -1
+        unseen ^= frontier
+        distance += 1
+    return distance
+
+
 def path_edges(
     frontiers: list[int], goal: int, open_north: int, open_east: int, stride: int
 ) -> tuple[int, int]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from engine.board import Geometry, bits, geometry, layers, path_edges, reaches
+from engine.board import Geometry, bits, geometry, layers, path_edges, reaches, steps
 from engine.errors import IllegalMove, NotationError
 from engine.notation import COLUMNS, Move, format_record, format_square, parse_move, parse_record
 from engine.variant import Variant
@@ -76,6 +76,10 @@ class Game:
         self._turn = 0
         self._targets: int | None = None
         """The seat to move's pawn targets, once worked out in this position."""
+        self._distances: list[int] | None = None
+        """Every seat's distance to its goal, once worked out in this position."""
+        self._wall_list: list[str] | None = None
+        """The walls on the board in notation, once worked out since the last wall."""
         self._winner: int | None = None
         self._retired = 0
         """Bit per seat that has left a four-player game: its pawn stays, its turns pass."""
@@ -156,8 +160,11 @@ class Game:
     @property
     def walls(self) -> list[str]:
         """Every wall on the board, horizontal ones first, in slot order."""
-        geo = self._geo
-        return geo.slot_names(self._h_walls, True) + geo.slot_names(self._v_walls, False)
+        if self._wall_list is None:
+            geo = self._geo
+            names = geo.slot_names(self._h_walls, True) + geo.slot_names(self._v_walls, False)
+            self._wall_list = names
+        return list(self._wall_list)
 
     def record(self, numbered: bool = False) -> str:
         """The moves so far in standard notation (``numbered`` for ``1. e2 e8``).
@@ -168,15 +175,21 @@ class Game:
 
     def distance(self, seat: int) -> int:
         """Fewest pawn steps from the seat's square to its goal edge (jumps ignored)."""
-        north, east = self._open()
-        return (
-            len(layers(1 << self._pawns[seat], self._goals[seat], north, east, self._geo.stride))
-            - 1
-        )
+        return self._distance_list()[seat]
 
     def distances(self) -> list[int]:
         """``distance`` for every seat."""
-        return [self.distance(seat) for seat in range(self.variant.players)]
+        return list(self._distance_list())
+
+    def _distance_list(self) -> list[int]:
+        if self._distances is None:
+            north, east = self._open()
+            stride = self._geo.stride
+            self._distances = [
+                steps(1 << pawn, goal, north, east, stride)
+                for pawn, goal in zip(self._pawns, self._goals, strict=True)
+            ]
+        return self._distances
 
     def __str__(self) -> str:
         """A text diagram, row 9 on top; pawns are their seat numbers.
@@ -303,7 +316,7 @@ class Game:
             self._pawns[seat] = target
             if (1 << target) & self._goals[seat]:
                 self._winner = seat
-        self._targets = None
+        self._targets = self._distances = None
         self._moves.append(str(parsed))
         if self._winner is None:
             self._turn = self._next_seat(seat)
@@ -334,6 +347,10 @@ class Game:
         """Seats that left a four-player game, lowest first."""
         return [seat for seat in range(self.variant.players) if (self._retired >> seat) & 1]
 
+    def is_retired(self, seat: int) -> bool:
+        """Whether ``seat`` left a four-player game (``seat in retired``, without a list)."""
+        return bool((self._retired >> seat) & 1)
+
     def undo(self) -> str:
         """Take back the last action and return it (a move, or ``retire N``).
 
@@ -350,7 +367,7 @@ class Game:
         self._points, self._turn, self._winner = snap.points, snap.turn, snap.winner
         self._routes = list(snap.routes)
         self._retired = snap.retired
-        self._targets = None
+        self._targets = self._distances = self._wall_list = None
         if not action.startswith("retire"):
             self._moves.pop()
         return action
@@ -460,6 +477,7 @@ class Game:
 
     def _place_wall(self, wall: int, horizontal: bool) -> None:
         stride = self._geo.stride
+        self._wall_list = None
         if horizontal:
             self._h_walls |= wall
             closed = wall | (wall << 1)

@@ -736,6 +736,10 @@ class Core:
     def persistent(self, on: bool) -> None:
         self.journal.enabled = self.history.keep_unsaved = on
 
+    def has_changes(self) -> bool:
+        """Whether anything accepted since the last ``take_changes`` awaits writing."""
+        return bool(self.journal) or bool(self.history.unsaved)
+
     def take_changes(self) -> Batch:
         """What to write to the database for everything accepted since the last call."""
         return self.journal.take(self.rooms, self.history.take_unsaved(), self.clock())
@@ -767,7 +771,7 @@ class Core:
             self._woken += self._think(room)
         for session in sessions.values():
             if session.room is None:
-                self.journal.drop_session(session.id)
+                self.journal.drop_session(session)
             else:
                 self.sessions[session.token_digest] = session
         self.history.load(loaded.games)
@@ -777,12 +781,11 @@ class Core:
         woken, self._woken = self._woken, []
         return woken
 
-    def snapshot_all(self) -> Batch:
-        """Every room in play, saved as of now (before a graceful shutdown)."""
+    def snapshot_all(self) -> None:
+        """Note every room in play for saving as of now (before a graceful shutdown)."""
         for room in self.rooms.values():
             if room.status == "playing":
                 self.journal.room(room)
-        return self.take_changes()
 
     # -- helpers ---------------------------------------------------------------
 
@@ -839,7 +842,7 @@ class Core:
         """Drop a session that holds nothing worth resuming."""
         if session.conn is None and session.room is None:
             self.sessions.pop(session.token_digest, None)
-            self.journal.drop_session(session.id)
+            self.journal.drop_session(session)
 
     def _unqueue(self, session: Session) -> None:
         if session.queued is None:

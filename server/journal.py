@@ -33,9 +33,14 @@ class Journal:
         if self.enabled:
             self._dropped_rooms.add(code)
 
-    def drop_session(self, session_id: str) -> None:
+    def drop_session(self, session: Session) -> None:
         if self.enabled:
-            self._dropped_sessions.add(session_id)
+            session.stored = None
+            self._dropped_sessions.add(session.id)
+
+    def __bool__(self) -> bool:
+        """Whether anything was noted since the last ``take``."""
+        return bool(self._rooms or self._sessions or self._dropped_rooms or self._dropped_sessions)
 
     def take(self, rooms: dict[str, Room], games: list[GameRecord], now: float) -> Batch:
         """The batch for everything noted (rooms still open, and their seated sessions)."""
@@ -48,8 +53,12 @@ class Journal:
             sessions.update(h.session for h in room.seats if h and h.session.room is room)
         for session in sessions:
             if session.room is not None:
-                batch.sessions.append(session_record(session))
+                stored = (session.token_digest, session.room.code, session.seat)
+                if session.stored != stored:  # most moves change no session: no rewrite
+                    session.stored = stored
+                    batch.sessions.append(session_record(session))
             else:
+                session.stored = None
                 self._dropped_sessions.add(session.id)
         # Not ``- set(rooms)``: this runs for every request, and rooms may be thousands.
         batch.dropped_rooms = sorted(code for code in self._dropped_rooms if code not in rooms)

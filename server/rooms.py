@@ -193,7 +193,7 @@ class Room:
 
     def active(self, seat: int) -> bool:
         """Still in the current game (not resigned, flagged or claimed out of it)."""
-        return self.result is None and seat not in self.game.retired
+        return self.result is None and not self.game.is_retired(seat)
 
     def active_seats(self) -> list[int]:
         return [seat for seat in range(self.spec.players) if self.active(seat)]
@@ -347,6 +347,8 @@ class Room:
             return min(kept, default=None)
         if self.status != "playing":
             return None
+        if self.clock is None and all(h is None or h.gone_since is None for h in self.seats):
+            return None  # the common case, on every move: nothing can happen by itself
         moments = [
             h.gone_since + absence.hard_limit
             for seat in self.active_seats()

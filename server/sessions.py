@@ -39,6 +39,8 @@ class Session:
     """Seat in ``room``; None for a spectator."""
     queued: tuple[VariantSpec, RequestId] | None = None
     """The quick-match variant waited for, and the request id to answer."""
+    stored: tuple[bytes, str, int | None] | None = None
+    """(token hash, room, seat) as last written to the database, if it is there."""
 
     @classmethod
     def new(cls, name: str, chat: TokenBucket) -> tuple[Session, str]:

@@ -62,6 +62,7 @@ as unreliable (``--quiet-wait`` waits for a quiet machine first).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import platform
@@ -201,20 +202,25 @@ class ServerProcess:
             self._reader.join(5)
         return status
 
+    def family(self) -> list[int]:
+        """The server and its child processes (the game server's database process)."""
+        return [self.pid, *children(self.pid)]
+
     def cpu(self) -> float:
-        """CPU seconds used so far (user + system, every thread)."""
-        return process_cpu(self.pid)
+        """CPU seconds used so far (user + system, every thread, child processes too)."""
+        return sum(map(process_cpu, self.family()))
 
     def rss(self) -> int:
-        """Resident memory in bytes."""
-        with open(f"/proc/{self.pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * PAGE
-        return 0
+        """Resident memory in bytes, child processes included."""
+        return sum(map(process_rss, self.family()))
 
     def fds(self) -> int:
-        return len(os.listdir(f"/proc/{self.pid}/fd"))
+        """Open file descriptors, child processes included."""
+        total = 0
+        for pid in self.family():
+            with contextlib.suppress(OSError):
+                total += len(os.listdir(f"/proc/{pid}/fd"))
+        return total
 
     def metrics(self) -> dict[str, float]:
         """The game server's Prometheus gauges and counters (empty for the echo)."""
@@ -271,6 +277,34 @@ def process_cpu(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid:
+            found.append(int(entry))
+    return found
+
+
+def process_rss(pid: int) -> int:
+    """Resident memory of process ``pid`` in bytes (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * PAGE
+    except OSError:
+        pass
+    return 0
 
 
 def other_load(pids: list[int], seconds: float = 1.0) -> float:
@@ -463,7 +497,7 @@ def run_games(
         ready = workers.gather("ready", 180)
         run.connections = sum(info["connections"] for info in ready)
         if settings.quiet_wait > 0:
-            wait_for_quiet([server.pid, *workers.pids], settings.quiet_wait, settings.log)
+            wait_for_quiet([*server.family(), *workers.pids], settings.quiet_wait, settings.log)
         start = time.monotonic() + settings.warmup
         end = start + duration
         workers.tell("go", start, end)

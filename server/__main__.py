@@ -36,15 +36,11 @@ def main(argv: Sequence[str] | None = None) -> None:
 def tune_interpreter() -> None:
     """Settings measured with bench/load.py on 2 cores.
 
-    - A shorter switch interval: the database thread otherwise waits up to 5 ms for the
-      interpreter lock between statements, and commits (which gate every reply) stretch to
-      10-16 ms under load; at 0.5 ms they stay around 3 ms.
     - Rarer full garbage collections: with a thousand games the heap holds a few hundred
       thousand tracked objects and a full collection pauses the loop for ~150 ms; raising
       the oldest generation's threshold makes those pauses rare (memory is bounded by the
       rooms themselves, which free their objects by reference counting).
     """
-    sys.setswitchinterval(0.0005)
     gc.freeze()
     first, second, _ = gc.get_threshold()
     gc.set_threshold(max(first, 10_000), second, 100)

@@ -31,9 +31,10 @@ from websockets.typing import Origin
 from engine.ai import choose_move
 from server.config import Config
 from server.core import Action, Close, Core, Limits, Send, Think
+from server.database import Synchronous
 from server.metrics import Metrics
 from server.rooms import Absence
-from server.store import Store, Synchronous
+from server.store import Store
 
 log = logging.getLogger("quoridor.server")
 
@@ -329,7 +330,7 @@ class GameServer:
     def _start_thinking(self, think: Think) -> None:
         """Run the computer's search in a worker process; its move comes back as a request."""
         if self._thinkers is None:
-            # spawn, not fork: the server has threads (the store) that fork would copy badly.
+            # spawn, not fork: a forked copy of a running event loop and its sockets is unsafe.
             context = multiprocessing.get_context("spawn")
             workers = max(1, self.config.ai_workers)
             self._thinkers = ProcessPoolExecutor(workers, mp_context=context)

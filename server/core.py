@@ -66,13 +66,13 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.messages import QuickMatch as QuickMatchRequest
+from server.database import Batch, Loaded
 from server.history import GameHistory
 from server.journal import Journal
 from server.ratelimit import TokenBucket
 from server.rooms import Absence, Room
 from server.sessions import Connection, Session, token_hash
 from server.snapshot import restore_room, restore_session
-from server.store import Batch, Loaded
 
 log = logging.getLogger("quoridor.core")
 

@@ -7,10 +7,10 @@ Without a database the journal is off and notes nothing.
 
 from __future__ import annotations
 
+from server.database import Batch
 from server.rooms import Room
 from server.sessions import Session
 from server.snapshot import GameRecord, room_record, session_record
-from server.store import Batch
 
 
 class Journal:

@@ -85,7 +85,7 @@ async def test_four_players_with_three_computers() -> None:
 
 
 def test_after_a_restart_the_computer_moves_again_if_it_was_its_turn() -> None:
-    from server.store import Loaded
+    from server.database import Loaded
 
     driver = Driver()
     driver.core.persistent = True

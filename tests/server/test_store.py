@@ -27,8 +27,8 @@ from protocol.messages import (
 )
 from server.app import GameServer
 from server.config import Config
+from server.database import SCHEMA_VERSION, migrate
 from server.snapshot import RoomRecord
-from server.store import SCHEMA_VERSION, migrate
 from tests.process import ServerProcess
 from tests.wsclient import Client
 

@@ -1,0 +1,268 @@
+"""The SQLite database itself: schema, migrations, and the synchronous reads and writes.
+
+It runs in a process of its own (``python -m server.database``, started by
+``server.store.Store``), speaking a small request/reply protocol on its
+standard input and output: the server's event loop never waits for the
+interpreter lock while SQLite works, and SQLite never waits for the loop.
+
+The schema is versioned with ``PRAGMA user_version``; ``MIGRATIONS[n]`` takes
+a database from version ``n`` to ``n + 1``.
+
+Channel: each message is a 4-byte big-endian length and a msgpack payload.
+Requests are ``OpenRequest``, ``LoadRequest`` and ``WriteRequest``; each reply
+is one status byte (0: done, 1: failed) and the msgpack result or the error's
+text. End of input closes the database and ends the process.
+"""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+import msgspec
+
+from server.snapshot import GameRecord, RoomRecord, SessionRecord
+
+MIGRATIONS = [
+    # 1: rooms in play and the sessions seated in them.
+    """
+    CREATE TABLE rooms (
+        code TEXT PRIMARY KEY,
+        status TEXT NOT NULL,
+        record BLOB NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        room TEXT,
+        record BLOB NOT NULL
+    );
+    """,
+    # 2: the history of finished games.
+    """
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        room TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        finished REAL NOT NULL,
+        record BLOB NOT NULL
+    );
+    CREATE INDEX games_by_time ON games (finished DESC);
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+HISTORY_LOADED = 1000
+"""Finished games read back at start-up (the history the server can answer from)."""
+
+Synchronous = Literal["off", "normal", "full"]
+
+
+@dataclass
+class Batch:
+    """Everything to write in one transaction."""
+
+    rooms: list[tuple[RoomRecord, str]] = field(default_factory=list)
+    """(record, status) to insert or replace."""
+    dropped_rooms: list[str] = field(default_factory=list)
+    sessions: list[SessionRecord] = field(default_factory=list)
+    dropped_sessions: list[str] = field(default_factory=list)
+    games: list[GameRecord] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.rooms or self.dropped_rooms or self.sessions or self.dropped_sessions or self.games
+        )
+
+
+@dataclass
+class Loaded:
+    """What start-up recovery reads back."""
+
+    rooms: list[RoomRecord]
+    sessions: list[SessionRecord]
+    games: list[GameRecord]
+
+
+ROWS_PER_STATEMENT = 200
+"""Rows written by one statement (SQLite allows at least 999 parameters in one)."""
+
+
+def _insert(db: sqlite3.Connection, head: str, rows: list[tuple[object, ...]]) -> None:
+    """Insert ``rows`` with a few multi-row statements rather than one statement a row.
+
+    Fewer, larger statements: each one is a round of the sqlite3 module's
+    bookkeeping (and, when the database ran on a thread of the server, a wait
+    to win back the interpreter lock from the busy event loop).
+    """
+    for start in range(0, len(rows), ROWS_PER_STATEMENT):
+        chunk = rows[start : start + ROWS_PER_STATEMENT]
+        row = "(" + ", ".join("?" * len(chunk[0])) + ")"
+        db.execute(f"{head} VALUES {', '.join([row] * len(chunk))}", _flat(chunk))
+
+
+def _delete(db: sqlite3.Connection, head: str, keys: list[str]) -> None:
+    """``head IN (...)`` for ``keys``, a few statements rather than one a key."""
+    for start in range(0, len(keys), ROWS_PER_STATEMENT):
+        chunk = keys[start : start + ROWS_PER_STATEMENT]
+        db.execute(f"{head} IN ({', '.join('?' * len(chunk))})", chunk)
+
+
+def _flat(rows: list[tuple[object, ...]]) -> list[object]:
+    return [value for row in rows for value in row]
+
+
+def migrate(db: sqlite3.Connection, target: int = SCHEMA_VERSION) -> tuple[int, int]:
+    """Bring the schema to ``target``; (version before, version after)."""
+    (before,) = db.execute("PRAGMA user_version").fetchone()
+    if before > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"database schema version {before} is newer than this server's {SCHEMA_VERSION}"
+        )
+    for version in range(before, target):
+        with db:  # each step is one transaction, version bump included
+            db.execute("BEGIN IMMEDIATE")
+            for statement in MIGRATIONS[version].split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {version + 1}")
+    return before, max(before, target)
+
+
+class OpenRequest(msgspec.Struct, tag="open"):
+    path: str
+    synchronous: Synchronous
+
+
+class LoadRequest(msgspec.Struct, tag="load"):
+    pass
+
+
+class WriteRequest(msgspec.Struct, tag="write"):
+    batch: Batch
+
+
+Request = OpenRequest | LoadRequest | WriteRequest
+DONE, FAILED = b"\x00", b"\x01"
+
+
+class Database:
+    """One SQLite connection, opened and migrated, read and written synchronously."""
+
+    def __init__(self, path: str | Path, synchronous: Synchronous = "normal") -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, isolation_level=None)
+        db.execute("PRAGMA journal_mode = WAL")
+        # WAL with NORMAL survives a crash of the process (SIGKILL) without
+        # losing a commit; FULL also survives losing power, at an fsync a commit.
+        db.execute(f"PRAGMA synchronous = {synchronous.upper()}")
+        db.execute("PRAGMA busy_timeout = 5000")
+        self.db = db
+        self.versions = migrate(db)
+        """The schema version before and after opening."""
+
+    def load(self) -> Loaded:
+        db = self.db
+        rooms = [
+            msgspec.json.decode(record, type=RoomRecord)
+            for (record,) in db.execute("SELECT record FROM rooms")
+        ]
+        sessions = [
+            msgspec.json.decode(record, type=SessionRecord)
+            for (record,) in db.execute("SELECT record FROM sessions")
+        ]
+        rows = db.execute(
+            "SELECT record FROM games ORDER BY finished DESC, id DESC LIMIT ?", (HISTORY_LOADED,)
+        )
+        games = [msgspec.json.decode(record, type=GameRecord) for (record,) in rows]
+        return Loaded(rooms, sessions, games[::-1])
+
+    def write(self, batch: Batch) -> float:
+        """Commit ``batch`` in one transaction; the seconds it took."""
+        db = self.db
+        started = time.perf_counter()
+        encode = msgspec.json.encode
+        now = time.time()
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            _insert(
+                db,
+                "INSERT OR REPLACE INTO rooms (code, status, record, updated)",
+                [(record.code, status, encode(record), now) for record, status in batch.rooms],
+            )
+            _delete(db, "DELETE FROM rooms WHERE code", batch.dropped_rooms)
+            _insert(
+                db,
+                "INSERT OR REPLACE INTO sessions (id, room, record)",
+                [(s.id, s.room, encode(s)) for s in batch.sessions],
+            )
+            _delete(db, "DELETE FROM sessions WHERE id", batch.dropped_sessions)
+            _insert(
+                db,
+                "INSERT INTO games (id, room, number, finished, record)",
+                [(g.id, g.room, g.number, g.finished, encode(g)) for g in batch.games],
+            )
+        return time.perf_counter() - started
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def read_message(stream: BinaryIO) -> bytes | None:
+    """One framed message, or None at the end of the stream."""
+    head = stream.read(4)
+    if len(head) < 4:
+        return None
+    size = int.from_bytes(head, "big")
+    body = stream.read(size)
+    if len(body) < size:
+        return None
+    return body
+
+
+def frame(payload: bytes) -> bytes:
+    return len(payload).to_bytes(4, "big") + payload
+
+
+def serve(requests: BinaryIO, replies: BinaryIO) -> None:
+    """Answer requests until the end of input."""
+    decoder = msgspec.msgpack.Decoder(Request)
+    encode = msgspec.msgpack.encode
+    database: Database | None = None
+    try:
+        while (message := read_message(requests)) is not None:
+            try:
+                request = decoder.decode(message)
+                if isinstance(request, OpenRequest):
+                    database = Database(request.path, request.synchronous)
+                    reply = DONE + encode(database.versions)
+                elif database is None:
+                    raise RuntimeError("the database is not open")
+                elif isinstance(request, LoadRequest):
+                    reply = DONE + encode(database.load())
+                else:
+                    reply = DONE + encode(database.write(request.batch))
+            except Exception as error:  # the server decides what a failure means
+                reply = FAILED + f"{type(error).__name__}: {error}".encode()
+            replies.write(frame(reply))
+            replies.flush()
+    finally:
+        if database is not None:
+            database.close()
+
+
+def main() -> None:
+    # The server decides when the database closes (after its last save), by
+    # closing our input; a signal to the whole process group must not beat it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    serve(sys.stdin.buffer, sys.stdout.buffer)
+
+
+if __name__ == "__main__":
+    main()

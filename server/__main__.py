@@ -6,7 +6,6 @@ import asyncio
 import gc
 import logging
 import signal
-import sys
 from collections.abc import Coroutine, Sequence
 
 from server import logs

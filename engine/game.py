@@ -20,7 +20,7 @@ The rules (seeds 000 and 001, settled by issue 2):
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from engine.board import Geometry, bits, geometry, layers, path_edges, reaches, steps
 from engine.errors import IllegalMove, NotationError
@@ -76,8 +76,8 @@ class Game:
         self._turn = 0
         self._targets: int | None = None
         """The seat to move's pawn targets, once worked out in this position."""
-        self._distances: list[int] | None = None
-        """Every seat's distance to its goal, once worked out in this position."""
+        self._distances: list[int | None] = [None] * self.variant.players
+        """Each seat's distance to its goal, once worked out in this position."""
         self._wall_list: list[str] | None = None
         """The walls on the board in notation, once worked out since the last wall."""
         self._winner: int | None = None
@@ -182,14 +182,15 @@ class Game:
         return list(self._distance_list())
 
     def _distance_list(self) -> list[int]:
-        if self._distances is None:
+        known = self._distances
+        if None in known:
             north, east = self._open()
             stride = self._geo.stride
-            self._distances = [
-                steps(1 << pawn, goal, north, east, stride)
-                for pawn, goal in zip(self._pawns, self._goals, strict=True)
-            ]
-        return self._distances
+            for seat, distance in enumerate(known):
+                if distance is None:
+                    pawn, goal = self._pawns[seat], self._goals[seat]
+                    known[seat] = steps(1 << pawn, goal, north, east, stride)
+        return cast(list[int], known)
 
     def __str__(self) -> str:
         """A text diagram, row 9 on top; pawns are their seat numbers.
@@ -310,13 +311,16 @@ class Game:
         if parsed.is_wall:
             self._place_wall(1 << geo.bit(parsed.col, parsed.row), parsed.orientation == "h")
             self._walls_left[seat] -= 1
+            self._distances = [None] * self.variant.players
         else:
             target = geo.bit(parsed.col, parsed.row)
             self._extend_route(seat, target)
             self._pawns[seat] = target
             if (1 << target) & self._goals[seat]:
                 self._winner = seat
-        self._targets = self._distances = None
+            # Pawns are no obstacle to a distance: only the mover's changed.
+            self._distances[seat] = None
+        self._targets = None
         self._moves.append(str(parsed))
         if self._winner is None:
             self._turn = self._next_seat(seat)
@@ -367,7 +371,8 @@ class Game:
         self._points, self._turn, self._winner = snap.points, snap.turn, snap.winner
         self._routes = list(snap.routes)
         self._retired = snap.retired
-        self._targets = self._distances = self._wall_list = None
+        self._targets = self._wall_list = None
+        self._distances = [None] * self.variant.players
         if not action.startswith("retire"):
             self._moves.pop()
         return action

@@ -798,7 +798,7 @@ class Core:
     def _new_room(
         self, spec: VariantSpec, public: bool, clock: TimeControl | None, match: bool
     ) -> Room:
-        code = "".join(secrets.choice(ROOM_CODE_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
+        code = _room_code()
         room = Room(code, spec, public, self.clock(), clock, match)
         self.rooms[code] = room
         log.info(
@@ -879,6 +879,18 @@ class Core:
         self.counters[f"error:{code}"] += 1
         state: State | None = room.state(now) if room is not None else None
         return Send([conn], encode(Error(id=rid, code=code, message=message, state=state)))
+
+
+def _room_code() -> str:
+    """ROOM_CODE_LENGTH random letters of ROOM_CODE_ALPHABET, from one draw of the system's
+    randomness (not one a letter: each is a system call)."""
+    base = len(ROOM_CODE_ALPHABET)
+    number = secrets.randbelow(base**ROOM_CODE_LENGTH)
+    letters = []
+    for _ in range(ROOM_CODE_LENGTH):
+        number, digit = divmod(number, base)
+        letters.append(ROOM_CODE_ALPHABET[digit])
+    return "".join(letters)
 
 
 def _frame(game: Game, last: str | None) -> Frame:

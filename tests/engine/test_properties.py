@@ -189,7 +189,17 @@ def snapshot(game: Game) -> tuple[object, ...]:
 
 
 def quick(game: Game) -> tuple[object, ...]:
-    return (game.pawns, game.walls, game.walls_left, game.turn, game.winner, game.ply)
+    # Distances and walls are cached by the engine: comparing them after play and
+    # undo checks that the caches follow the position.
+    return (
+        game.pawns,
+        game.walls,
+        game.walls_left,
+        game.turn,
+        game.winner,
+        game.ply,
+        game.distances(),
+    )
 
 
 def check_invariants(game: Game, full_walls: bool) -> None:

@@ -305,7 +305,8 @@ class Game:
         game is unchanged.
         """
         parsed = self._check(move)
-        self._history.append((self._snapshot(), str(parsed)))
+        name = str(parsed)
+        self._history.append((self._snapshot(), name))
         geo = self._geo
         seat = self._turn
         if parsed.is_wall:
@@ -321,7 +322,7 @@ class Game:
             # Pawns are no obstacle to a distance: only the mover's changed.
             self._distances[seat] = None
         self._targets = None
-        self._moves.append(str(parsed))
+        self._moves.append(name)
         if self._winner is None:
             self._turn = self._next_seat(seat)
 

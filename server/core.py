@@ -255,6 +255,8 @@ class Core:
 
     def _dispatch(self, connection: Connection, request: Request) -> list[Action]:
         session = connection.session
+        if isinstance(request, MoveRequest) and session is not None:
+            return self._in_room(session, request)  # the common case first
         if isinstance(request, Hello):
             return self._hello(connection, request)
         if isinstance(request, Ping):

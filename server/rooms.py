@@ -380,7 +380,8 @@ class Room:
     def state(self, now: float, request_id: RequestId = None) -> State:
         """The whole room as one message, numbered with the current event."""
         game = self.game
-        playing = self.status == "playing"
+        status = self.status
+        playing = status == "playing"
         last = None
         if self.movers:
             last = LastMove(seat=self.movers[-1], move=game.last_move or "", ply=game.ply - 1)
@@ -389,7 +390,7 @@ class Room:
             event=self.event,
             room=self.code,
             variant=self.spec,
-            status=self.status,
+            status=status,
             ply=game.ply,
             turn=game.turn if playing else None,
             pawns=game.pawns,
@@ -402,10 +403,10 @@ class Room:
             spectators=len(self.spectators),
             result=self.result,
             game=self.number,
-            clock=self._clock_info(now),
-            draw_offers=sorted(self.draw_offers),
-            rematch=sorted(self.rematch),
-            match=self._match_info(),
+            clock=self._clock_info(now) if self.clock is not None else None,
+            draw_offers=sorted(self.draw_offers) if self.draw_offers else [],
+            rematch=sorted(self.rematch) if self.rematch else [],
+            match=self._match_info() if self.match_game else None,
             moves=self.actions,
         )
 

@@ -75,6 +75,11 @@ class Store:
         )
         return before, after
 
+    @property
+    def pid(self) -> int | None:
+        """The database process's id while it runs (for diagnostics and tests)."""
+        return self._process.pid if self._process is not None else None
+
     async def load(self) -> Loaded:
         return await self._call(LoadRequest(), Loaded)
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import signal
 import sys
+import time
 from pathlib import Path
 
 LISTENING = re.compile(rb"listening on ws://([\d.]+):(\d+)")
@@ -37,6 +39,8 @@ class ServerProcess:
             str(self.db),
             *self.args,
             stderr=asyncio.subprocess.PIPE,
+            # Its own process group, as under a service manager: see ``signal_group``.
+            start_new_session=True,
         )
         assert self.process.stderr is not None
         async with asyncio.timeout(within):
@@ -55,13 +59,57 @@ class ServerProcess:
         while line := await self.process.stderr.readline():
             self.log += line
 
-    async def stop(self, sig: signal.Signals = signal.SIGTERM, within: float = 20.0) -> int:
-        """Send ``sig`` and wait for the exit status."""
+    def children(self) -> list[int]:
+        """The server's child processes (its database process)."""
+        assert self.process is not None
+        return children(self.process.pid)
+
+    async def stop(
+        self, sig: signal.Signals = signal.SIGTERM, within: float = 20.0, group: bool = False
+    ) -> int:
+        """Send ``sig`` (to the whole process group with ``group``, as systemd does) and
+        wait for the exit status."""
         assert self.process is not None
         if self.process.returncode is None:
-            self.process.send_signal(sig)
+            if group:
+                os.killpg(self.process.pid, sig)
+            else:
+                self.process.send_signal(sig)
         async with asyncio.timeout(within):
             status = await self.process.wait()
             if self._reader is not None:
                 await self._reader
         return status
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_gone(pid: int, within: float = 10.0) -> bool:
+    """Wait (blocking: a few milliseconds at a time) until process ``pid`` has ended."""
+    deadline = time.monotonic() + within
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True

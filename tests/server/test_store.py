@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sqlite3
 from pathlib import Path
@@ -29,7 +30,7 @@ from server.app import GameServer
 from server.config import Config
 from server.database import SCHEMA_VERSION, migrate
 from server.snapshot import RoomRecord
-from tests.process import ServerProcess
+from tests.process import ServerProcess, wait_gone
 from tests.wsclient import Client
 
 # Seat 0 walks up column e, seat 1 steps aside to column d and walks down it.
@@ -150,7 +151,10 @@ async def test_sigkill_mid_game_loses_nothing(tmp_path: Path) -> None:
     a, b, room = await seat_two(server.url)
     half = 7
     await play([a, b], GAME[:half], 0)
+    (database,) = server.children()
     assert await server.stop(signal.SIGKILL) == -signal.SIGKILL
+    # The database process sees the end of its input and goes too.
+    assert wait_gone(database)
 
     server = await ServerProcess(db).start()
     a2 = await resume(server.url, a.welcome, "alice")
@@ -199,3 +203,50 @@ async def test_sigterm_closes_with_1012_exits_0_and_the_game_resumes(tmp_path: P
     assert final.result is not None
     await asyncio.gather(a2.close(), b2.close())
     assert await server.stop() == 0
+
+
+async def test_sigterm_to_the_whole_process_group_still_saves_last(tmp_path: Path) -> None:
+    """A service manager signals every process of the service: the database process
+    must outlive the server's final save, and both must end."""
+    db = tmp_path / "group.db"
+    server = await ServerProcess(db).start()
+    a, b = await Client.connect(server.url, "alice"), await Client.connect(server.url, "bob")
+    await a.send(Create(clock=TimeControl(base=300, increment=5)))
+    room = (await a.expect(Joined)).room
+    await b.send(Join(room=room))
+    await b.expect(Joined)
+    await play([a, b], GAME[:3], 0)
+    (database,) = server.children()
+    assert await server.stop(signal.SIGTERM, group=True) == 0
+    assert b"cannot write" not in server.log
+    assert wait_gone(database)
+
+    server = await ServerProcess(db).start()
+    b2 = await resume(server.url, b.welcome, "bob")
+    state = await b2.state()
+    assert (state.room, state.ply, state.status) == (room, 3, "playing")
+    assert state.clock is not None
+    assert state.clock.running == 1
+    await b2.close()
+    assert await server.stop() == 0
+
+
+async def test_a_lost_database_stops_the_server_and_nothing_unsaved_is_acknowledged(
+    tmp_path: Path,
+) -> None:
+    config = Config(port=0, db=str(tmp_path / "lost.db"))
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        a, b, _room = await seat_two(url)
+        await play([a, b], GAME[:2], 0)
+        assert server.store is not None
+        assert server.store.pid is not None
+        os.kill(server.store.pid, signal.SIGKILL)
+        await a.send(MoveRequest(move=GAME[2], ply=2))
+        async with asyncio.timeout(10):
+            await server.stopping.wait()
+        assert server.failed
+        # The move was never saved, so nobody heard of it.
+        await a.quiet(0.5)
+        await b.quiet(0.1)
+        await asyncio.gather(a.close(), b.close())

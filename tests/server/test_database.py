@@ -1,0 +1,142 @@
+"""The database process's side: writes in few statements, reads back, and its channel."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import msgspec
+
+from protocol.messages import VariantSpec
+from server.database import (
+    DONE,
+    FAILED,
+    ROWS_PER_STATEMENT,
+    Batch,
+    Database,
+    LoadRequest,
+    OpenRequest,
+    WriteRequest,
+    frame,
+    read_message,
+    serve,
+)
+from server.snapshot import GameRecord, RoomRecord, SessionRecord
+
+VARIANT = VariantSpec(players=2, size=9, walls=10)
+
+
+def room(code: str, actions: list[str]) -> RoomRecord:
+    return RoomRecord(
+        code=code,
+        variant=VARIANT,
+        public=True,
+        created=1.0,
+        time_control=None,
+        match=False,
+        event=len(actions),
+        number=1,
+        match_game=0,
+        started=True,
+        actions=actions,
+        movers=[ply % 2 for ply in range(len(actions))],
+        result=None,
+        draw_offers=[],
+        rematch=[],
+        seats=[None, None],
+        clock=None,
+    )
+
+
+def game(number: int) -> GameRecord:
+    return GameRecord(
+        id=number,
+        room=f"r{number}",
+        number=1,
+        variant=VARIANT,
+        players=["a", "b"],
+        winner=0,
+        reason="goal",
+        moves=["e2"],
+        finished=float(number),
+    )
+
+
+def test_more_rows_than_one_statement_takes_are_all_written(tmp_path: Path) -> None:
+    count = 2 * ROWS_PER_STATEMENT + 17
+    database = Database(tmp_path / "many.db")
+    rooms = [(room(f"room{n}", ["e2"] * (n % 5)), "playing") for n in range(count)]
+    sessions = [SessionRecord(id="s0", name="p", token_digest="00", room="room0", seat=0)]
+    sessions += [
+        SessionRecord(id=f"t{n}", name="p", token_digest="00", room="room1", seat=1)
+        for n in range(count)
+    ]
+    games = [game(n + 1) for n in range(count)]
+    assert database.write(Batch(rooms=rooms, sessions=sessions, games=games)) >= 0
+
+    loaded = database.load()
+    assert sorted(r.code for r in loaded.rooms) == sorted(f"room{n}" for n in range(count))
+    assert {r.code: r.actions for r in loaded.rooms}["room7"] == ["e2", "e2"]
+    assert len(loaded.sessions) == count + 1
+    assert [g.id for g in loaded.games] == list(range(1, count + 1))
+
+    # Dropping more keys than one statement takes drops every one of them.
+    dropped = [f"room{n}" for n in range(count - 1)]
+    database.write(Batch(dropped_rooms=dropped, dropped_sessions=[f"t{n}" for n in range(count)]))
+    loaded = database.load()
+    assert [r.code for r in loaded.rooms] == [f"room{count - 1}"]
+    assert [s.id for s in loaded.sessions] == ["s0"]
+    database.close()
+
+
+def test_a_replaced_room_keeps_its_latest_record(tmp_path: Path) -> None:
+    database = Database(tmp_path / "replace.db")
+    database.write(Batch(rooms=[(room("abc", ["e2"]), "playing")]))
+    database.write(Batch(rooms=[(room("abc", ["e2", "e8"]), "playing")]))
+    (saved,) = database.load().rooms
+    assert saved.actions == ["e2", "e8"]
+    database.close()
+
+
+def run_channel(*requests: bytes) -> list[bytes]:
+    """Feed framed requests to ``serve`` and split what it answered."""
+    replies = io.BytesIO()
+    serve(io.BytesIO(b"".join(frame(r) for r in requests)), replies)
+    replies.seek(0)
+    answers = []
+    while (answer := read_message(replies)) is not None:
+        answers.append(answer)
+    return answers
+
+
+def test_the_channel_answers_each_request_in_order(tmp_path: Path) -> None:
+    encode = msgspec.msgpack.encode
+    path = str(tmp_path / "channel.db")
+    opened, written, loaded = run_channel(
+        encode(OpenRequest(path, "normal")),
+        encode(WriteRequest(Batch(rooms=[(room("abc", ["e2"]), "playing")]))),
+        encode(LoadRequest()),
+    )
+    assert opened[:1] == DONE
+    assert msgspec.msgpack.decode(opened[1:]) == [0, 2]
+    assert written[:1] == DONE
+    assert msgspec.msgpack.decode(written[1:], type=float) >= 0
+    assert loaded[:1] == DONE
+    assert "abc" in loaded.decode(errors="replace")
+
+
+def test_the_channel_reports_failures_and_carries_on(tmp_path: Path) -> None:
+    encode = msgspec.msgpack.encode
+    path = str(tmp_path / "fail.db")
+    before_open, junk, opened = run_channel(
+        encode(LoadRequest()), b"\xc1 not msgpack", encode(OpenRequest(path, "full"))
+    )
+    assert before_open[:1] == FAILED
+    assert b"not open" in before_open
+    assert junk[:1] == FAILED
+    assert opened[:1] == DONE
+
+
+def test_a_truncated_message_ends_the_channel() -> None:
+    assert read_message(io.BytesIO(b"\x00\x00\x00\x09abc")) is None
+    assert read_message(io.BytesIO(b"\x00\x00")) is None

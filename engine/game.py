@@ -20,6 +20,7 @@ The rules (seeds 000 and 001, settled by issue 2):
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from typing import NamedTuple, cast
 
 from engine.board import Geometry, bits, geometry, layers, path_edges, reaches, steps
@@ -63,7 +64,7 @@ class Game:
         """The parameters this game is played with."""
         self._geo: Geometry = geometry(self.variant.size)
         geo = self._geo
-        self._goals = tuple(self._goal_mask(seat) for seat in range(self.variant.players))
+        self._goals = _goal_masks(self.variant.players, self.variant.size)
         self._pawns = [geo.bit(*self.variant.start(seat)) for seat in range(self.variant.players)]
         self._walls_left = [self.variant.walls] * self.variant.players
         self._h_walls = self._v_walls = 0
@@ -401,12 +402,6 @@ class Game:
             return True
         return bool(self._walls_left[seat] and self._wall_names())
 
-    def _goal_mask(self, seat: int) -> int:
-        geo, last = self._geo, self.variant.size - 1
-        if self.variant.players == 2:
-            return geo.row_mask(last) if seat == 0 else geo.row_mask(0)
-        return (geo.row_mask(last), geo.col_mask(last), geo.row_mask(0), geo.col_mask(0))[seat]
-
     def _snapshot(self) -> _Snapshot:
         return _Snapshot(
             tuple(self._pawns),
@@ -657,3 +652,12 @@ class Game:
 
 
 __all__ = ["Game", "IllegalMove", "NotationError"]
+
+
+@cache
+def _goal_masks(players: int, size: int) -> tuple[int, ...]:
+    """Each seat's goal edge as a mask (the same for every game of a variant)."""
+    geo, last = geometry(size), size - 1
+    if players == 2:
+        return (geo.row_mask(last), geo.row_mask(0))
+    return (geo.row_mask(last), geo.col_mask(last), geo.row_mask(0), geo.col_mask(0))

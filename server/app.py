@@ -22,10 +22,12 @@ from http import HTTPStatus
 from ipaddress import IPv4Network, IPv6Network, ip_address
 from typing import cast
 
-from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
+from websockets.protocol import OPEN
 from websockets.typing import Origin
 
 from engine.ai import choose_move
@@ -316,8 +318,7 @@ class GameServer:
         actions, self._unsent = self._unsent, []
         for action in actions:
             if isinstance(action, Send):
-                targets = [self.sockets[t] for t in action.targets if t in self.sockets]
-                broadcast([ws for ws in targets if self._reading(ws)], action.payload, text=True)
+                self._write(action)
             elif isinstance(action, Close):
                 ws = self.sockets.get(action.target)
                 if ws is not None:
@@ -326,6 +327,25 @@ class GameServer:
                     task.add_done_callback(self._closing.discard)
             elif isinstance(action, Think):
                 self._start_thinking(action)
+
+    def _write(self, send: Send) -> None:
+        """Write one text frame to every target still open and reading.
+
+        The frame is serialized once for all of them (server frames are not
+        masked, so every copy is the same bytes); websockets' ``broadcast``
+        would build it again for each connection. Like ``broadcast``, it never
+        waits for a slow reader and skips connections that are closing.
+        """
+        frame = Frame(Opcode.TEXT, send.payload).serialize(mask=False)
+        sockets = self.sockets
+        for target in send.targets:
+            ws = sockets.get(target)
+            if ws is None or ws.protocol.state is not OPEN or not self._reading(ws):
+                continue
+            try:
+                ws.transport.write(frame)
+            except Exception as error:  # a transport that just broke: its close follows
+                log.warning("could not write to a client: %s", error, extra={"conn": target})
 
     def _start_thinking(self, think: Think) -> None:
         """Run the computer's search in a worker process; its move comes back as a request."""
@@ -360,8 +380,8 @@ class GameServer:
     def _reading(self, ws: ServerConnection) -> bool:
         """False, and the connection cut, for a client whose unread backlog grew too big.
 
-        broadcast() never waits for a slow reader, so nobody else is slowed
-        down; this bounds the memory such a client can hold.
+        Writes never wait for a slow reader, so nobody else is slowed down;
+        this bounds the memory such a client can hold.
         """
         if ws.transport.get_write_buffer_size() <= WRITE_BUFFER_LIMIT:
             return True

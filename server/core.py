@@ -595,7 +595,7 @@ class Core:
             self.counters[f"move:{refusal[0]}"] += 1
             return [self._error(conn, *refusal, request.id, room, now)]
         self.counters["move:accepted"] += 1
-        return self._after_results(room, request.id)
+        return self._after_results(room, request.id, moved=True)
 
     def _draw(self, conn: int, room: Room, seat: int, request: Draw, now: float) -> Send | None:
         """Apply a draw offer, acceptance or refusal; the error reply if it makes no sense."""
@@ -639,10 +639,16 @@ class Core:
         )
         return [self._publish(room, encode(line))]
 
-    def _after_results(self, room: Room, rid: RequestId = None) -> list[Action]:
-        """Push what changed; when a match game ended, start the next and push that too."""
+    def _after_results(
+        self, room: Room, rid: RequestId = None, moved: bool = False
+    ) -> list[Action]:
+        """Push what changed; when a match game ended, start the next and push that too.
+
+        ``moved``: the change was a move (the database then only appends it,
+        unless the move ended the game).
+        """
         self.counters["games_finished"] += self.history.archive(room, self.wall_clock())
-        actions: list[Action] = [self._push(room, rid)]
+        actions: list[Action] = [self._push(room, rid, moved and room.result is None)]
         if room.continue_match():
             self._absent_from_new_game(room)
             actions += self._seat_changes(room)
@@ -681,7 +687,7 @@ class Core:
             log.exception("the computer chose an illegal move %r", move, extra={"room": code})
             room.play(seat, game.legal_moves()[0], self.clock())
         self.counters["move:accepted"] += 1
-        return self._after_results(room)
+        return self._after_results(room, moved=True)
 
     def _absent_from_new_game(self, room: Room) -> None:
         """A new game starts the claim countdown for players who are not there."""
@@ -812,14 +818,18 @@ class Core:
         )
         return room
 
-    def _push(self, room: Room, rid: RequestId = None) -> Send:
-        """A new event in ``room``: its state, numbered, to everyone in it."""
+    def _push(self, room: Room, rid: RequestId = None, moved: bool = False) -> Send:
+        """A new event in ``room``: its state, numbered, to everyone in it (``moved``: the
+        event is a move and nothing else, see ``Journal.moved``)."""
         room.event += 1
-        return self._publish(room, encode(room.state(self.clock(), rid)))
+        return self._publish(room, encode(room.state(self.clock(), rid)), moved)
 
-    def _publish(self, room: Room, frame: bytes) -> Send:
+    def _publish(self, room: Room, frame: bytes, moved: bool = False) -> Send:
         room.log.append((room.event, frame))
-        self.journal.room(room)
+        if moved:
+            self.journal.moved(room)
+        else:
+            self.journal.room(room)
         return Send(room.connections(), frame)
 
     def _schedule(self, room: Room) -> None:

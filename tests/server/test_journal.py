@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from protocol.messages import (
     VERSION,
+    AiSpec,
     Create,
+    Draw,
     Hello,
     Join,
     Leave,
     MoveRequest,
     Rematch,
     Resign,
+    TimeControl,
     VariantSpec,
 )
 from server.database import Batch
+from server.snapshot import room_record
 from tests.server.driver import Driver
 
 
@@ -93,3 +101,100 @@ def test_a_row_dropped_is_written_again_when_the_same_seat_is_taken_again() -> N
     # Back to the very seat: the row says what it said before it was deleted.
     driver.send(a, Join(room=room))
     assert seats(driver.core.take_changes()) == {"alice": (room, 0)}
+
+
+# -- records brought up to date move by move equal records built afresh ----------------
+
+
+def taken_records_are_fresh(driver: Driver) -> int:
+    """Take the batch and check each room's record against one built from the room now."""
+    core = driver.core
+    now = core.clock()
+    batch = core.take_changes()
+    for record, status in batch.rooms:
+        room = core.rooms[record.code]
+        assert record == room_record(room, now), record.code
+        assert status == room.status
+    return len(batch.rooms)
+
+
+def play_randomly(driver: Driver, conns: list[int], code: str, rng: random.Random) -> None:
+    """Random legal moves, with draw offers and refusals mixed in, to the end of the game."""
+    room = driver.core.rooms[code]
+    while room.status == "playing":
+        game = room.game
+        seat = game.turn
+        holder = room.seats[seat]
+        assert holder is not None
+        conn = holder.session.conn
+        assert conn is not None
+        if rng.random() < 0.1:
+            driver.send(conn, Draw(action="offer"))
+            taken_records_are_fresh(driver)
+            other = conns[(conns.index(conn) + 1) % len(conns)]
+            driver.send(other, Draw(action="decline" if rng.random() < 0.5 else "offer"))
+            taken_records_are_fresh(driver)
+            continue
+        driver.clock.advance(rng.random())
+        driver.send(conn, MoveRequest(move=rng.choice(game.legal_moves()), ply=game.ply))
+        assert taken_records_are_fresh(driver) == 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_records_follow_timed_match_games_with_offers_and_rematches(seed: int) -> None:
+    rng = random.Random(seed)
+    driver = persistent_driver()
+    a, _ = driver.greet("alice")
+    b, _ = driver.greet("bob")
+    driver.send(a, Create(clock=TimeControl(base=600, increment=2), match=seed % 2 == 0))
+    code = driver.joined(a).room
+    driver.send(b, Join(room=code))
+    taken_records_are_fresh(driver)
+    for _ in range(3):
+        play_randomly(driver, [a, b], code, rng)
+        room = driver.core.rooms[code]
+        if room.match_game and not room.match_over():
+            continue  # the match's next game started by itself
+        driver.send(a, Rematch())
+        driver.send(b, Rematch())
+        taken_records_are_fresh(driver)
+
+
+def test_records_follow_a_four_player_game_with_a_retirement() -> None:
+    rng = random.Random(7)
+    driver = persistent_driver()
+    conns = [driver.greet(name)[0] for name in ("a", "b", "c", "d")]
+    driver.send(conns[0], Create(variant=VariantSpec(players=4, size=9)))
+    code = driver.joined(conns[0]).room
+    for conn in conns[1:]:
+        driver.send(conn, Join(room=code))
+    taken_records_are_fresh(driver)
+    room = driver.core.rooms[code]
+    for _ in range(9):
+        seat = room.game.turn
+        driver.send(
+            conns[seat], MoveRequest(move=rng.choice(room.game.legal_moves()), ply=room.game.ply)
+        )
+        taken_records_are_fresh(driver)
+    driver.send(conns[room.game.turn], Resign())
+    taken_records_are_fresh(driver)
+    play_randomly(driver, conns, code, rng)
+
+
+def test_records_follow_the_computers_moves() -> None:
+    driver = persistent_driver()
+    human, _ = driver.greet("human")
+    driver.send(human, Create(ai=AiSpec(level=1)))
+    code = driver.last_state(human).room
+    taken_records_are_fresh(driver)
+    room = driver.core.rooms[code]
+    rng = random.Random(3)
+    while room.status == "playing" and room.game.ply < 30:
+        if room.game.turn == 0:
+            driver.send(
+                human, MoveRequest(move=rng.choice(room.game.legal_pawn_moves()), ply=room.game.ply)
+            )
+        else:
+            move = rng.choice(room.game.legal_moves())
+            driver.run(driver.core.bot_move(code, 1, room.game.ply, move))
+        taken_records_are_fresh(driver)

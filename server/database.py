@@ -26,7 +26,7 @@ from typing import BinaryIO, Literal
 
 import msgspec
 
-from server.snapshot import GameRecord, RoomRecord, SessionRecord
+from server.records import GameRecord, RoomRecord, SessionRecord
 
 MIGRATIONS = [
     # 1: rooms in play and the sessions seated in them.

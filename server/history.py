@@ -7,8 +7,8 @@ from collections import deque
 
 from engine import format_record
 from protocol.messages import GameRecordReply, GameSummary, RequestId
+from server.records import GameRecord
 from server.rooms import Room
-from server.snapshot import GameRecord
 
 log = logging.getLogger("quoridor.history")
 

@@ -13,9 +13,10 @@ saving a move; any other change builds the record afresh.
 from __future__ import annotations
 
 from server.database import Batch
+from server.records import ClockRecord, GameRecord, RoomRecord
 from server.rooms import Room
 from server.sessions import Session
-from server.snapshot import ClockRecord, GameRecord, RoomRecord, room_record, session_record
+from server.snapshot import room_record, session_record
 
 
 class Journal:

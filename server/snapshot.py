@@ -1,83 +1,19 @@
-"""Rooms and sessions as plain records, for the database, and back again.
+"""Rooms and sessions as plain records (``server.records``), for the database, and back.
 
-A room is saved whole after every event (its record is small: the moves as
-notation, the seats, the clock banks). Restoring replays the moves through
+A room's whole record is saved after every event (it is small: the moves as
+notation, the seats, the clock banks; after a move ``server.journal`` brings
+the last record up to date rather than build it again). Restoring replays the moves through
 the engine, so a saved game can never hold an illegal position. Secrets and
 tokens are saved only as their SHA-256 hashes.
 """
 
 from __future__ import annotations
 
-import msgspec
-
-from protocol.messages import Result, TimeControl, VariantSpec
 from server.clock import FischerClock
 from server.ratelimit import TokenBucket
+from server.records import ClockRecord, RoomRecord, SeatRecord, SessionRecord
 from server.rooms import Room, SeatHolder
 from server.sessions import Session
-
-
-class SeatRecord(msgspec.Struct, kw_only=True):
-    session: str
-    name: str
-    digest: str
-    """Hex SHA-256 of the seat secret."""
-    points: float = 0.0
-    bot: int | None = None
-    """The computer's level, when it holds the seat."""
-    think: float | None = None
-
-
-class ClockRecord(msgspec.Struct, kw_only=True):
-    remaining: list[float]
-    """Each seat's bank when the room was saved (the running seat's already drained)."""
-    running: int | None
-
-
-class RoomRecord(msgspec.Struct, kw_only=True):
-    code: str
-    variant: VariantSpec
-    public: bool
-    created: float
-    time_control: TimeControl | None
-    match: bool
-    event: int
-    number: int
-    match_game: int
-    started: bool
-    actions: list[str]
-    movers: list[int]
-    result: Result | None
-    draw_offers: list[int]
-    rematch: list[int]
-    seats: list[SeatRecord | None]
-    clock: ClockRecord | None
-
-
-class SessionRecord(msgspec.Struct, kw_only=True):
-    id: str
-    name: str
-    token_digest: str
-    room: str | None
-    seat: int | None
-
-
-class GameRecord(msgspec.Struct, kw_only=True):
-    """A finished game, for the history."""
-
-    id: int = 0
-    """Assigned by the database."""
-    room: str
-    number: int
-    variant: VariantSpec
-    players: list[str]
-    winner: int | None
-    reason: str
-    moves: list[str]
-    finished: float
-    """Unix time."""
-    public: bool = True
-    """Whether its room was listed; a private room's code is not shown in the history."""
 
 
 def room_record(room: Room, now: float) -> RoomRecord:

@@ -21,7 +21,7 @@ from server.database import (
     read_message,
     serve,
 )
-from server.snapshot import GameRecord, RoomRecord, SessionRecord
+from server.records import GameRecord, RoomRecord, SessionRecord
 
 VARIANT = VariantSpec(players=2, size=9, walls=10)
 

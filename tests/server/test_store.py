@@ -29,7 +29,7 @@ from protocol.messages import (
 from server.app import GameServer
 from server.config import Config
 from server.database import SCHEMA_VERSION, migrate
-from server.snapshot import RoomRecord
+from server.records import RoomRecord
 from tests.process import ServerProcess, wait_gone
 from tests.wsclient import Client
 

@@ -51,8 +51,9 @@ all (the default)
     ceilings, then a short soak; the targets, PASS or FAIL (exit status 1 if
     any fails).
 
-The server's CPU comes from ``/proc/PID/stat`` (utime + stime, all threads)
-over the measured window, its memory from ``/proc/PID/status``, its own
+The server's CPU comes from ``/proc/PID/stat`` (utime + stime, all threads,
+plus its child processes: the SQLite server's database process) over the
+measured window, its memory and descriptors likewise, summed; its own
 request and commit timings from its ``/metrics``. The report also shows the
 load generator's CPU and what every other process on the machine used
 meanwhile: figures taken while something else keeps the CPUs busy are flagged

@@ -15,7 +15,7 @@ import itertools
 import logging
 import multiprocessing
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from http import HTTPStatus
@@ -43,6 +43,9 @@ log = logging.getLogger("quoridor.server")
 CLOSE_RESTART = 1012
 CLOSE_POLICY = 1008
 CLOSE_GOING_AWAY = 1001
+PIPELINE = 2
+"""Commits the database process may have at once: while it writes one, the next is
+already in its pipe, so it never waits for a busy event loop to send it."""
 WRITE_BUFFER_LIMIT = 1 << 20
 """Bytes queued for a client that stopped reading before it is cut off."""
 
@@ -78,8 +81,12 @@ class GameServer:
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
         self._outbox: list[Action] = []
-        """Replies waiting for their changes to be committed, in order."""
-        self._flusher: asyncio.Task[None] | None = None
+        """Replies whose changes are not yet sent to the database, in order."""
+        self._committing: deque[list[Action]] = deque()
+        """For each commit in flight, oldest first, the replies waiting for it."""
+        self._drained = asyncio.Event()
+        """Set while no commit is in flight and no reply waits."""
+        self._drained.set()
         self._unsent: list[Action] = []
         """Actions to carry out at the end of this turn of the event loop (``_send``)."""
         self._thinkers: ProcessPoolExecutor | None = None
@@ -249,39 +256,60 @@ class GameServer:
     def _carry_out(self, actions: list[Action]) -> None:
         """Send ``actions`` once what the core changed for them is committed."""
         store = self.store
-        if store is not None and (self._outbox or self._flusher or self.core.has_changes()):
+        if store is not None and (self._outbox or self._committing or self.core.has_changes()):
             self._outbox += actions
-            if self._flusher is None:
-                self._flusher = asyncio.create_task(self._flush())
+            self._commit()
         else:
             self._send(actions)
         self._arm_timer()
 
-    async def _flush(self) -> None:
-        """Commit everything changed so far in one transaction, then send the replies
-        waiting for it, in order; repeat while more came in meanwhile.
+    def _commit(self) -> None:
+        """Send what changed to the database while fewer than PIPELINE commits are in flight.
 
         The changes are taken once a commit, not once a request: a room that
-        changed several times is written once.
+        changed several times is written once, and a busy server pays one
+        commit for many moves.
         """
-        assert self.store is not None
-        try:
-            while self._outbox or self.core.has_changes():
-                waiting, self._outbox = self._outbox, []
-                await self.store.write(self.core.take_changes())
-                self._send(waiting)
-        except Exception:
+        store = self.store
+        assert store is not None
+        while not self.failed and (self._outbox or self.core.has_changes()):
+            if not self.core.has_changes():
+                # These replies changed nothing themselves: they only wait for the
+                # commits already under way (or for none).
+                if self._committing:
+                    self._committing[-1] += self._outbox
+                else:
+                    self._send(self._outbox)
+                self._outbox = []
+                return
+            if len(self._committing) >= PIPELINE:
+                return
+            waiting, self._outbox = self._outbox, []
+            self._committing.append(waiting)
+            self._drained.clear()
+            store.submit(self.core.take_changes(), self._committed)
+
+    def _committed(self, error: BaseException | None) -> None:
+        """The oldest commit in flight is on disk (or failed): send the replies it held."""
+        if self.failed:
+            return
+        if error is not None:
             # Nothing that was not saved may be acknowledged: stop serving.
-            log.exception("cannot write to the database; stopping")
+            log.error("cannot write to the database; stopping", exc_info=error)
             self._outbox.clear()
+            self._committing.clear()
             self.failed = True
             self.stopping.set()
-        finally:
-            self._flusher = None
+            self._drained.set()
+            return
+        self._send(self._committing.popleft())
+        self._commit()
+        if not self._committing and not self._outbox:
+            self._drained.set()
 
     async def _drain(self) -> None:
-        while self._flusher is not None:
-            await asyncio.shield(self._flusher)
+        """Wait until every change is committed and its replies are on their way."""
+        await self._drained.wait()
 
     def _arm_timer(self) -> None:
         """Wake up for the core's next deadline (a flag, an abandoned seat)."""

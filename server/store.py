@@ -7,8 +7,11 @@ process a commit costs the loop one message each way.
 
 Writes come in batches (one transaction for everything the server accepted
 since the last commit), so a busy server pays one commit for many moves, and
-each move is on disk before anyone hears of it. If the process dies, every
-call fails, and the server stops rather than acknowledge what it cannot save.
+each move is on disk before anyone hears of it. Requests are pipelined: the
+server may send the next batch before the last one's reply, and replies come
+back in order, each handed to its callback as soon as it arrives (no task
+switch). If the process dies, every request fails, and the server stops
+rather than acknowledge what it cannot save.
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
 
@@ -42,6 +46,62 @@ class StoreError(RuntimeError):
     """The database process failed a request, or is gone."""
 
 
+Done = Callable[[bytes | BaseException], None]
+"""Called with a request's answer (msgpack), or the error that failed it."""
+
+
+class _Channel(asyncio.SubprocessProtocol):
+    """The database process's pipes: framed replies, matched to requests in order."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.SubprocessTransport | None = None
+        self.waiting: deque[Done] = deque()
+        self.lost: BaseException | None = None
+        self.exited = asyncio.get_running_loop().create_future()
+        self._buffer = bytearray()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.SubprocessTransport, transport)
+
+    def send(self, request: Request, done: Done) -> None:
+        if self.lost is not None or self.transport is None:
+            error = self.lost or StoreError("the database is not open")
+            asyncio.get_running_loop().call_soon(done, error)
+            return
+        pipe = cast(asyncio.WriteTransport, self.transport.get_pipe_transport(0))
+        pipe.write(frame(msgspec.msgpack.encode(request)))
+        self.waiting.append(done)
+
+    def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
+        buffer = self._buffer
+        buffer += data
+        while len(buffer) >= 4:
+            size = int.from_bytes(buffer[:4], "big")
+            if len(buffer) < 4 + size:
+                return
+            answer = bytes(buffer[4 : 4 + size])
+            del buffer[: 4 + size]
+            done = self.waiting.popleft()
+            if answer[:1] == DONE:
+                done(answer[1:])
+            else:
+                done(StoreError(answer[1:].decode(errors="replace")))
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        self._fail(f"the database process closed its pipe ({exc!r})")
+
+    def process_exited(self) -> None:
+        self._fail("the database process exited")
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+    def _fail(self, reason: str) -> None:
+        if self.lost is None:
+            self.lost = StoreError(reason)
+        while self.waiting:
+            self.waiting.popleft()(self.lost)
+
+
 class Store:
     """The database process, started by ``open`` and ended by ``close``."""
 
@@ -50,9 +110,8 @@ class Store:
         self.synchronous = synchronous
         self.write_seconds: Callable[[float], None] = lambda seconds: None
         """Called with each commit's duration (metrics hook)."""
-        self._process: asyncio.subprocess.Process | None = None
-        self._lock = asyncio.Lock()
-        """One request at a time: replies come back in order, without ids."""
+        self._channel: _Channel | None = None
+        self._transport: asyncio.SubprocessTransport | None = None
 
     async def open(self) -> tuple[int, int]:
         """Start the process, create or open the database and migrate it; the schema
@@ -62,12 +121,15 @@ class Store:
         environment["PYTHONPATH"] = os.pathsep.join(
             filter(None, [str(_ROOT), environment.get("PYTHONPATH")])
         )
-        self._process = await asyncio.create_subprocess_exec(
+        loop = asyncio.get_running_loop()
+        self._transport, self._channel = await loop.subprocess_exec(
+            _Channel,
             sys.executable,
             "-m",
             "server.database",
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
+            stderr=None,
             env=environment,
         )
         before, after = await self._call(
@@ -78,40 +140,67 @@ class Store:
     @property
     def pid(self) -> int | None:
         """The database process's id while it runs (for diagnostics and tests)."""
-        return self._process.pid if self._process is not None else None
+        return self._transport.get_pid() if self._transport is not None else None
 
     async def load(self) -> Loaded:
         return await self._call(LoadRequest(), Loaded)
 
     async def write(self, batch: Batch) -> None:
+        """Commit ``batch`` and wait for it."""
         if batch:
-            self.write_seconds(await self._call(WriteRequest(batch), float))
+            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.submit(batch, lambda error: _settle(future, error))
+            await future
+
+    def submit(self, batch: Batch, done: Callable[[BaseException | None], None]) -> None:
+        """Send ``batch`` to be committed after everything submitted before it; ``done``
+        is called (from the event loop) once it is on disk, or with the error."""
+
+        def answered(answer: bytes | BaseException) -> None:
+            if isinstance(answer, BaseException):
+                done(answer)
+                return
+            self.write_seconds(msgspec.msgpack.decode(answer, type=float))
+            done(None)
+
+        self._channel_or_closed().send(WriteRequest(batch), answered)
 
     async def close(self) -> None:
         """Close the database (the process ends at the end of its input)."""
-        process, self._process = self._process, None
-        if process is None:
+        transport, channel = self._transport, self._channel
+        self._transport = self._channel = None
+        if transport is None or channel is None:
             return
-        async with self._lock:
-            assert process.stdin is not None
-            process.stdin.close()
-            await process.wait()
+        pipe = transport.get_pipe_transport(0)
+        if pipe is not None:
+            pipe.close()
+        await channel.exited
+        transport.close()
 
     async def _call(self, request: Request, reply: type[T]) -> T:
-        process = self._process
-        if process is None:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def answered(answer: bytes | BaseException) -> None:
+            if future.done():
+                return
+            if isinstance(answer, BaseException):
+                future.set_exception(answer)
+            else:
+                future.set_result(answer)
+
+        self._channel_or_closed().send(request, answered)
+        return msgspec.msgpack.decode(await future, type=reply)
+
+    def _channel_or_closed(self) -> _Channel:
+        if self._channel is None:
             raise StoreError("the database is not open")
-        requests, replies = process.stdin, process.stdout
-        assert requests is not None
-        assert replies is not None
-        async with self._lock:
-            try:
-                requests.write(frame(msgspec.msgpack.encode(request)))
-                await requests.drain()
-                size = int.from_bytes(await replies.readexactly(4), "big")
-                answer = await replies.readexactly(size)
-            except (OSError, asyncio.IncompleteReadError) as error:
-                raise StoreError(f"the database process is gone ({error!r})") from error
-        if answer[:1] != DONE:
-            raise StoreError(answer[1:].decode(errors="replace"))
-        return msgspec.msgpack.decode(answer[1:], type=reply)
+        return self._channel
+
+
+def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)

@@ -4,16 +4,17 @@ The core notes each change here as it makes it; the adapter takes the batch
 once a commit and commits it before sending the replies. Without a database
 the journal is off and notes nothing.
 
-Most changes are a move and nothing else. For those the room's last record
-is brought up to date (the new moves appended, the event, offers and clock
-set) rather than built again from the room, which is most of the cost of
-saving a move; any other change builds the record afresh.
+Most changes are a move and nothing else. For those the database gets only
+what to add to the room's last record (``MoveDelta``: the new moves, the
+event, offers and clock) rather than a whole record built again from the
+room, which was most of the cost of saving a move; any other change sends
+the record afresh.
 """
 
 from __future__ import annotations
 
-from server.database import Batch
-from server.records import ClockRecord, GameRecord, RoomRecord
+from server.database import Batch, MoveDelta
+from server.records import ClockRecord, GameRecord
 from server.rooms import Room
 from server.sessions import Session
 from server.snapshot import room_record, session_record
@@ -26,8 +27,9 @@ class Journal:
         """Rooms to save from scratch."""
         self._moved: set[Room] = set()
         """Rooms whose only change since their last record is moves played."""
-        self._records: dict[str, RoomRecord] = {}
-        """The last record taken of each room still saved."""
+        self._sent: dict[str, tuple[int, int, int]] = {}
+        """Per room saved: its game number and how many actions and movers the database
+        has of it."""
         self._sessions: set[Session] = set()
         self._dropped_rooms: set[str] = set()
         self._dropped_sessions: set[str] = set()
@@ -68,20 +70,21 @@ class Journal:
         """The batch for everything noted (rooms still open, and their seated sessions)."""
         batch = Batch(games=games)
         sessions = set(self._sessions)
-        records = self._records
+        sent = self._sent
         for room in self._moved - self._rooms:
-            record = records.get(room.code)
             if room.code not in rooms:
                 continue
-            if record is None or not _follow(record, room, now):
+            delta = _delta(room, sent.get(room.code), now)
+            if delta is None:
                 self._rooms.add(room)
             else:
-                batch.rooms.append((record, room.status))
+                batch.moved.append(delta)
+                sent[room.code] = (room.number, len(room.actions), len(room.movers))
         for room in self._rooms:
             if room.code not in rooms:
                 continue
-            record = records[room.code] = room_record(room, now)
-            batch.rooms.append((record, room.status))
+            batch.rooms.append((room_record(room, now), room.status))
+            sent[room.code] = (room.number, len(room.actions), len(room.movers))
             sessions.update(h.session for h in room.seats if h and h.session.room is room)
         for session in sessions:
             if session.room is not None:
@@ -95,7 +98,7 @@ class Journal:
         # Not ``- set(rooms)``: this runs for every commit, and rooms may be thousands.
         batch.dropped_rooms = sorted(code for code in self._dropped_rooms if code not in rooms)
         for code in batch.dropped_rooms:
-            records.pop(code, None)
+            sent.pop(code, None)
         batch.dropped_sessions = sorted(self._dropped_sessions)
         self._rooms.clear()
         self._moved.clear()
@@ -105,19 +108,25 @@ class Journal:
         return batch
 
 
-def _follow(record: RoomRecord, room: Room, now: float) -> bool:
-    """Bring ``record`` up to date with moves played in ``room`` since it was taken;
-    False (and ``record`` unchanged) when it is of another game."""
-    actions, movers = room.actions, room.movers
-    # Retirements are actions without a mover: the two lists are followed apart.
-    if record.number != room.number or len(record.actions) > len(actions):
-        return False
-    record.actions += actions[len(record.actions) :]
-    record.movers += movers[len(record.movers) :]
-    record.event = room.event
-    record.draw_offers = sorted(room.draw_offers)
-    clock = room.clock
-    if clock is not None:
-        banks = [clock.left(seat, now) for seat in range(room.spec.players)]
-        record.clock = ClockRecord(remaining=banks, running=clock.running)
-    return True
+def _delta(room: Room, sent: tuple[int, int, int] | None, now: float) -> MoveDelta | None:
+    """What to add to the room's last record for the moves played since; None when the
+    database has no record of this game to add to."""
+    if sent is None:
+        return None
+    number, actions, movers = sent
+    # Retirements are actions without a mover: the two lists are counted apart.
+    if number != room.number or actions > len(room.actions) or movers > len(room.movers):
+        return None
+    clock = None
+    if room.clock is not None:
+        banks = [room.clock.left(seat, now) for seat in range(room.spec.players)]
+        clock = ClockRecord(remaining=banks, running=room.clock.running)
+    return MoveDelta(
+        code=room.code,
+        status=room.status,
+        event=room.event,
+        actions=room.actions[actions:],
+        movers=room.movers[movers:],
+        draw_offers=sorted(room.draw_offers),
+        clock=clock,
+    )

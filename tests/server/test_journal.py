@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
+import msgspec
 import pytest
 
 from protocol.messages import (
@@ -20,7 +22,8 @@ from protocol.messages import (
     TimeControl,
     VariantSpec,
 )
-from server.database import Batch
+from server.database import Batch, Database
+from server.records import RoomRecord
 from server.snapshot import room_record
 from tests.server.driver import Driver
 
@@ -48,7 +51,11 @@ def test_seating_writes_the_sessions_and_a_move_only_the_room() -> None:
 
     driver.send(a, MoveRequest(move="e2", ply=0))
     batch = driver.core.take_changes()
-    assert [(record.code, record.actions) for record, _ in batch.rooms] == [(room, ["e2"])]
+    # Only what to add to the room's last record; no session row.
+    assert batch.rooms == []
+    assert [(delta.code, delta.actions, delta.movers) for delta in batch.moved] == [
+        (room, ["e2"], [0])
+    ]
     assert batch.sessions == []
     assert not driver.core.has_changes()
 
@@ -106,19 +113,32 @@ def test_a_row_dropped_is_written_again_when_the_same_seat_is_taken_again() -> N
 # -- records brought up to date move by move equal records built afresh ----------------
 
 
-def taken_records_are_fresh(driver: Driver) -> int:
-    """Take the batch and check each room's record against one built from the room now."""
-    core = driver.core
-    now = core.clock()
-    batch = core.take_changes()
-    for record, status in batch.rooms:
-        room = core.rooms[record.code]
-        assert record == room_record(room, now), record.code
-        assert status == room.status
-    return len(batch.rooms)
+class Saved:
+    """A driver's changes written to a real database after every request, checked: each
+    room the batch touched must read back as a record built afresh from the room."""
+
+    def __init__(self, driver: Driver, path: Path) -> None:
+        self.driver = driver
+        self.database = Database(path)
+
+    def check(self) -> int:
+        core = self.driver.core
+        now = core.clock()
+        batch = core.take_changes()
+        self.database.write(batch)
+        touched = [record.code for record, _ in batch.rooms] + [d.code for d in batch.moved]
+        rows = dict(self.database.db.execute("SELECT code, record FROM rooms").fetchall())
+        for code in touched:
+            room = core.rooms[code]
+            fresh = room_record(room, now)
+            assert self.database.rooms[code] == fresh, code
+            assert msgspec.json.decode(rows[code], type=RoomRecord) == fresh, code
+        return len(touched)
 
 
-def play_randomly(driver: Driver, conns: list[int], code: str, rng: random.Random) -> None:
+def play_randomly(
+    driver: Driver, saved: Saved, conns: list[int], code: str, rng: random.Random
+) -> None:
     """Random legal moves, with draw offers and refusals mixed in, to the end of the game."""
     room = driver.core.rooms[code]
     while room.status == "playing":
@@ -130,63 +150,68 @@ def play_randomly(driver: Driver, conns: list[int], code: str, rng: random.Rando
         assert conn is not None
         if rng.random() < 0.1:
             driver.send(conn, Draw(action="offer"))
-            taken_records_are_fresh(driver)
+            saved.check()
             other = conns[(conns.index(conn) + 1) % len(conns)]
             driver.send(other, Draw(action="decline" if rng.random() < 0.5 else "offer"))
-            taken_records_are_fresh(driver)
+            saved.check()
             continue
         driver.clock.advance(rng.random())
         driver.send(conn, MoveRequest(move=rng.choice(game.legal_moves()), ply=game.ply))
-        assert taken_records_are_fresh(driver) == 1
+        assert saved.check() == 1
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_records_follow_timed_match_games_with_offers_and_rematches(seed: int) -> None:
+def test_records_follow_timed_match_games_with_offers_and_rematches(
+    seed: int, tmp_path: Path
+) -> None:
     rng = random.Random(seed)
     driver = persistent_driver()
+    saved = Saved(driver, tmp_path / "follow.db")
     a, _ = driver.greet("alice")
     b, _ = driver.greet("bob")
     driver.send(a, Create(clock=TimeControl(base=600, increment=2), match=seed % 2 == 0))
     code = driver.joined(a).room
     driver.send(b, Join(room=code))
-    taken_records_are_fresh(driver)
+    saved.check()
     for _ in range(3):
-        play_randomly(driver, [a, b], code, rng)
+        play_randomly(driver, saved, [a, b], code, rng)
         room = driver.core.rooms[code]
         if room.match_game and not room.match_over():
             continue  # the match's next game started by itself
         driver.send(a, Rematch())
         driver.send(b, Rematch())
-        taken_records_are_fresh(driver)
+        saved.check()
 
 
-def test_records_follow_a_four_player_game_with_a_retirement() -> None:
+def test_records_follow_a_four_player_game_with_a_retirement(tmp_path: Path) -> None:
     rng = random.Random(7)
     driver = persistent_driver()
+    saved = Saved(driver, tmp_path / "four.db")
     conns = [driver.greet(name)[0] for name in ("a", "b", "c", "d")]
     driver.send(conns[0], Create(variant=VariantSpec(players=4, size=9)))
     code = driver.joined(conns[0]).room
     for conn in conns[1:]:
         driver.send(conn, Join(room=code))
-    taken_records_are_fresh(driver)
+    saved.check()
     room = driver.core.rooms[code]
     for _ in range(9):
         seat = room.game.turn
         driver.send(
             conns[seat], MoveRequest(move=rng.choice(room.game.legal_moves()), ply=room.game.ply)
         )
-        taken_records_are_fresh(driver)
+        saved.check()
     driver.send(conns[room.game.turn], Resign())
-    taken_records_are_fresh(driver)
-    play_randomly(driver, conns, code, rng)
+    saved.check()
+    play_randomly(driver, saved, conns, code, rng)
 
 
-def test_records_follow_the_computers_moves() -> None:
+def test_records_follow_the_computers_moves(tmp_path: Path) -> None:
     driver = persistent_driver()
+    saved = Saved(driver, tmp_path / "computer.db")
     human, _ = driver.greet("human")
     driver.send(human, Create(ai=AiSpec(level=1)))
     code = driver.last_state(human).room
-    taken_records_are_fresh(driver)
+    saved.check()
     room = driver.core.rooms[code]
     rng = random.Random(3)
     while room.status == "playing" and room.game.ply < 30:
@@ -197,4 +222,4 @@ def test_records_follow_the_computers_moves() -> None:
         else:
             move = rng.choice(room.game.legal_moves())
             driver.run(driver.core.bot_move(code, 1, room.game.ply, move))
-        taken_records_are_fresh(driver)
+        saved.check()

@@ -74,6 +74,8 @@ class GameServer:
         """Set when the server must stop (a signal, or a store that cannot write)."""
         self.failed = False
         """True when it stopped because the store could not write."""
+        self.closed = False
+        """True once shut down: the last save is made, nothing more is carried out."""
         self._ids = itertools.count(1)
         self._server: Server | None = None
         self._closing: set[asyncio.Task[None]] = set()
@@ -163,6 +165,8 @@ class GameServer:
             await self._server.wait_closed()
         if self.store is not None:
             await self._drain()
+        self.closed = True
+        if self.store is not None:
             await self.store.close()
         if self._thinkers is not None:
             self._thinkers.shutdown(wait=False, cancel_futures=True)
@@ -255,6 +259,8 @@ class GameServer:
 
     def _carry_out(self, actions: list[Action]) -> None:
         """Send ``actions`` once what the core changed for them is committed."""
+        if self.closed:
+            return  # past the last save: a late answer of the computer, say, changes nothing
         store = self.store
         if store is not None and (self._outbox or self._committing or self.core.has_changes()):
             self._outbox += actions

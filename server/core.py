@@ -825,7 +825,7 @@ class Core:
         return self._publish(room, encode(room.state(self.clock(), rid)), moved)
 
     def _publish(self, room: Room, frame: bytes, moved: bool = False) -> Send:
-        room.log.append((room.event, frame))
+        room.remember(room.event, frame)
         if moved:
             self.journal.moved(room)
         else:

@@ -40,6 +40,9 @@ BOT_PLY_CAP = 400
 """Plies after which a game left to computers alone is drawn (they could shuffle forever)."""
 LOG_LENGTH = 512
 """Events a room keeps for replay to clients that come back."""
+LOG_BYTES = 1 << 20
+"""...and at most this many bytes of them: a state carries the game's moves, so in a very
+long game each one is large, and the log must not grow with the square of its length."""
 MATCH_GAMES = 2
 
 
@@ -113,8 +116,9 @@ class Room:
         self.spectators: set[Session] = set()
         self.event = 0
         """Number of the last event pushed to the room."""
-        self.log: deque[tuple[int, bytes]] = deque(maxlen=LOG_LENGTH)
-        """The last events pushed, for replay: (event number, frame)."""
+        self.log: deque[tuple[int, bytes]] = deque()
+        """The last events pushed, for replay: (event number, frame); see ``remember``."""
+        self._log_bytes = 0
         self.number = 0
         """Which game of the room this is (1 once the first starts)."""
         self.match_game = 0
@@ -197,6 +201,14 @@ class Room:
 
     def active_seats(self) -> list[int]:
         return [seat for seat in range(self.spec.players) if self.active(seat)]
+
+    def remember(self, event: int, frame: bytes) -> None:
+        """Keep an event for replay: the last LOG_LENGTH, within LOG_BYTES (always the last)."""
+        log = self.log
+        log.append((event, frame))
+        self._log_bytes += len(frame)
+        while len(log) > 1 and (len(log) > LOG_LENGTH or self._log_bytes > LOG_BYTES):
+            self._log_bytes -= len(log.popleft()[1])
 
     # -- seats -----------------------------------------------------------------
 

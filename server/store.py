@@ -39,6 +39,8 @@ from server.database import (
 )
 
 T = TypeVar("T")
+CLOSE_WITHIN = 10.0
+"""Seconds the database process has to finish and exit once its input is closed."""
 _ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -132,9 +134,13 @@ class Store:
             stderr=None,
             env=environment,
         )
-        before, after = await self._call(
-            OpenRequest(str(self.path), self.synchronous), tuple[int, int]
-        )
+        try:
+            before, after = await self._call(
+                OpenRequest(str(self.path), self.synchronous), tuple[int, int]
+            )
+        except BaseException:
+            await self.close()  # a database it cannot open (or migrate): no process left over
+            raise
         return before, after
 
     @property
@@ -174,7 +180,11 @@ class Store:
         pipe = transport.get_pipe_transport(0)
         if pipe is not None:
             pipe.close()
-        await channel.exited
+        try:
+            await asyncio.wait_for(asyncio.shield(channel.exited), CLOSE_WITHIN)
+        except TimeoutError:
+            transport.kill()  # stuck: what it had not committed was never acknowledged
+            await channel.exited
         transport.close()
 
     async def _call(self, request: Request, reply: type[T]) -> T:

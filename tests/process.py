@@ -113,3 +113,12 @@ def wait_gone(pid: int, within: float = 10.0) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+def cmdline(pid: int) -> bytes:
+    """Process ``pid``'s command line (empty once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as command:
+            return command.read()
+    except OSError:
+        return b""

@@ -30,7 +30,8 @@ from server.app import GameServer
 from server.config import Config
 from server.database import SCHEMA_VERSION, migrate
 from server.records import RoomRecord
-from tests.process import ServerProcess, wait_gone
+from server.store import Store, StoreError
+from tests.process import ServerProcess, children, cmdline, wait_gone
 from tests.wsclient import Client
 
 # Seat 0 walks up column e, seat 1 steps aside to column d and walks down it.
@@ -250,3 +251,16 @@ async def test_a_lost_database_stops_the_server_and_nothing_unsaved_is_acknowled
         await a.quiet(0.5)
         await b.quiet(0.1)
         await asyncio.gather(a.close(), b.close())
+
+
+async def test_a_database_newer_than_the_server_is_refused_and_no_process_is_left(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "newer.db"
+    with sqlite3.connect(path) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    store = Store(path)
+    with pytest.raises(StoreError, match="newer than this server"):
+        await store.open()
+    assert store.pid is None
+    assert not [pid for pid in children(os.getpid()) if b"server.database" in cmdline(pid)]

@@ -14,6 +14,7 @@ import functools
 import itertools
 import logging
 import multiprocessing
+import socket
 import time
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Iterable
@@ -48,6 +49,10 @@ PIPELINE = 2
 already in its pipe, so it never waits for a busy event loop to send it."""
 WRITE_BUFFER_LIMIT = 1 << 20
 """Bytes queued for a client that stopped reading before it is cut off."""
+SEND_BUFFER = 128 * 1024
+"""The kernel send buffer asked for each client's socket (Linux doubles it). Left alone, Linux
+grows it for a client that stops reading up to tcp_wmem's maximum (often 4 MiB), on top of
+WRITE_BUFFER_LIMIT; a quarter of a megabyte still holds hundreds of states."""
 
 
 class GameServer:
@@ -201,6 +206,7 @@ class GameServer:
 
     async def _handle(self, ws: ServerConnection) -> None:
         conn, address = next(self._ids), self._address(ws, ws.request)
+        _limit_send_buffer(ws)
         self.sockets[conn] = ws
         self.per_ip[address] += 1
         self.metrics.connections.inc()
@@ -441,6 +447,13 @@ class GameServer:
             if not _within(hop, networks):
                 return hop
         return address
+
+
+def _limit_send_buffer(ws: ServerConnection) -> None:
+    sock = ws.transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
 
 
 def _synchronous(value: str) -> Synchronous:

@@ -39,7 +39,7 @@ class ServerProcess:
             str(self.db),
             *self.args,
             stderr=asyncio.subprocess.PIPE,
-            # Its own process group, as under a service manager: see ``signal_group``.
+            # Its own process group, as under a service manager: see ``stop(group=True)``.
             start_new_session=True,
         )
         assert self.process.stderr is not None

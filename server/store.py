@@ -154,9 +154,7 @@ class Store:
     async def write(self, batch: Batch) -> None:
         """Commit ``batch`` and wait for it."""
         if batch:
-            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self.submit(batch, lambda error: _settle(future, error))
-            await future
+            self.write_seconds(await self._call(WriteRequest(batch), float))
 
     def submit(self, batch: Batch, done: Callable[[BaseException | None], None]) -> None:
         """Send ``batch`` to be committed after everything submitted before it; ``done``
@@ -205,12 +203,3 @@ class Store:
         if self._channel is None:
             raise StoreError("the database is not open")
         return self._channel
-
-
-def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
-    if future.done():
-        return
-    if error is None:
-        future.set_result(None)
-    else:
-        future.set_exception(error)

@@ -22,6 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from http import HTTPStatus
 from ipaddress import IPv4Network, IPv6Network, ip_address
 from typing import cast
+from urllib.parse import urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -29,9 +30,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
-from websockets.typing import Origin
 
 from engine.ai import choose_move
+from server import static
 from server.config import Config
 from server.core import Action, Close, Core, Limits, Send, Think
 from server.database import Synchronous
@@ -71,6 +72,10 @@ class GameServer:
             self.store.write_seconds = self.metrics.db_write_seconds.observe
         self.sockets: dict[int, ServerConnection] = {}
         self.proxy_networks = config.proxy_networks
+        self.origins = frozenset(config.origin_list)
+        """Sites other than the server's own whose pages may open a websocket."""
+        self.assets = static.load_assets()
+        """The browser client's files, served on plain GETs."""
         self.per_ip: Counter[str] = Counter()
         """Open connections by remote address."""
         self.ready = False
@@ -126,8 +131,8 @@ class GameServer:
             config.host,
             config.port,
             process_request=self._http,
-            # Browsers must come from an allowed site; clients without an Origin may connect.
-            origins=[None, *(Origin(origin) for origin in config.origin_list)],
+            # Origins are checked in _http: the server's own site is allowed too.
+            origins=None,
             compression=None,  # memory per connection, and no compression bombs
             max_size=config.max_message,
             max_queue=16,
@@ -179,7 +184,8 @@ class GameServer:
     # -- plain HTTP on the same port ------------------------------------------------
 
     def _http(self, ws: ServerConnection, request: Request) -> Response | None:
-        """Health, readiness and metrics; the per-IP cap for websocket upgrades."""
+        """Health, readiness, metrics and the browser client's files; the origin
+        check and the per-IP cap for websocket upgrades."""
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             return ws.respond(HTTPStatus.OK, "ok\n")
@@ -194,6 +200,11 @@ class GameServer:
             headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
             headers["Content-Length"] = str(len(body))
             return Response(response.status_code, response.reason_phrase, headers, body)
+        if request.headers.get("Upgrade", "").lower() != "websocket":
+            return static.serve(self.assets, request)
+        if not allowed_origin(request.headers, self.origins):
+            log.info("connection refused: origin %s", request.headers.get("Origin"))
+            return ws.respond(HTTPStatus.FORBIDDEN, "this site may not connect here\n")
         address = self._address(ws, request)
         if self.per_ip[address] >= self.config.max_per_ip:
             log.warning("connection refused: too many from one address", extra={"ip": address})
@@ -447,6 +458,31 @@ class GameServer:
             if not _within(hop, networks):
                 return hop
         return address
+
+
+def allowed_origin(headers: Headers, allowed: frozenset[str]) -> bool:
+    """Whether a websocket upgrade may proceed, judged by its Origin header.
+
+    Clients that send no Origin (anything but a browser) always may; a browser
+    page may when it was served by this very server (its origin names the host
+    the request was sent to, as the Host header says) or comes from a site the
+    operator allowed with ``--origins``.
+    """
+    origin = headers.get("Origin")
+    if origin is None or origin in allowed:
+        return True
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return False
+    host = headers.get("Host", "")
+    return _without_default_port(parts.netloc, parts.scheme) == _without_default_port(
+        host, parts.scheme
+    )
+
+
+def _without_default_port(netloc: str, scheme: str) -> str:
+    default = ":443" if scheme == "https" else ":80"
+    return netloc.lower().removesuffix(default)
 
 
 def _limit_send_buffer(ws: ServerConnection) -> None:

@@ -51,8 +51,9 @@ class Config:
     )
     origins: str = _setting(
         "",
-        "comma-separated Origins browsers may connect from (https://play.example.org); "
-        "clients that send no Origin are always allowed, other browsers get 403",
+        "comma-separated Origins browsers may connect from besides the server's own site "
+        "(https://play.example.org); clients that send no Origin are always allowed, "
+        "other browsers get 403",
     )
     max_per_ip: int = _setting(20, "open connections one IP address may hold; more get 429")
     trusted_proxies: str = _setting(

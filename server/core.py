@@ -237,8 +237,10 @@ class Core:
         while (when := self.next_deadline()) is not None and when <= now:
             _, _, code = heapq.heappop(self._timers)
             room = self.rooms[code]
-            if results := room.expire(now, self.limits.absence):
-                self.counters["flags"] += sum(r.reason == "time" for r in results)
+            if removed := room.expire(now, self.limits.absence):
+                # Every seat taken out is pushed now, not only a game's end: in a
+                # four-player game the others play on and must be told at once.
+                self.counters["flags"] += removed.count("time")
                 actions += self._after_results(room)
             if released := room.release_absent(now):
                 for session in released:

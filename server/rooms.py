@@ -370,22 +370,29 @@ class Room:
             moments.append(flag)
         return min(moments, default=None)
 
-    def expire(self, now: float, absence: Absence) -> list[Result]:
-        """Flag a seat out of time, decide against seats away too long."""
+    def expire(self, now: float, absence: Absence) -> list[Reason]:
+        """Flag a seat out of time, decide against seats away too long.
+
+        Returns why each seat it took out of the game went (``time``, ``abandon``),
+        whether or not that ended the game: in a four-player game a seat leaving is
+        news to push as much as a result is.
+        """
         if self.status != "playing":
             return []
-        results: list[Result] = []
+        removed: list[Reason] = []
         clock = self.clock
         # Compare with the very deadline the timer was set for (not a recomputed
         # balance), so rounding can never leave a due flag unflagged.
         flag = clock.deadline() if clock is not None else None
         if clock is not None and clock.running is not None and flag is not None and now >= flag:
-            results += self.remove(clock.running, "time", now)
+            self.remove(clock.running, "time", now)
+            removed.append("time")
         for seat in self.active_seats():
             gone = self.holder(seat).gone_since
             if gone is not None and now >= gone + absence.hard_limit and self.status == "playing":
-                results += self.remove(seat, "abandon", now)
-        return results
+                self.remove(seat, "abandon", now)
+                removed.append("abandon")
+        return removed
 
     # -- messages --------------------------------------------------------------
 

@@ -6,10 +6,11 @@ import asyncio
 import gc
 import logging
 import signal
+import sys
 from collections.abc import Coroutine, Sequence
 
 from server import logs
-from server.app import GameServer
+from server.app import GameServer, StartupError
 from server.config import Config, parse_config
 
 
@@ -19,8 +20,12 @@ async def serve_until_stopped(config: Config) -> int:
     server = GameServer(config)
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, server.stopping.set)
-    async with server.running():
-        await server.stopping.wait()
+    try:
+        async with server.running():
+            await server.stopping.wait()
+    except StartupError as error:
+        sys.stderr.write(f"quoridor-server: {error}\n")
+        return 1
     logging.getLogger("quoridor.server").info("stopped")
     return 1 if server.failed else 0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import itertools
 import logging
@@ -38,7 +39,7 @@ from server.core import Action, Close, Core, Limits, Send, Think
 from server.database import Synchronous
 from server.metrics import Metrics
 from server.rooms import Absence
-from server.store import Store
+from server.store import Store, StoreLocked
 
 log = logging.getLogger("quoridor.server")
 
@@ -54,6 +55,21 @@ SEND_BUFFER = 128 * 1024
 """The kernel send buffer asked for each client's socket (Linux doubles it). Left alone, Linux
 grows it for a client that stops reading up to tcp_wmem's maximum (often 4 MiB), on top of
 WRITE_BUFFER_LIMIT; a quarter of a megabyte still holds hundreds of states."""
+
+
+class StartupError(RuntimeError):
+    """The server cannot start; the message is one sentence for the operator."""
+
+
+def _listen_error(host: str, port: int, error: OSError) -> str:
+    if error.errno == errno.EADDRINUSE:
+        return (
+            f"cannot listen on {host}:{port}: the port is already in use "
+            "(another server is running there; stop it or pick another --port)"
+        )
+    if error.errno == errno.EACCES:
+        return f"cannot listen on {host}:{port}: permission denied (ports below 1024 need root)"
+    return f"cannot listen on {host}:{port}: {error.strerror or error}"
 
 
 class GameServer:
@@ -112,36 +128,15 @@ class GameServer:
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[GameServer]:
-        """Recover saved games, listen while inside the block, then shut down cleanly."""
+        """Take the port, then the database (recovering saved games), serve while inside the
+        block, then shut down cleanly. ``StartupError`` says in one sentence why it could not
+        start: the port is taken first so that a second server never touches the database."""
         config = self.config
-        if self.store is not None:
-            before, after = await self.store.open()
-            self.core.restore(await self.store.load())
-            await self.store.write(self.core.take_changes())
-            self._send(self.core.wake())
-            log.info(
-                "database %s (schema %d -> %d): %d games in progress recovered",
-                config.db,
-                before,
-                after,
-                len(self.core.rooms),
-            )
-        async with serve(
-            self._handle,
-            config.host,
-            config.port,
-            process_request=self._http,
-            # Origins are checked in _http: the server's own site is allowed too.
-            origins=None,
-            compression=None,  # memory per connection, and no compression bombs
-            max_size=config.max_message,
-            max_queue=16,
-            open_timeout=10,
-            ping_interval=config.ping_interval,
-            ping_timeout=config.ping_interval,
-            close_timeout=5,
-            backlog=1024,
-        ) as server:
+        server = await self._listen()
+        try:
+            if self.store is not None:
+                await self._recover()
+            await server.start_serving()
             self._server = server
             self._arm_timer()
             self.ready = True
@@ -150,6 +145,53 @@ class GameServer:
                 yield self
             finally:
                 await self.shutdown()
+        finally:
+            if self._server is None:  # it never started: let go of the port and the database
+                server.close()
+                await server.wait_closed()
+                if self.store is not None:
+                    await self.store.close()
+
+    async def _listen(self) -> Server:
+        """Bind the port (not yet accepting connections)."""
+        config = self.config
+        try:
+            return await serve(
+                self._handle,
+                config.host,
+                config.port,
+                process_request=self._http,
+                # Origins are checked in _http: the server's own site is allowed too.
+                origins=None,
+                compression=None,  # memory per connection, and no compression bombs
+                max_size=config.max_message,
+                max_queue=16,
+                open_timeout=10,
+                ping_interval=config.ping_interval,
+                ping_timeout=config.ping_interval,
+                close_timeout=5,
+                backlog=1024,
+                start_serving=False,
+            )
+        except OSError as error:
+            raise StartupError(_listen_error(config.host, config.port, error)) from None
+
+    async def _recover(self) -> None:
+        assert self.store is not None
+        try:
+            before, after = await self.store.open()
+        except StoreLocked as locked:
+            raise StartupError(str(locked)) from None
+        self.core.restore(await self.store.load())
+        await self.store.write(self.core.take_changes())
+        self._send(self.core.wake())
+        log.info(
+            "database %s (schema %d -> %d): %d games in progress recovered",
+            self.config.db,
+            before,
+            after,
+            len(self.core.rooms),
+        )
 
     async def shutdown(self) -> None:
         """Refuse new rooms and connections, save every game, close with 1012."""

@@ -17,6 +17,7 @@ rather than acknowledge what it cannot save.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import sys
 from collections import deque
@@ -46,6 +47,37 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 class StoreError(RuntimeError):
     """The database process failed a request, or is gone."""
+
+
+class StoreLocked(StoreError):
+    """Another server holds the database; the message says so in one sentence."""
+
+
+LOCK_SUFFIX = ".lock"
+"""Beside the database, the file a server holds locked while it uses it."""
+
+
+def _lock(path: Path) -> int:
+    """Lock ``path`` + ``.lock`` for this process (released when it exits, even killed).
+
+    SQLite alone lets two servers share a file, and two servers would each
+    believe they own every game in it; a lock of our own refuses the second.
+    The holder's process id is written in the file, for the message.
+    """
+    lock_path = path.with_name(path.name + LOCK_SUFFIX)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise StoreLocked(
+            f"the database {path} is in use by another server (process {holder}); "
+            "stop it first, or give this one another --db"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
 
 
 Done = Callable[[bytes | BaseException], None]
@@ -114,10 +146,12 @@ class Store:
         """Called with each commit's duration (metrics hook)."""
         self._channel: _Channel | None = None
         self._transport: asyncio.SubprocessTransport | None = None
+        self._lock: int | None = None
 
     async def open(self) -> tuple[int, int]:
         """Start the process, create or open the database and migrate it; the schema
-        versions before and after."""
+        versions before and after. Raises ``StoreLocked`` if another server holds it."""
+        self._lock = _lock(self.path)
         environment = dict(os.environ)
         # The same code as this server, wherever it was started from.
         environment["PYTHONPATH"] = os.pathsep.join(
@@ -174,6 +208,7 @@ class Store:
         transport, channel = self._transport, self._channel
         self._transport = self._channel = None
         if transport is None or channel is None:
+            self._unlock()
             return
         pipe = transport.get_pipe_transport(0)
         if pipe is not None:
@@ -184,6 +219,12 @@ class Store:
             transport.kill()  # stuck: what it had not committed was never acknowledged
             await channel.exited
         transport.close()
+        self._unlock()
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)  # closing the file releases the lock
+            self._lock = None
 
     async def _call(self, request: Request, reply: type[T]) -> T:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()

@@ -1,0 +1,59 @@
+"""Starting a server where one already runs: one sentence, exit status 1, nothing touched."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from tests.process import ServerProcess
+from tests.wsclient import Client
+
+
+async def start_second(*args: str) -> tuple[int, list[str]]:
+    """``python -m server ARGS``, which must stop by itself: its exit status and stderr lines."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server", *args, stderr=asyncio.subprocess.PIPE
+    )
+    _, err = await asyncio.wait_for(process.communicate(), 20)
+    assert process.returncode is not None
+    return process.returncode, err.decode().splitlines()
+
+
+async def test_a_second_server_on_a_port_in_use_says_so_and_never_opens_its_database(
+    tmp_path: Path,
+) -> None:
+    first = await ServerProcess(tmp_path / "first.db").start()
+    try:
+        second_db = tmp_path / "second.db"
+        status, lines = await start_second("--port", str(first.port), "--db", str(second_db))
+        assert status == 1
+        assert lines == [
+            f"quoridor-server: cannot listen on 127.0.0.1:{first.port}: the port is already "
+            "in use (another server is running there; stop it or pick another --port)"
+        ]
+        assert list(tmp_path.glob("second.db*")) == []  # noqa: ASYNC240 - not even created
+        client = await Client.connect(first.url, "Alice")  # the first one serves on
+        await client.close()
+    finally:
+        assert await first.stop() == 0
+
+
+async def test_two_servers_on_one_database_file_are_refused(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    first = await ServerProcess(db).start()
+    try:
+        assert first.process is not None
+        status, lines = await start_second("--port", "0", "--db", str(db))
+        assert status == 1
+        assert lines == [
+            f"quoridor-server: the database {db} is in use by another server (process "
+            f"{first.process.pid}); stop it first, or give this one another --db"
+        ]
+        client = await Client.connect(first.url, "Alice")
+        await client.close()
+    finally:
+        assert await first.stop() == 0
+    # Once the first is gone, the file is free again.
+    again = await ServerProcess(db).start()
+    assert await again.stop() == 0

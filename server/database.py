@@ -9,7 +9,8 @@ The schema is versioned with ``PRAGMA user_version``; ``MIGRATIONS[n]`` takes
 a database from version ``n`` to ``n + 1``.
 
 Channel: each message is a 4-byte big-endian length and a msgpack payload.
-Requests are ``OpenRequest``, ``LoadRequest`` and ``WriteRequest``; each reply
+Requests are ``OpenRequest``, ``LoadRequest``, ``WriteRequest`` and the account
+queries of ``server.accountdb``; each reply
 is one status byte (0: done, 1: failed) and the msgpack result or the error's
 text. End of input closes the database and ends the process.
 """
@@ -26,7 +27,9 @@ from typing import BinaryIO, Literal
 
 import msgspec
 
-from server.records import ClockRecord, GameRecord, RoomRecord, SessionRecord
+from server import accountdb
+from server.accountdb import AccountQuery, RatedGame
+from server.records import AccountRecord, ClockRecord, GameRecord, RoomRecord, SessionRecord
 
 MIGRATIONS = [
     # 1: rooms in play and the sessions seated in them.
@@ -54,6 +57,8 @@ MIGRATIONS = [
     );
     CREATE INDEX games_by_time ON games (finished DESC);
     """,
+    # 3: accounts, login tokens, ratings and who played which game.
+    accountdb.MIGRATION,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 HISTORY_LOADED = 1000
@@ -107,6 +112,15 @@ class Loaded:
     rooms: list[RoomRecord]
     sessions: list[SessionRecord]
     games: list[GameRecord]
+    accounts: list[AccountRecord] = field(default_factory=list)
+    """The computer's accounts, and those of the sessions saved (players in games)."""
+
+
+class WriteReply(msgspec.Struct, kw_only=True):
+    seconds: float
+    """How long the commit took."""
+    rated: list[RatedGame]
+    """The rating changes of the rated games in the batch, committed with them."""
 
 
 ROWS_PER_STATEMENT = 200
@@ -167,7 +181,7 @@ class WriteRequest(msgspec.Struct, tag="write"):
     batch: Batch
 
 
-Request = OpenRequest | LoadRequest | WriteRequest
+Request = OpenRequest | LoadRequest | WriteRequest | AccountQuery
 DONE, FAILED = b"\x00", b"\x01"
 
 
@@ -186,6 +200,9 @@ class Database:
         self.db = db
         self.versions = migrate(db)
         """The schema version before and after opening."""
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            accountdb.add_computers(db, time.time())
         self.rooms: dict[str, RoomRecord] = {}
         """Each saved room's record as written last, for deltas (``MoveDelta``) to add to."""
 
@@ -204,10 +221,15 @@ class Database:
         )
         games = [msgspec.json.decode(record, type=GameRecord) for (record,) in rows]
         self.rooms = {record.code: record for record in rooms}
-        return Loaded(rooms, sessions, games[::-1])
+        ids = [id_ for (id_,) in db.execute("SELECT id FROM accounts WHERE computer IS NOT NULL")]
+        ids += sorted({s.account for s in sessions if s.account is not None})
+        accounts = accountdb.answer(db, accountdb.LoadAccounts(ids))
+        assert isinstance(accounts, list)
+        return Loaded(rooms, sessions, games[::-1], accounts)
 
-    def write(self, batch: Batch) -> float:
-        """Commit ``batch`` in one transaction; the seconds it took."""
+    def write(self, batch: Batch) -> WriteReply:
+        """Commit ``batch`` in one transaction: the seconds it took, and the rating changes
+        of the rated games in it (made in that same transaction)."""
         db = self.db
         started = time.perf_counter()
         encode = msgspec.json.encode
@@ -242,7 +264,8 @@ class Database:
                 "INSERT INTO games (id, room, number, finished, record)",
                 [(g.id, g.room, g.number, g.finished, encode(g)) for g in batch.games],
             )
-        return time.perf_counter() - started
+            rated = accountdb.record_games(db, batch.games, now)
+        return WriteReply(seconds=time.perf_counter() - started, rated=rated)
 
     def close(self) -> None:
         self.db.close()
@@ -280,8 +303,10 @@ def serve(requests: BinaryIO, replies: BinaryIO) -> None:
                     raise RuntimeError("the database is not open")
                 elif isinstance(request, LoadRequest):
                     reply = DONE + encode(database.load())
-                else:
+                elif isinstance(request, WriteRequest):
                     reply = DONE + encode(database.write(request.batch))
+                else:
+                    reply = DONE + encode(accountdb.answer(database.db, request))
             except Exception as error:  # the server decides what a failure means
                 reply = FAILED + f"{type(error).__name__}: {error}".encode()
             replies.write(frame(reply))

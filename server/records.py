@@ -21,6 +21,8 @@ class SeatRecord(msgspec.Struct, kw_only=True):
     bot: int | None = None
     """The computer's level, when it holds the seat."""
     think: float | None = None
+    account: int | None = None
+    """The registered player's (or the computer level's) account, in rated rooms."""
 
 
 class ClockRecord(msgspec.Struct, kw_only=True):
@@ -47,6 +49,7 @@ class RoomRecord(msgspec.Struct, kw_only=True):
     rematch: list[int]
     seats: list[SeatRecord | None]
     clock: ClockRecord | None
+    rated: bool = False
 
 
 class SessionRecord(msgspec.Struct, kw_only=True):
@@ -55,6 +58,8 @@ class SessionRecord(msgspec.Struct, kw_only=True):
     token_digest: str
     room: str | None
     seat: int | None
+    account: int | None = None
+    """The account the session logged in to; None for a guest."""
 
 
 class GameRecord(msgspec.Struct, kw_only=True):
@@ -73,3 +78,32 @@ class GameRecord(msgspec.Struct, kw_only=True):
     """Unix time."""
     public: bool = True
     """Whether its room was listed; a private room's code is not shown in the history."""
+    pool: str | None = None
+    """The rating pool (``server.ratings``) for a rated game; None for a casual one."""
+    accounts: list[int | None] = msgspec.field(default_factory=list)
+    """Each seat's account (a computer level's account for the computer); None for a guest.
+    Empty in games saved before accounts existed."""
+    ranks: list[int] = msgspec.field(default_factory=list)
+    """Each seat's finishing place (1 first; equal places share it), for rating."""
+
+
+class RatingRecord(msgspec.Struct, kw_only=True):
+    """One account's rating in one pool."""
+
+    pool: str
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+
+class AccountRecord(msgspec.Struct, kw_only=True):
+    """An account as the server holds it while someone is logged in to it (no password)."""
+
+    id: int
+    name: str
+    computer: int | None = None
+    """The computer's level, for the computer's own accounts."""
+    ratings: dict[str, RatingRecord] = msgspec.field(default_factory=dict)

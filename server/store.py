@@ -27,6 +27,7 @@ from typing import Any, TypeVar, cast
 
 import msgspec
 
+from server.accountdb import AccountQuery, RatedGame
 from server.database import (
     DONE,
     Batch,
@@ -35,6 +36,7 @@ from server.database import (
     OpenRequest,
     Request,
     Synchronous,
+    WriteReply,
     WriteRequest,
     frame,
 )
@@ -144,6 +146,9 @@ class Store:
         self.synchronous = synchronous
         self.write_seconds: Callable[[float], None] = lambda seconds: None
         """Called with each commit's duration (metrics hook)."""
+        self.rated: Callable[[list[RatedGame]], None] = lambda games: None
+        """Called with the rating changes each commit made, once it is on disk (before the
+        commit's ``done``)."""
         self._channel: _Channel | None = None
         self._transport: asyncio.SubprocessTransport | None = None
         self._lock: int | None = None
@@ -188,7 +193,16 @@ class Store:
     async def write(self, batch: Batch) -> None:
         """Commit ``batch`` and wait for it."""
         if batch:
-            self.write_seconds(await self._call(WriteRequest(batch), float))
+            self._written(await self._call(WriteRequest(batch), WriteReply))
+
+    async def ask(self, query: AccountQuery, reply: type[T]) -> T:
+        """Run one account query (``server.accountdb``) after everything sent before it."""
+        return await self._call(query, reply)
+
+    def _written(self, reply: WriteReply) -> None:
+        self.write_seconds(reply.seconds)
+        if reply.rated:
+            self.rated(reply.rated)
 
     def submit(self, batch: Batch, done: Callable[[BaseException | None], None]) -> None:
         """Send ``batch`` to be committed after everything submitted before it; ``done``
@@ -198,7 +212,7 @@ class Store:
             if isinstance(answer, BaseException):
                 done(answer)
                 return
-            self.write_seconds(msgspec.msgpack.decode(answer, type=float))
+            self._written(msgspec.msgpack.decode(answer, type=WriteReply))
             done(None)
 
         self._channel_or_closed().send(WriteRequest(batch), answered)

@@ -12,10 +12,12 @@ from server.database import (
     DONE,
     FAILED,
     ROWS_PER_STATEMENT,
+    SCHEMA_VERSION,
     Batch,
     Database,
     LoadRequest,
     OpenRequest,
+    WriteReply,
     WriteRequest,
     frame,
     read_message,
@@ -72,7 +74,7 @@ def test_more_rows_than_one_statement_takes_are_all_written(tmp_path: Path) -> N
         for n in range(count)
     ]
     games = [game(n + 1) for n in range(count)]
-    assert database.write(Batch(rooms=rooms, sessions=sessions, games=games)) >= 0
+    assert database.write(Batch(rooms=rooms, sessions=sessions, games=games)).seconds >= 0
 
     loaded = database.load()
     assert sorted(r.code for r in loaded.rooms) == sorted(f"room{n}" for n in range(count))
@@ -118,9 +120,9 @@ def test_the_channel_answers_each_request_in_order(tmp_path: Path) -> None:
         encode(LoadRequest()),
     )
     assert opened[:1] == DONE
-    assert msgspec.msgpack.decode(opened[1:]) == [0, 2]
+    assert msgspec.msgpack.decode(opened[1:]) == [0, SCHEMA_VERSION]
     assert written[:1] == DONE
-    assert msgspec.msgpack.decode(written[1:], type=float) >= 0
+    assert msgspec.msgpack.decode(written[1:], type=WriteReply).seconds >= 0
     assert loaded[:1] == DONE
     assert "abc" in loaded.decode(errors="replace")
 

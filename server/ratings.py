@@ -1,0 +1,97 @@
+"""Ratings: which pool a game counts in, the rating model, and the number people see.
+
+The mathematics is openskill's (the Weng-Lin Plackett-Luce model): one model
+rates two-player games and four-player games by finishing order alike, with
+no formula of ours. What is ours is only the bookkeeping around it:
+
+- A *pool* is a family of games whose ratings compare: 2-player 9x9 by time
+  class (bullet, blitz, rapid, untimed), 2-player small boards (5x5, 7x7),
+  2-player 11x11, and 4-player games. Only games with the standard wall count
+  are rated (other counts change the game too much to share a rating).
+- The *shown rating* reads like Elo: ``1500 + 30 * (mu - 25)``, rounded. With
+  settled players (sigma about 1.5) a 200-point gap means the stronger wins
+  about three games in four, as with Elo.
+- A rating is *provisional* until its holder has played ``PROVISIONAL_GAMES``
+  rated games in that pool; leaderboards leave provisional ratings out.
+
+Nothing here touches the database or the network: the database process uses
+it to rate a game in the same transaction that saves it, and the core uses it
+to name pools and pair players by rating.
+"""
+
+from __future__ import annotations
+
+from openskill.models import PlackettLuce
+
+from protocol.messages import TimeControl, VariantSpec
+
+MODEL = PlackettLuce()
+"""openskill's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300."""
+START_MU = MODEL.mu
+START_SIGMA = MODEL.sigma
+SHOWN_BASE = 1500
+SHOWN_SCALE = 30.0
+"""Shown points per unit of mu."""
+PROVISIONAL_GAMES = 10
+"""Rated games in a pool after which a rating is no longer provisional."""
+STANDARD_WALLS = {2: 10, 4: 5}
+
+BULLET_UNDER = 180.0
+"""Estimated seconds per player (``base + 40 * increment``) under which a game is bullet."""
+BLITZ_UNDER = 480.0
+"""...and under which it is blitz; rapid from there up."""
+
+POOLS = (
+    "9x9-bullet",
+    "9x9-blitz",
+    "9x9-rapid",
+    "9x9-untimed",
+    "small",
+    "11x11",
+    "4-player",
+)
+"""Every pool, in the order they are listed to people."""
+
+
+def time_class(clock: TimeControl | None) -> str:
+    """``bullet``, ``blitz``, ``rapid`` or ``untimed``, by the time a player may use in a
+    game of 40 moves (the way lichess classes its games)."""
+    if clock is None:
+        return "untimed"
+    estimate = clock.base + 40 * clock.increment
+    if estimate < BULLET_UNDER:
+        return "bullet"
+    return "blitz" if estimate < BLITZ_UNDER else "rapid"
+
+
+def pool_of(variant: VariantSpec, clock: TimeControl | None) -> str | None:
+    """The pool a game of this variant and time control is rated in; None if it cannot be
+    rated (a wall count other than the standard one)."""
+    walls = variant.walls if variant.walls is not None else STANDARD_WALLS[variant.players]
+    if walls != STANDARD_WALLS[variant.players]:
+        return None
+    if variant.players == 4:
+        return "4-player"
+    if variant.size == 9:
+        return f"9x9-{time_class(clock)}"
+    return "11x11" if variant.size == 11 else "small"
+
+
+def shown(mu: float) -> int:
+    """The one number people read, on an Elo-like scale."""
+    return round(SHOWN_BASE + SHOWN_SCALE * (mu - START_MU))
+
+
+def rate(before: list[tuple[float, float]], ranks: list[int]) -> list[tuple[float, float]]:
+    """New (mu, sigma) for each player after one game, from their (mu, sigma) before and
+    their finishing ranks (1 is first; equal ranks share the place, a draw is all equal)."""
+    teams = [[MODEL.create_rating([mu, sigma])] for mu, sigma in before]
+    rated = MODEL.rate(teams, ranks=[float(rank) for rank in ranks])
+    return [(team[0].mu, team[0].sigma) for team in rated]
+
+
+def outcome(rank: int, ranks: list[int]) -> str:
+    """``win``, ``loss`` or ``draw`` for a player of ``rank`` among ``ranks``."""
+    if all(other == rank for other in ranks):
+        return "draw"
+    return "win" if rank == min(ranks) and ranks.count(rank) == 1 else "loss"

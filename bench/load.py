@@ -26,7 +26,9 @@ load generator never runs the engine. It runs in worker processes
 server. Each game is two connections (plus ``--spectators``); after a finished
 game the players leave and start a new room (create, join), so rooms come and
 go. The ceilings' "games" are pairs of sockets taking turns in the same way,
-with frames as large as the states were.
+with frames as large as the states were. Every state carries what the server
+works out for it, the seat to move's legal walls (``legal_walls``) included,
+so their cost is in the server's figures.
 
 Modes:
 

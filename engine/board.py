@@ -70,6 +70,21 @@ class Geometry:
             names += row_table[(mask >> (row * stride)) & row_bits]
         return names
 
+    def pack_slots(self, horizontal: int, vertical: int) -> int:
+        """Two slot masks as one dense int: bit ``row * (size - 1) + col`` for the
+        horizontal wall at (col, row), the same plus ``(size - 1) ** 2`` for the vertical.
+        """
+        width, stride = self.size - 1, self.stride
+        row_bits = (1 << width) - 1
+        packed = 0
+        for row in reversed(range(width)):
+            shift = row * stride
+            packed = (packed << width) | ((horizontal >> shift) & row_bits)
+        for row in reversed(range(width)):
+            shift = row * stride
+            packed |= ((vertical >> shift) & row_bits) << (width * (width + row))
+        return packed
+
 
 @cache
 def geometry(size: int) -> Geometry:

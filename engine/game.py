@@ -258,8 +258,20 @@ class Game:
             return []
         return self._wall_names()
 
+    def legal_wall_mask(self) -> int:
+        """``legal_walls`` as one int, bit ``i`` for wall slot ``i`` (``Geometry.pack_slots``):
+        horizontal slots first, row by row from row 1, then vertical ones likewise."""
+        if self._winner is not None or not self._walls_left[self._turn]:
+            return 0
+        return self._geo.pack_slots(*self._free_slots())
+
     def _wall_names(self) -> list[str]:
         """Every wall that may stand on the board now, whoever places it."""
+        h_free, v_free = self._free_slots()
+        return self._geo.slot_names(h_free, True) + self._geo.slot_names(v_free, False)
+
+    def _free_slots(self) -> tuple[int, int]:
+        """The (horizontal, vertical) slots where a wall may stand now, as board masks."""
         geo = self._geo
         stride = geo.stride
         h_free = geo.slots & ~self._h_forbidden
@@ -287,7 +299,7 @@ class Game:
             for slot in bits(v_risky & v_cuts):
                 if self._sealed_seat(1 << slot, False) is not None:
                     v_free ^= 1 << slot
-        return geo.slot_names(h_free, True) + geo.slot_names(v_free, False)
+        return h_free, v_free
 
     def is_legal(self, move: str) -> bool:
         try:

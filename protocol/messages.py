@@ -390,6 +390,17 @@ class State(Struct, kw_only=True, tag="state"):
     last_move: LastMove | None
     legal_pawn_moves: list[str]
     """Where the seat to move may step or jump; empty unless playing."""
+    legal_walls: Annotated[
+        str,
+        Meta(
+            pattern="^[0-9a-f]*$",
+            description="Walls the seat to move may place, a hex bitmask: PROTOCOL.md section 9",
+        ),
+    ] = ""
+    """The walls the seat to move may place, as a bitmask in hex (PROTOCOL.md, section 9):
+    bit ``row * (size - 1) + col`` for the horizontal wall at (col, row), the same plus
+    ``(size - 1) ** 2`` for the vertical one; all zeros unless playing with walls left.
+    The server always writes it; the default only serves states built by clients."""
     distances: list[int]
     """Each seat's shortest distance to its goal edge."""
     players: list[PlayerInfo]

@@ -46,6 +46,12 @@ long game each one is large, and the log must not grow with the square of its le
 MATCH_GAMES = 2
 
 
+def wall_hex(mask: int, size: int) -> str:
+    """``state.legal_walls``: the packed wall mask in hex, one digit per four slots,
+    zero-padded to the board's fixed length (2 * (size - 1) ** 2 bits)."""
+    return format(mask, f"0{(size - 1) ** 2 // 2}x")
+
+
 def secret_digest(secret: str) -> bytes:
     return hashlib.sha256(secret.encode()).digest()
 
@@ -417,6 +423,7 @@ class Room:
             walls_left=game.walls_left,
             last_move=last,
             legal_pawn_moves=game.legal_pawn_moves() if playing else [],
+            legal_walls=wall_hex(game.legal_wall_mask() if playing else 0, self.spec.size),
             distances=game.distances(),
             players=[self._player(seat, now) for seat in range(self.spec.players)],
             spectators=len(self.spectators),

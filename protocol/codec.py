@@ -21,6 +21,7 @@ class _IdOnly(msgspec.Struct):
     id: RequestId = None
 
 
+TOO_DEEP = "JSON nested too deeply"
 _requests = msgspec.json.Decoder(Request)
 _server_messages = msgspec.json.Decoder(ServerMessage)
 _ids = msgspec.json.Decoder(_IdOnly)
@@ -43,13 +44,16 @@ def decode_request(data: bytes | str) -> Request:
         raise BadRequest(code, text, request_id(data)) from None
     except msgspec.DecodeError as exc:
         raise BadRequest(ErrorCode.MALFORMED_JSON, str(exc), None) from None
+    except RecursionError:
+        # msgspec recurses once per level of nesting; no request nests more than a few deep.
+        raise BadRequest(ErrorCode.MALFORMED_JSON, TOO_DEEP, None) from None
 
 
 def request_id(data: bytes | str) -> RequestId:
     """The ``id`` of an otherwise invalid request, so the error can echo it."""
     try:
         return _ids.decode(data).id
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
 
 

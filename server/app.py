@@ -25,6 +25,7 @@ from ipaddress import IPv4Network, IPv6Network, ip_address
 from typing import cast
 from urllib.parse import urlsplit
 
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4 as METRICS_TYPE
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
@@ -33,7 +34,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
 
 from engine.ai import choose_move
-from server import static
+from server import http, static
 from server.config import Config
 from server.core import Action, Close, Core, Limits, Send, Think
 from server.database import Synchronous
@@ -172,6 +173,7 @@ class GameServer:
                 close_timeout=5,
                 backlog=1024,
                 start_serving=False,
+                create_connection=http.GatedConnection,
             )
         except OSError as error:
             raise StartupError(_listen_error(config.host, config.port, error)) from None
@@ -226,33 +228,32 @@ class GameServer:
     # -- plain HTTP on the same port ------------------------------------------------
 
     def _http(self, ws: ServerConnection, request: Request) -> Response | None:
-        """Health, readiness, metrics and the browser client's files; the origin
-        check and the per-IP cap for websocket upgrades."""
+        """Health, readiness, metrics and the browser client's files; the upgrade path, the
+        origin check and the per-IP cap for websocket upgrades."""
         path = request.path.split("?", 1)[0]
+        head = request.method == "HEAD"
         if path == "/healthz":
-            return ws.respond(HTTPStatus.OK, "ok\n")
+            return http.text(HTTPStatus.OK, "ok", head)
         if path == "/readyz":
             if self.ready:
-                return ws.respond(HTTPStatus.OK, "ready\n")
-            return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, "shutting down\n")
+                return http.text(HTTPStatus.OK, "ready", head)
+            return http.text(HTTPStatus.SERVICE_UNAVAILABLE, "shutting down", head)
         if path == "/metrics":
-            response = ws.respond(HTTPStatus.OK, "")
-            body = self.metrics.render()
-            headers = Headers(response.headers)
-            headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
-            headers["Content-Length"] = str(len(body))
-            return Response(response.status_code, response.reason_phrase, headers, body)
+            return http.response(HTTPStatus.OK, self.metrics.render(), METRICS_TYPE, head)
         if request.headers.get("Upgrade", "").lower() != "websocket":
-            return static.serve(self.assets, request)
+            files = static.serve(self.assets, request)
+            return http.without_body(files) if head else files
+        if head:
+            return http.NOT_ALLOWED
+        if path != http.WEBSOCKET_PATH:
+            return http.text(HTTPStatus.NOT_FOUND, f"nothing at {path}; games are at /")
         if not allowed_origin(request.headers, self.origins):
             log.info("connection refused: origin %s", request.headers.get("Origin"))
-            return ws.respond(HTTPStatus.FORBIDDEN, "this site may not connect here\n")
+            return http.text(HTTPStatus.FORBIDDEN, "this site may not connect here")
         address = self._address(ws, request)
         if self.per_ip[address] >= self.config.max_per_ip:
             log.warning("connection refused: too many from one address", extra={"ip": address})
-            return ws.respond(
-                HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
-            )
+            return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
         return None
 
     # -- websockets ----------------------------------------------------------------

@@ -66,6 +66,7 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.messages import QuickMatch as QuickMatchRequest
+from server import text
 from server.database import Batch, Loaded
 from server.history import GameHistory
 from server.journal import Journal
@@ -312,9 +313,9 @@ class Core:
             )
             error = self._error(conn, ErrorCode.UNSUPPORTED_VERSION, message, hello.id)
             return [error, Close(conn, CLOSE_POLICY, "unsupported protocol version")]
-        name = "".join(ch for ch in hello.name if ch.isprintable()).strip()
-        if not name:
-            message = "name must have a visible character - at `$.name`"
+        name = text.clean(hello.name)
+        if (problem := text.problem(name)) is not None:
+            message = f"name {problem} - at `$.name`"
             return [self._error(conn, ErrorCode.INVALID_FIELD, message, hello.id)]
         if hello.resume is not None:
             return self._resume(connection, hello)
@@ -631,13 +632,18 @@ class Core:
         if not session.chat.take(self.clock()):
             message = "chatting too fast; wait a moment"
             return [self._error(session.conn, ErrorCode.RATE_LIMITED, message, request.id)]
-        text = "".join(ch for ch in request.text if ch.isprintable()).strip()
-        if not text:
-            message = "chat text must have a visible character - at `$.text`"
+        line_text = text.clean(request.text)
+        if (problem := text.problem(line_text)) is not None:
+            message = f"chat text {problem} - at `$.text`"
             return [self._error(session.conn, ErrorCode.INVALID_FIELD, message, request.id)]
         room.event += 1
         line = ChatMessage(
-            id=request.id, event=room.event, room=room.code, seat=seat, name=session.name, text=text
+            id=request.id,
+            event=room.event,
+            room=room.code,
+            seat=seat,
+            name=session.name,
+            text=line_text,
         )
         return [self._publish(room, encode(line))]
 

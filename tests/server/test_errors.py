@@ -72,6 +72,39 @@ async def test_malformed_json(table: Table) -> None:
     await table.unchanged(before)
 
 
+@pytest.mark.parametrize(
+    "frame",
+    [
+        '{"type": "ping", "x": ' + "[" * 1000 + "]" * 1000 + "}",
+        '{"type": "ping", "x": ' + '[{"":' * 500 + "1" + "}]" * 500 + "}",
+        '{"":' * 500 + "[" * 500 + "]" * 500 + "}" * 500,
+    ],
+)
+async def test_deep_nesting_is_malformed_json(
+    table: Table, frame: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    before = table.snapshot()
+    await table.a.send_raw(frame)
+    error = await table.a.error(ErrorCode.MALFORMED_JSON)
+    assert error.id is None
+    assert "nested too deeply" in error.message
+    await table.unchanged(before)  # the connection is kept
+    assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["\u3164", "\u2800\u2800", " \u115f\u1160 ", "\u200b\u2060", "a" + "\u0301" * 3, "\u0301" * 30],
+)
+async def test_names_that_show_nothing_are_refused(connect: Connect, name: str) -> None:
+    client = await connect(hello=False)
+    await client.send(Hello(id=1, version="1.0", name=name))
+    error = await client.error(ErrorCode.INVALID_FIELD)
+    assert "`$.name`" in error.message
+    await client.send(Hello(version="1.0", name="Ngô \u0110\u1ee9c"))  # two marks: fine
+    assert (await client.expect(Welcome)).name == "Ngô \u0110\u1ee9c"
+
+
 async def test_unknown_type(table: Table) -> None:
     before = table.snapshot()
     await table.a.send_raw('{"type": "dance", "id": 5}')

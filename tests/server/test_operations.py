@@ -12,19 +12,9 @@ from websockets.exceptions import InvalidStatus
 from protocol.messages import Create, ErrorCode, Joined, MoveRequest, Ping, Pong
 from server.app import GameServer
 from server.config import Config
+from tests.http import get as http_get
 from tests.server.test_games import seat_players
 from tests.wsclient import Client
-
-
-async def http_get(port: int, path: str) -> tuple[int, str]:
-    """A plain HTTP/1.1 GET; (status, body)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode())
-    await writer.drain()
-    response = await reader.read()
-    writer.close()
-    head, _, body = response.partition(b"\r\n\r\n")
-    return int(head.split()[1]), body.decode()
 
 
 @pytest.fixture

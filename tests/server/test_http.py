@@ -1,0 +1,59 @@
+"""The plain HTTP endpoints, read by a strict parser (h11) and by Prometheus's own parser."""
+
+from __future__ import annotations
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from server.app import GameServer
+from tests.http import request
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/readyz", "/metrics"])
+async def test_each_header_once_and_the_body_it_announces(server: GameServer, path: str) -> None:
+    reply = await request(server.port, path)
+    assert reply.status == 200
+    assert len(reply.header("content-length")) == 1
+    assert len(reply.header("content-type")) == 1
+    assert int(reply.header("content-length")[0]) == len(reply.body) > 0
+    assert reply.after == b""
+
+
+async def test_metrics_parse_as_prometheus_text(server: GameServer) -> None:
+    reply = await request(server.port, "/metrics")
+    assert reply.header("content-type") == ["text/plain; version=0.0.4; charset=utf-8"]
+    families = {
+        family.name: family for family in text_string_to_metric_families(reply.body.decode())
+    }
+    assert families["quoridor_connections"].samples[0].value == 0
+    assert {"quoridor_rooms", "quoridor_moves", "quoridor_request_seconds"} <= families.keys()
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/readyz", "/metrics"])
+async def test_head_gets_the_headers_and_no_body(server: GameServer, path: str) -> None:
+    got = await request(server.port, path)
+    head = await request(server.port, path, method="HEAD")
+    assert head.status == 200
+    assert head.body == head.after == b""
+    assert head.header("content-type") == got.header("content-type")
+    if path != "/metrics":  # the metrics change between two scrapes
+        assert head.header("content-length") == got.header("content-length")
+
+
+@pytest.mark.parametrize("body", [b"", b"x=1"])
+async def test_other_methods_get_405(server: GameServer, body: bytes) -> None:
+    for path in ("/healthz", "/", "/metrics"):
+        reply = await request(server.port, path, method="POST", body=body)
+        assert reply.status == 405
+        assert reply.header("allow") == ["GET, HEAD"]
+
+
+async def test_unknown_paths_are_404_and_not_websockets(server: GameServer) -> None:
+    assert (await request(server.port, "/nothing")).status == 404
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(f"ws://127.0.0.1:{server.port}/elsewhere")
+    assert refused.value.response.status_code == 404
+    async with connect(f"ws://127.0.0.1:{server.port}/?client=test") as ws:
+        await ws.ping()

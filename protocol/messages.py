@@ -283,10 +283,12 @@ class Joined(Struct, kw_only=True, tag="joined"):
 
 
 class Queued(Struct, kw_only=True, tag="queued"):
-    """You wait in the quick-match queue for this variant."""
+    """You wait in the quick-match queue for this variant and time control."""
 
     id: RequestId = None
     variant: VariantSpec
+    clock: TimeControl | None = None
+    """The time control waited for; null for untimed."""
 
 
 class Left(Struct, kw_only=True, tag="left"):

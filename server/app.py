@@ -210,6 +210,7 @@ class GameServer:
             self._carry_out([])
             await self._drain()
         self._send_now()  # what the loop has not written yet goes before the closes
+        self.core.closing_all = True
         sockets = list(self.sockets.values())
         await asyncio.gather(
             *(ws.close(CLOSE_RESTART, "server restarting") for ws in sockets),

@@ -156,6 +156,8 @@ class Core:
         self.queues: dict[tuple[object, ...], list[Session]] = {}
         self.accepting = True
         """False while shutting down: no new rooms or seats."""
+        self.closing_all = False
+        """True while the server closes every connection to stop (see ``close``)."""
         self._timers: list[tuple[float, int, str]] = []
         """Heap of (deadline, tiebreak, room code); stale entries are skipped."""
         self._tiebreak = 0
@@ -201,6 +203,11 @@ class Core:
             return []
         session.conn = None
         self._unqueue(session)
+        if self.closing_all:
+            # The server is stopping: a player dropped now is no event. Nobody would
+            # receive it (every connection is closing), so it would only leave a gap
+            # in the event numbers; a restarted server starts everyone away anyway.
+            return []
         room = session.room
         if room is None:
             self._forget(session)
@@ -342,13 +349,18 @@ class Core:
         self.counters["resumes"] += 1
         log.info("session resumed", extra={"conn": connection.id, "session": session.id})
         actions.append(self._attach(connection, session, token, hello.id))
+        if session.queued is not None:
+            # Still waiting for opponents: say so, or the client would think it is in
+            # the lobby (its create would get already_in_room, then a pairing).
+            queued = Queued(id=None, variant=session.queued.variant, clock=session.queued.clock)
+            actions.append(Send([connection.id], encode(queued)))
         room = session.room
         if room is not None:
             actions += self._replay(room, connection.id, hello.last_event)
-            if session.seat is not None:
-                room.back(session.seat)
-                self._schedule(room)
-            actions.append(self._push(room))
+            if session.seat is None:
+                actions.append(self._push(room))
+            else:
+                actions += self._back(room, session.seat)
         return actions
 
     def _replay(self, room: Room, conn: int, last_event: int | None) -> list[Action]:
@@ -433,11 +445,10 @@ class Core:
         holder.session = session
         secret = holder.new_secret()  # whoever had the old one is out
         session.room, session.seat = room, room.seats.index(holder)
-        room.back(session.seat)
         joined = Joined(
             id=request.id, room=room.code, role="player", seat=session.seat, secret=secret
         )
-        return [*actions, Send([session.conn], encode(joined)), self._push(room)]
+        return [*actions, Send([session.conn], encode(joined)), *self._back(room, session.seat)]
 
     def _seat(self, session: Session, room: Room, seat: int, rid: RequestId) -> Send:
         """Seat ``session``; the ``joined`` reply (the room's push is the caller's)."""
@@ -469,16 +480,16 @@ class Core:
                clock.increment if clock else None)  # fmt: skip
         queue = self.queues.setdefault(key, [])
         queue.append(session)
-        session.queued = (spec, request.id)
+        session.queued = Queued(id=request.id, variant=spec, clock=clock)
         assert session.conn is not None
-        actions: list[Action] = [Send([session.conn], encode(Queued(id=request.id, variant=spec)))]
+        actions: list[Action] = [Send([session.conn], encode(session.queued))]
         if len(queue) < spec.players:
             return actions
         players, self.queues[key] = queue[: spec.players], queue[spec.players :]
         room = self._new_room(spec, False, clock, False)
         for seat, player in enumerate(players):
             assert player.queued is not None
-            rid, player.queued = player.queued[1], None
+            rid, player.queued = player.queued.id, None
             actions.append(self._seat(player, room, seat, rid))
         actions.append(self._push(room))
         self._schedule(room)
@@ -621,11 +632,36 @@ class Core:
             return [self._error(conn, ErrorCode.GAME_NOT_OVER, message, request.id, room, now)]
         room.rematch.add(seat)
         room.rematch.update(s for s, h in enumerate(room.seats) if h is not None and h.bot)
-        if len(room.rematch) < room.spec.players:
+        if not self._rematch_ready(room):
             return [self._push(room, request.id)]
+        return self._start_rematch(room, request.id)
+
+    def _rematch_ready(self, room: Room) -> bool:
+        """Every seat asked for a rematch and every player is here to play it.
+
+        A player who asked and then went away is waited for: starting a game it
+        cannot play would hand the others a claim it never had a chance to avoid.
+        """
+        players = range(room.spec.players)
+        return (
+            room.status == "finished"
+            and len(room.rematch) == room.spec.players
+            and all(room.connected(seat) for seat in players)
+        )
+
+    def _start_rematch(self, room: Room, rid: RequestId = None) -> list[Action]:
         room.start_rematch()
-        self._absent_from_new_game(room)
-        return [*self._seat_changes(room), self._push(room, request.id), *self._think(room)]
+        return [*self._seat_changes(room), self._push(room, rid), *self._think(room)]
+
+    def _back(self, room: Room, seat: int) -> list[Action]:
+        """A player came back to its seat: end its absence, push that, and start the
+        rematch that waited for it, if one did."""
+        room.back(seat)
+        self._schedule(room)
+        actions: list[Action] = [self._push(room)]
+        if self._rematch_ready(room):
+            actions += self._start_rematch(room)
+        return actions
 
     def _chat(self, session: Session, room: Room, seat: int, request: Chat) -> list[Action]:
         assert session.conn is not None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from server.ratelimit import TokenBucket
 
 if TYPE_CHECKING:
-    from protocol.messages import RequestId, VariantSpec
+    from protocol.messages import Queued
     from server.rooms import Room
 
 
@@ -37,8 +37,9 @@ class Session:
     room: Room | None = None
     seat: int | None = None
     """Seat in ``room``; None for a spectator."""
-    queued: tuple[VariantSpec, RequestId] | None = None
-    """The quick-match variant waited for, and the request id to answer."""
+    queued: Queued | None = None
+    """While waiting in the quick-match queue: the ``queued`` reply it was given (the
+    variant and time control waited for, and the request id the pairing answers)."""
     stored: tuple[bytes, str, int | None] | None = None
     """(token hash, room, seat) as last written to the database, if it is there."""
 

@@ -8,13 +8,19 @@ from protocol.messages import (
     VERSION,
     Chat,
     ChatMessage,
+    Claim,
     Create,
+    Error,
     Hello,
     Join,
     Joined,
     MoveRequest,
+    Queued,
+    QuickMatch,
+    Rematch,
     State,
     TimeControl,
+    VariantSpec,
     Welcome,
 )
 from server.app import GameServer
@@ -81,3 +87,71 @@ async def test_the_server_flags_on_its_own_timer() -> None:
         assert state.result.reason == "time"
         assert state.result.winner == 1
         await asyncio.gather(a.close(), b.close())
+
+
+async def test_a_rematch_waits_for_a_player_who_went_away() -> None:
+    """Section 15: a rematch agreed while a player is away starts when it comes back;
+    meanwhile nothing counts down against it and nobody can claim."""
+    config = Config(port=0, grace=0.2, deliberate_grace=0.2)
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        a, b = await Client.connect(url, "alice"), await Client.connect(url, "bob")
+        await a.send(Create(variant=VariantSpec(size=5, walls=0)))
+        room = (await a.expect(Joined)).room
+        await b.send(Join(room=room))
+        await b.expect(Joined)
+        for ply, move in enumerate("c2 d5 c3 d4 c4 d3 c5".split()):
+            await (a, b)[ply % 2].send(MoveRequest(move=move, ply=ply))
+            while (await b.state()).ply <= ply:
+                pass
+        await a.send(Rematch())
+        while (await b.state()).rematch != [0]:
+            pass
+        assert a.welcome is not None
+        a.ws.transport.abort()
+        while (await b.state()).players[0].connected:
+            pass
+        await b.send(Rematch(id="r"))
+        asked = await b.state()
+        assert (asked.id, asked.status, asked.rematch, asked.game) == ("r", "finished", [0, 1], 1)
+        assert [p.claim_in_ms for p in asked.players] == [None, None]
+        await asyncio.sleep(0.3)  # longer than the grace period
+        await b.send(Claim(id="c"))
+        assert (await b.expect(Error)).code == "game_over"
+
+        back = await Client.connect(url, hello=False)
+        await back.send(Hello(version=VERSION, name="alice", resume=a.welcome.resume_token))
+        assert (await back.expect(Welcome)).seat == 0
+        assert (await back.state()).players[0].connected
+        assert (await back.expect(Joined)).seat == 1  # the seats turned
+        assert (await b.state()).players[0].connected
+        assert (await b.expect(Joined)).seat == 0
+        for client in (back, b):
+            new_game = await client.state()
+            assert (new_game.status, new_game.ply, new_game.rematch) == ("playing", 0, [])
+            assert [(p.connected, p.claim_in_ms) for p in new_game.players] == [(True, None)] * 2
+        await asyncio.gather(back.close(), b.close())
+
+
+async def test_a_resumed_session_still_in_the_quick_match_queue_is_told(
+    server: GameServer, connect: Connect
+) -> None:
+    a = await connect("alice")
+    await a.send(QuickMatch(id="q", variant=VariantSpec(size=5), clock=TimeControl(base=60)))
+    await a.expect(Queued)
+    assert a.welcome is not None
+    # A second connection takes the session over while the first is still open.
+    again = await connect("alice", hello=False)
+    await again.send(Hello(version=VERSION, name="alice", resume=a.welcome.resume_token))
+    welcome = await again.expect(Welcome)
+    assert (welcome.room, welcome.seat) == (None, None)
+    queued = await again.expect(Queued)
+    assert queued.id is None
+    assert queued.variant == VariantSpec(size=5, walls=10)
+    assert queued.clock == TimeControl(base=60)
+    assert await a.closed() == (4000, "session resumed on another connection")
+    b = await connect("bob")
+    await b.send(QuickMatch(variant=VariantSpec(size=5), clock=TimeControl(base=60)))
+    await b.expect(Queued)
+    joined = await again.expect(Joined)
+    assert (joined.id, joined.seat) == ("q", 0)

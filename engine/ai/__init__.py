@@ -25,6 +25,10 @@ level name      depth nodes time s noise what it is like
 5     expert    12    -     2.0    0     deepens until its time is up
 ===== ========= ===== ===== ====== ===== =========================================
 
+Once neither of two players holds a wall, the levels without noise (4 and 5)
+play the exact endgame (:mod:`engine.ai.endgame`): no search, the quickest
+forced win, else a draw, else the slowest loss.
+
 Noise is in evaluation units (a step of shortest-path difference is 10):
 the root moves get exact scores and the move with the best score plus a
 uniform random amount in ``[0, noise]`` is played. Without noise, moves that
@@ -38,9 +42,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.ai import endgame
 from engine.ai.multi import MultiSearcher
 from engine.ai.position import GoalMap, Position
-from engine.ai.search import Searcher, Stats
+from engine.ai.search import WIN, Searcher, Stats
 from engine.game import Game
 
 
@@ -136,7 +141,9 @@ def analyse(
         cache.clear()
     position = Position(game, cache)
     rng = random.Random(seed)
-    if game.variant.players == 2:
+    if endgame.applies(position) and not settings.noise:
+        move, stats = _exact(position, rng)
+    elif game.variant.players == 2:
         searcher = Searcher(
             position, max_depth=settings.depth, deadline=deadline, max_nodes=settings.nodes
         )
@@ -155,6 +162,23 @@ def analyse(
         answer = rng.choice(game.legal_moves())
     stats.elapsed = time.perf_counter() - started
     return answer, stats
+
+
+def _exact(position: Position, rng: random.Random) -> tuple[int, Stats]:
+    """The exact endgame's best move (ties broken by ``rng``), scored like a search."""
+    ranked = endgame.ranked_moves(position)
+    best = ranked[0][0]
+    move = rng.choice([move for value, move in ranked if value == best])
+    stats = Stats(score=exact_score(best), exact=True)
+    stats.scores = {position.notation(m): exact_score(value) for value, m in ranked}
+    return move, stats
+
+
+def exact_score(value: int | None) -> int:
+    """An exact endgame value as a search score (win in n: ``WIN - n``; draw: 0)."""
+    if value is None:
+        return 0
+    return WIN - value if value > 0 else -WIN - value
 
 
 __all__ = ["LEVELS", "Level", "Stats", "analyse", "choose_move"]

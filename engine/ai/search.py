@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from engine.ai.position import (
     WALL_H,
+    WALL_V,
     GoalMap,
     Position,
     cut_walls,
@@ -88,6 +89,8 @@ class Stats:
     elapsed: float = 0.0
     scores: dict[str, int] = field(default_factory=dict)
     """Root move -> score at the deepest finished depth (exact only with noise)."""
+    exact: bool = False
+    """Whether the answer came from the exact endgame rather than a search."""
 
 
 class Searcher:
@@ -336,6 +339,56 @@ class Searcher:
         stats.elapsed = time.perf_counter() - started
         stats.scores = {pos.notation(move): score for move, score in scores.items()}
         return chosen, stats
+
+    def score_move(self, move: int, depth: int) -> int:
+        """The score of one root move (legal, not winning at once) searched to ``depth``."""
+        return self._root_child(move, depth, -INF, INF)
+
+    def principal_variation(self, first: int, length: int) -> list[int]:
+        """``first`` and the best replies the transposition table remembers after it,
+        each checked legal, up to ``length`` moves or the end of the game."""
+        pos = self.pos
+        line: list[int] = []
+        undo: list[tuple[int, int | tuple[int, ...]]] = []
+        move = first
+        try:
+            while len(line) < length and self._legal(move):
+                line.append(move)
+                me = pos.turn
+                if move < WALL_H:
+                    if (pos.goals[me] >> move) & 1:
+                        break
+                    undo.append((me, pos.pawns[me]))
+                    pos.pawns[me] = move
+                    pos.turn = 1 - me
+                else:
+                    undo.append((me, pos.place_wall(move)))
+                entry = self.tt.get(pos.key())
+                if entry is None:
+                    break
+                move = entry[3]
+        finally:
+            for me, saved in reversed(undo):
+                if isinstance(saved, tuple):
+                    pos.remove_wall(saved)
+                else:
+                    pos.turn = me
+                    pos.pawns[me] = saved
+        return line
+
+    def _legal(self, move: int) -> bool:
+        pos = self.pos
+        if move < 0:
+            return False
+        if move < WALL_H:
+            return bool((pos.pawn_targets(pos.turn) >> move) & 1)
+        if not pos.walls_left[pos.turn]:
+            return False
+        h_free, v_free = pos.free_slots()
+        slot = move - (WALL_V if move >= WALL_V else WALL_H)
+        if not ((h_free if move < WALL_V else v_free) >> slot) & 1:
+            return False
+        return self._wall_maps(pos.maps(), move) is not None
 
     def _root_child(self, move: int, depth: int, alpha: int, beta: int) -> int:
         pos = self.pos

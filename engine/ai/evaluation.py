@@ -1,0 +1,292 @@
+"""Evaluation of a position and computer analysis of a finished game (two players).
+
+**Evaluation.** :func:`evaluate` searches a position to a fixed depth (with a
+node cap bounding its work) and reports, from the side to move's point of
+view:
+
+* ``score``: the search's score in *steps of the race* (the shortest-path
+  difference, plus the tempo and the walls in hand as the search values
+  them): ``+2.5`` means "two and a half steps ahead". A forced result is
+  reported as ``win_in`` (plies to the end, negative when the side to move
+  loses) and the score is then pinned to :data:`SCORE_CAP`;
+* ``best`` and ``pv``: the best move and the principal variation;
+* ``win_probability``: ``1 / (1 + exp(-K * score))`` on the uncapped score
+  (1 or 0 for a forced result, 0.5 for an exact draw). :data:`K` was fitted by
+  maximum likelihood on positions from bot games (``bench/calibrate.py``
+  documents the method and prints the fit).
+
+Once neither side holds a wall the exact endgame answers instead of the
+search (``exact`` is then true): a won race is a win in so many plies.
+
+**Game analysis.** :func:`analyse_game` evaluates every position of a game
+once. A move's *loss* is the mover's win probability with the best move minus
+with the move played, both scored by the same search to the same depth (so an
+odd/even depth swing between consecutive positions is never read as a
+mistake); the engine's own best move loses nothing by definition. Marks follow
+lichess's thresholds on the win-probability loss: :data:`MARKS`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.ai import endgame, exact_score
+from engine.ai.position import WALL_H, WALL_V, Position
+from engine.ai.search import MATE_BOUND, RACE, STEP, WIN, Searcher
+from engine.game import Game
+from engine.notation import parse_move
+
+K = 0.5
+"""Logistic slope of the win probability per step of score (``bench/calibrate.py``)."""
+SCORE_CAP = 20.0
+"""The score reported for a forced win (minus it for a forced loss), in steps."""
+DEPTH = 4
+"""Default search depth of an evaluation (plies)."""
+NODES = 40_000
+"""Default node cap of one evaluation: bounds its work whatever the position."""
+PV_LENGTH = 8
+MARKS = (("blunder", 0.30), ("mistake", 0.20), ("inaccuracy", 0.10))
+"""A move losing at least this much win probability gets the mark (lichess's)."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One position's evaluation, from the side to move's point of view."""
+
+    score: float
+    """Steps ahead in the race (negative: behind); +-SCORE_CAP for a forced result."""
+    win_probability: float
+    win_in: int | None
+    """Plies to a forced end: n > 0 the side to move wins, n < 0 it loses; else None."""
+    best: str
+    pv: tuple[str, ...]
+    depth: int
+    nodes: int
+    exact: bool
+    decided: bool = False
+    """The search reads the race as decided (the loser cannot lengthen the winner's
+    path any more); ``score`` is then the race margin and the probability near 0 or 1."""
+
+
+@dataclass(frozen=True)
+class MoveReview:
+    """One move of a game, judged."""
+
+    ply: int
+    """0 for the first move."""
+    seat: int
+    move: str
+    before: Evaluation
+    """The position before the move, from the mover's view."""
+    score_after: float
+    """The mover's score after the move: the played move searched as deep as the best."""
+    win_probability_after: float
+    """The mover's win probability after the move."""
+    loss: float
+    """Win probability the move gave away (0 to 1)."""
+    mark: str | None
+    """``"inaccuracy"``, ``"mistake"``, ``"blunder"`` or None."""
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One seat's moves in a game, summed up."""
+
+    seat: int
+    moves: int
+    average_loss: float
+    """Mean win-probability loss per move (0 to 1)."""
+    marks: dict[str, int] = field(default_factory=dict)
+    """Mark -> how many of this seat's moves got it (every mark present)."""
+
+
+@dataclass(frozen=True)
+class GameAnalysis:
+    moves: tuple[MoveReview, ...]
+    summaries: tuple[Summary, ...]
+    final: Evaluation | None
+    """The last position's evaluation when the game did not end on the board."""
+
+
+def win_probability(score: float) -> float:
+    """The calibrated win probability of a score in steps (side to move's view)."""
+    return 1.0 / (1.0 + math.exp(-K * max(-200.0, min(200.0, score))))
+
+
+def evaluate(
+    record: str | Sequence[str],
+    *,
+    size: int = 9,
+    walls: int | None = None,
+    depth: int = DEPTH,
+    nodes: int = NODES,
+) -> Evaluation:
+    """Evaluate the position after ``record`` (two players; the game not over).
+
+    Deterministic: a fixed depth and node cap, no clock and no randomness in
+    what is reported. Raises ValueError for a finished game or a bad record.
+    """
+    game = Game.from_moves(record, 2, size, walls)
+    if game.is_over:
+        raise ValueError(f"the game is over: seat {game.winner} has won")
+    return _evaluate(Position(game, {}), depth, nodes)
+
+
+def _evaluate(position: Position, depth: int, nodes: int) -> Evaluation:
+    return _judge(position, None, depth, nodes)[0]
+
+
+def _judge(
+    position: Position, played: int | None, depth: int, nodes: int
+) -> tuple[Evaluation, int]:
+    """The position's evaluation and the search score of the ``played`` move,
+    searched to the same depth from the same root (so both are comparable)."""
+    if endgame.applies(position):
+        ranked = endgame.ranked_moves(position)
+        value = next((v for v, m in ranked if m == played), ranked[0][0])
+        return _exact(position), exact_score(value)
+    searcher = Searcher(position, max_depth=depth, deadline=math.inf, max_nodes=nodes)
+    move, stats = searcher.run(random.Random(0))
+    pv = searcher.principal_variation(move, PV_LENGTH)
+    names = tuple(position.notation(m) for m in pv) or (position.notation(move),)
+    evaluation = _from_score(stats.score, names, stats.depth, stats.nodes, exact=False)
+    score = stats.score
+    if played is not None and played != move:
+        me = position.turn
+        if played < WALL_H and (position.goals[me] >> played) & 1:
+            score = WIN - 1
+        else:
+            searcher.max_nodes = None  # one more move: its work is bounded by the depth
+            score = searcher.score_move(played, max(1, stats.depth))
+    return evaluation, score
+
+
+def _exact(position: Position) -> Evaluation:
+    line: list[str] = []
+    saved: list[tuple[int, int]] = []
+    value = endgame.ranked_moves(position)[0][0]
+    try:
+        while len(line) < PV_LENGTH:
+            ranked = endgame.ranked_moves(position)
+            move = ranked[0][1]
+            line.append(position.notation(move))
+            me = position.turn
+            if (position.goals[me] >> move) & 1:
+                break
+            saved.append((me, position.pawns[me]))
+            position.pawns[me] = move
+            position.turn = 1 - me
+    finally:
+        for me, square in reversed(saved):
+            position.turn = me
+            position.pawns[me] = square
+    return _from_score(exact_score(value), tuple(line), 0, 0, exact=True)
+
+
+def _from_score(score: int, pv: tuple[str, ...], depth: int, nodes: int, exact: bool) -> Evaluation:
+    if abs(score) >= MATE_BOUND:
+        plies = WIN - abs(score)
+        won = score > 0
+        return Evaluation(
+            score=SCORE_CAP if won else -SCORE_CAP,
+            win_probability=1.0 if won else 0.0,
+            win_in=plies if won else -plies,
+            best=pv[0],
+            pv=pv,
+            depth=depth,
+            nodes=nodes,
+            exact=exact,
+        )
+    # A race the search reads as decided carries a bonus: shown as steps without it.
+    decided = abs(score) > RACE // 2
+    shown = score - RACE if score > RACE // 2 else score + RACE if score < -RACE // 2 else score
+    return Evaluation(
+        score=round(shown / STEP, 1),
+        win_probability=0.5 if exact else round(win_probability(score / STEP), 4),
+        win_in=None,
+        best=pv[0],
+        pv=pv,
+        depth=depth,
+        nodes=nodes,
+        exact=exact,
+        decided=decided,
+    )
+
+
+def analyse_game(
+    record: str | Sequence[str],
+    *,
+    size: int = 9,
+    walls: int | None = None,
+    depth: int = DEPTH,
+    nodes: int = NODES,
+    deadline: float = math.inf,
+) -> GameAnalysis:
+    """Judge every move of a two-player game (finished or not).
+
+    ``deadline`` (a ``time.monotonic()`` value) stops a runaway analysis with
+    TimeoutError; each position's work is bounded by ``nodes`` anyway.
+    """
+    moves = Game.from_moves(record, 2, size, walls).moves  # checks the whole record first
+    game = Game(2, size, walls)
+    reviews: list[MoveReview] = []
+    for ply, move in enumerate(moves):
+        if time.monotonic() > deadline:
+            raise TimeoutError("the analysis ran out of time")
+        position = Position(game, {})
+        before, played = _judge(position, _move_id(position, move), depth, nodes)
+        reviews.append(_review(ply, move, before, _from_score(played, (move,), 0, 0, False)))
+        game.play(move)
+    final = None if game.is_over else _evaluate(Position(game, {}), depth, nodes)
+    summaries = tuple(_summary(seat, reviews) for seat in (0, 1))
+    return GameAnalysis(tuple(reviews), summaries, final)
+
+
+def _move_id(position: Position, move: str) -> int:
+    """The search's number for a move in notation (see ``engine.ai.position``)."""
+    parsed = parse_move(move, position.size)
+    square = parsed.row * position.stride + parsed.col
+    if not parsed.is_wall:
+        return square
+    return (WALL_H if parsed.orientation == "h" else WALL_V) + square
+
+
+def _review(ply: int, move: str, before: Evaluation, after: Evaluation) -> MoveReview:
+    """``after`` is the played move's evaluation, from the mover's view."""
+    score_after, probability_after = after.score, after.win_probability
+    loss = 0.0 if move == before.best else max(0.0, before.win_probability - probability_after)
+    mark = next((name for name, threshold in MARKS if loss >= threshold), None)
+    return MoveReview(
+        ply=ply,
+        seat=ply % 2,
+        move=move,
+        before=before,
+        score_after=score_after,
+        win_probability_after=round(probability_after, 4),
+        loss=round(loss, 4),
+        mark=mark,
+    )
+
+
+def _summary(seat: int, reviews: list[MoveReview]) -> Summary:
+    mine = [review for review in reviews if review.seat == seat]
+    average = sum(review.loss for review in mine) / len(mine) if mine else 0.0
+    marks = {name: sum(review.mark == name for review in mine) for name, _ in MARKS}
+    return Summary(seat=seat, moves=len(mine), average_loss=round(average, 4), marks=marks)
+
+
+__all__ = [
+    "MARKS",
+    "Evaluation",
+    "GameAnalysis",
+    "K",
+    "MoveReview",
+    "Summary",
+    "analyse_game",
+    "evaluate",
+    "win_probability",
+]

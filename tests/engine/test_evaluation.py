@@ -1,0 +1,127 @@
+"""Evaluation and game analysis (``engine.ai.evaluation``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Game
+from engine.ai.evaluation import MARKS, analyse_game, evaluate, win_probability
+from engine.notation import COLUMNS
+
+BLUNDER_GAME = "c2 d5 c3 d4 c4 b4h e4 d4h c4 d3 b4 d2 d1h c2".split()
+"""5x5, two walls each: seat 1 stands on c2, one step from row 1, and seat 0 (to
+move, one wall left) wins by walling it off with b1h."""
+
+
+def mirror(move: str, size: int) -> str:
+    """A move reflected left to right (column a <-> the last column)."""
+    column, rest = move[0], move[1:]
+    index = COLUMNS.index(column)
+    if rest[-1] in "hv":  # a wall slot spans this column and the next
+        return COLUMNS[size - 2 - index] + rest
+    return COLUMNS[size - 1 - index] + rest
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        "e2 e8 e3 e7",
+        "e2 e8 e3 e7 e4 e6 e3h d7h d2h f7h d4",
+        "e2 e8 e3h d8 d2 c8 b7h c7v e2v",
+        "e2 e8 d2 e7 c2 e6 f6h d6",
+    ],
+)
+def test_evaluation_is_symmetric_under_mirroring(record: str) -> None:
+    moves = record.split()
+    plain = evaluate(moves)
+    mirrored = evaluate([mirror(move, 9) for move in moves])
+    assert Game.from_moves([mirror(m, 9) for m in moves]).distances() == (
+        Game.from_moves(moves).distances()
+    )
+    assert mirrored.score == plain.score
+    assert mirrored.win_probability == plain.win_probability
+    # The best moves may differ between equal moves, but not in value.
+    flipped = [mirror(move, 9) for move in moves]
+    assert evaluate([*flipped, mirror(plain.best, 9)]).score == pytest.approx(
+        evaluate([*moves, plain.best]).score
+    )
+
+
+def test_one_step_from_winning_is_won() -> None:
+    # Seat 0 on e8 (one step from row 9) is to move.
+    record = "e2 d9 e3 c9 e4 b9 e5 a9 e6 a8 e7 a7 e8 a6".split()
+    game = Game.from_moves(record)
+    assert game.turn == 0
+    assert game.distance(0) == 1
+    evaluation = evaluate(record)
+    assert evaluation.win_in == 1
+    assert evaluation.win_probability == 1.0
+    assert evaluation.best == "e9"
+    assert evaluation.pv == ("e9",)
+    assert evaluation.score > 0
+
+
+def test_one_step_from_losing_with_no_defence_is_lost() -> None:
+    # As above, but seat 1 has no walls: whatever it plays, e9 follows.
+    record = "e2 d9 e3 c9 e4 b9 e5 a9 e6 a8 e7 a7 e8".split()
+    evaluation = evaluate(record, walls=0)
+    assert evaluation.win_in is not None
+    assert evaluation.win_in < 0
+    assert evaluation.win_probability == 0.0
+
+
+def test_planted_blunder_is_marked_and_the_winning_wall_named() -> None:
+    record = [*BLUNDER_GAME, "b3", "c1"]  # b3 lets seat 1 walk in
+    assert Game.from_moves(record, 2, 5, 2).winner == 1
+    before = evaluate(BLUNDER_GAME, size=5, walls=2)
+    assert before.best == "b1h"
+    assert before.win_in is not None
+    assert before.win_in > 0
+    analysis = analyse_game(record, size=5, walls=2)
+    review = analysis.moves[len(BLUNDER_GAME)]
+    assert (review.move, review.seat) == ("b3", 0)
+    assert review.mark == "blunder"
+    assert review.before.best == "b1h"
+    assert review.loss == 1.0
+    assert review.win_probability_after == 0.0
+    assert analysis.summaries[0].marks["blunder"] >= 1
+    # The winning move itself, and the engine's own choices, lose nothing.
+    assert analysis.moves[-1].loss == 0.0
+    assert analysis.moves[-1].mark is None
+    assert analysis.final is None
+
+
+def test_playing_the_best_move_everywhere_marks_nothing() -> None:
+    game = Game(size=5, walls=1)
+    while not game.is_over:
+        game.play(evaluate(game.moves, size=5, walls=1).best)
+    analysis = analyse_game(game.moves, size=5, walls=1)
+    assert all(review.mark is None and review.loss == 0.0 for review in analysis.moves)
+    assert [s.average_loss for s in analysis.summaries] == [0.0, 0.0]
+    assert sum(s.moves for s in analysis.summaries) == game.ply
+
+
+def test_exact_endgame_answers_once_the_walls_are_gone() -> None:
+    evaluation = evaluate("c2 c4 c3", size=5, walls=0)
+    assert evaluation.exact
+    assert evaluation.win_in is not None
+    assert evaluation.win_in > 0
+    assert evaluation.win_probability == 1.0
+
+
+def test_win_probability_is_a_monotone_curve_through_a_half() -> None:
+    assert win_probability(0.0) == 0.5
+    assert win_probability(3.0) > win_probability(1.0) > 0.5 > win_probability(-1.0)
+    assert win_probability(2.0) + win_probability(-2.0) == pytest.approx(1.0)
+
+
+def test_marks_thresholds_are_ordered() -> None:
+    thresholds = [threshold for _, threshold in MARKS]
+    assert thresholds == sorted(thresholds, reverse=True)
+
+
+def test_bad_records_and_finished_games_are_refused() -> None:
+    with pytest.raises(ValueError, match="occupied"):
+        evaluate("e2 e8 e3 e7 e4 e6 e5 e5")
+    with pytest.raises(ValueError, match="over"):
+        evaluate([*BLUNDER_GAME, "b3", "c1"], size=5, walls=2)

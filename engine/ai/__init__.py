@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from engine.ai import endgame
 from engine.ai.multi import MultiSearcher
-from engine.ai.position import GoalMap, Position
+from engine.ai.position import GoalMap, Position, distance
 from engine.ai.search import WIN, Searcher, Stats
 from engine.game import Game
 
@@ -168,7 +168,11 @@ def _exact(position: Position, rng: random.Random) -> tuple[int, Stats]:
     """The exact endgame's best move (ties broken by ``rng``), scored like a search."""
     ranked = endgame.ranked_moves(position)
     best = ranked[0][0]
-    move = rng.choice([move for value, move in ranked if value == best])
+    layers = position.maps()[position.turn].layers
+    nearest = distance(layers, ranked[0][1])
+    move = rng.choice(
+        [move for value, move in ranked if value == best and distance(layers, move) == nearest]
+    )
     stats = Stats(score=exact_score(best), exact=True)
     stats.scores = {position.notation(m): exact_score(value) for value, m in ranked}
     return move, stats

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from engine.ai.position import Position, _step
+from engine.ai.position import Position, _step, distance
 from engine.board import bits
 
 _CACHE: dict[tuple[int, int, int, int], EndgameTable] = {}
@@ -165,7 +165,9 @@ def value(pos: Position) -> int | None:
 def ranked_moves(pos: Position) -> list[tuple[int | None, int]]:
     """Every pawn move with its exact value for the mover, best first.
 
-    Best is the quickest win, then a draw, then the slowest loss.
+    Best is the quickest win, then a draw, then the slowest loss; between moves
+    of the same value, the one nearest the goal first (it looks purposeful and
+    gives a fallible opponent the most chances to go wrong).
     """
     solved = table(pos)
     north, east = pos.open_edges()
@@ -176,7 +178,8 @@ def ranked_moves(pos: Position) -> list[tuple[int | None, int]]:
     for to in bits(targets(here, other, north, east, pos.stride)):
         child = solved.value(to, b, 1) if me == 0 else solved.value(a, to, 0)
         ranked.append((_parent_value(child), to))
-    ranked.sort(key=lambda item: _preference(item[0]))
+    layers = pos.maps()[me].layers
+    ranked.sort(key=lambda item: (_preference(item[0]), distance(layers, item[1])))
     return ranked
 
 

@@ -142,7 +142,7 @@ def test_budget_is_honoured(budget: float) -> None:
     elapsed = time.perf_counter() - started
     assert move in game.legal_moves()
     assert elapsed < budget + 0.15
-    assert stats.depth >= 1
+    assert stats.depth >= 1 or stats.exact  # out of walls: the exact endgame, no search
 
 
 def test_budget_is_honoured_with_four_players() -> None:

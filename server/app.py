@@ -40,7 +40,7 @@ from server.core import Action, Close, Core, Limits, Send, Think
 from server.database import Synchronous
 from server.metrics import Metrics
 from server.rooms import Absence
-from server.store import Store, StoreLocked
+from server.store import Store, StoreError, StoreLocked
 
 log = logging.getLogger("quoridor.server")
 
@@ -87,6 +87,7 @@ class GameServer:
         self.metrics = Metrics(self.core)
         if self.store is not None:
             self.store.write_seconds = self.metrics.db_write_seconds.observe
+            self.store.lost = self._database_lost
         self.sockets: dict[int, ServerConnection] = {}
         self.proxy_networks = config.proxy_networks
         self.origins = frozenset(config.origin_list)
@@ -184,7 +185,14 @@ class GameServer:
             before, after = await self.store.open()
         except StoreLocked as locked:
             raise StartupError(str(locked)) from None
-        self.core.restore(await self.store.load())
+        except StoreError as error:
+            raise StartupError(_unusable_database(self.config.db, error)) from None
+        try:
+            loaded = await self.store.load()
+        except StoreError as error:
+            await self.store.close()
+            raise StartupError(_unusable_database(self.config.db, error)) from None
+        self.core.restore(loaded)
         await self.store.write(self.core.take_changes())
         self._send(self.core.wake())
         log.info(
@@ -238,7 +246,8 @@ class GameServer:
         if path == "/readyz":
             if self.ready:
                 return http.text(HTTPStatus.OK, "ready", head)
-            return http.text(HTTPStatus.SERVICE_UNAVAILABLE, "shutting down", head)
+            reason = "cannot save games" if self.failed else "shutting down"
+            return http.text(HTTPStatus.SERVICE_UNAVAILABLE, reason, head)
         if path == "/metrics":
             return http.response(HTTPStatus.OK, self.metrics.render(), METRICS_TYPE, head)
         if request.headers.get("Upgrade", "").lower() != "websocket":
@@ -248,6 +257,8 @@ class GameServer:
             return http.NOT_ALLOWED
         if path != http.WEBSOCKET_PATH:
             return http.text(HTTPStatus.NOT_FOUND, f"nothing at {path}; games are at /")
+        if self.failed:
+            return http.text(HTTPStatus.SERVICE_UNAVAILABLE, "the server cannot save games now")
         if not allowed_origin(request.headers, self.origins):
             log.info("connection refused: origin %s", request.headers.get("Origin"))
             return http.text(HTTPStatus.FORBIDDEN, "this site may not connect here")
@@ -361,18 +372,29 @@ class GameServer:
         if self.failed:
             return
         if error is not None:
-            # Nothing that was not saved may be acknowledged: stop serving.
-            log.error("cannot write to the database; stopping", exc_info=error)
-            self._outbox.clear()
-            self._committing.clear()
-            self.failed = True
-            self.stopping.set()
-            self._drained.set()
+            self._stop_failing(f"cannot write to the database; stopping ({error})")
             return
         self._send(self._committing.popleft())
         self._commit()
         if not self._committing and not self._outbox:
             self._drained.set()
+
+    def _database_lost(self, reason: str) -> None:
+        """The database process is gone: nothing more can be saved, so stop at once
+        (not at the next move) and stop looking ready."""
+        if not self.failed and not self.closed:
+            self._stop_failing(f"the database process is gone; stopping ({reason})")
+
+    def _stop_failing(self, why: str) -> None:
+        """Nothing that was not saved may be acknowledged: drop the replies waiting for a
+        commit and stop serving, not ready from now on."""
+        log.error(why)
+        self.ready = False
+        self._outbox.clear()
+        self._committing.clear()
+        self.failed = True
+        self.stopping.set()
+        self._drained.set()
 
     async def _drain(self) -> None:
         """Wait until every change is committed and its replies are on their way."""
@@ -534,6 +556,13 @@ def _limit_send_buffer(ws: ServerConnection) -> None:
     if sock is not None:
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+
+
+def _unusable_database(path: str, error: StoreError) -> str:
+    return (
+        f"cannot use the database {path} ({error}); if it is damaged, move it aside and "
+        "restore a backup (deploy/README.md, Backups), or start with another --db"
+    )
 
 
 def _synchronous(value: str) -> Synchronous:

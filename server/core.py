@@ -803,15 +803,24 @@ class Core:
         clocks restart now, the running seat with a small bonus.
         """
         now = self.clock()
+        quarantined: list[str] = []
         sessions = {
             record.id: restore_session(record, self._chat_bucket()) for record in loaded.sessions
         }
+        for bad in loaded.unreadable:
+            self._set_aside(bad.table, bad.key, bad.reason)
         for record in loaded.rooms:
             if not record.started or record.result is not None:
                 self.journal.drop_room(record.code)
                 continue
             bonus = self.limits.restart_bonus
-            room = restore_room(record, sessions, now, bonus, self._chat_bucket())
+            try:
+                room = restore_room(record, sessions, now, bonus, self._chat_bucket())
+            except Exception as error:  # whatever is wrong with one row, the others start
+                self._set_aside("rooms", record.code, f"{type(error).__name__}: {error}")
+                self.journal.quarantine(record.code)
+                quarantined.append(record.code)
+                continue
             self.rooms[room.code] = room
             for seat, holder in enumerate(room.seats):
                 assert holder is not None
@@ -821,12 +830,23 @@ class Core:
             self.journal.room(room)
             self._schedule(room)
             self._woken += self._think(room)
+        set_aside = {bad.key for bad in loaded.unreadable if bad.table == "rooms"}
+        set_aside.update(quarantined)
+        kept = {record.id for record in loaded.sessions if record.room in set_aside}
         for session in sessions.values():
-            if session.room is None:
+            if session.room is None and session.id not in kept:
                 self.journal.drop_session(session)
+            elif session.room is None:
+                continue  # seated in a quarantined room: its row stays for whoever repairs it
             else:
                 self.sessions[session.token_digest] = session
         self.history.load(loaded.games)
+
+    def _set_aside(self, table: str, key: str, reason: str) -> None:
+        """One saved row that cannot be used: say so in one line, count it, go on."""
+        what = "quarantined (kept with status 'quarantined')" if table == "rooms" else "skipped"
+        log.warning("saved %s row %s %s: %s", table, key, what, reason)
+        self.counters[f"unreadable:{table}"] += 1
 
     def wake(self) -> list[Action]:
         """The ``Think`` actions for restored games where the computer is to move."""

@@ -21,15 +21,18 @@ import signal
 import sqlite3
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import BinaryIO, Literal, TypeVar
 
 import msgspec
 
 from server import accountdb
 from server.accountdb import AccountQuery, RatedGame
 from server.records import AccountRecord, ClockRecord, GameRecord, RoomRecord, SessionRecord
+
+R = TypeVar("R", RoomRecord, SessionRecord, GameRecord)
 
 MIGRATIONS = [
     # 1: rooms in play and the sessions seated in them.
@@ -93,16 +96,33 @@ class Batch:
     games: list[GameRecord] = field(default_factory=list)
     moved: list[MoveDelta] = field(default_factory=list)
     """Rooms saved by adding moves to their last record (never also in ``rooms``)."""
+    quarantined: list[str] = field(default_factory=list)
+    """Rooms whose rows could not be restored: marked ``quarantined``, kept."""
 
     def __bool__(self) -> bool:
         return bool(
             self.rooms
             or self.moved
             or self.dropped_rooms
+            or self.quarantined
             or self.sessions
             or self.dropped_sessions
             or self.games
         )
+
+
+class Unreadable(msgspec.Struct):
+    """A row start-up could not use: its table (``rooms``, ``sessions``, ``games``), its key,
+    and why. A room row is quarantined (kept, status ``quarantined``, never loaded again);
+    other rows are skipped and left as they are."""
+
+    table: str
+    key: str
+    reason: str
+
+
+QUARANTINED = "quarantined"
+"""The status of a room row that could not be restored: kept for a person to look at."""
 
 
 @dataclass
@@ -114,6 +134,7 @@ class Loaded:
     games: list[GameRecord]
     accounts: list[AccountRecord] = field(default_factory=list)
     """The computer's accounts, and those of the sessions saved (players in games)."""
+    unreadable: list[Unreadable] = field(default_factory=list)
 
 
 class WriteReply(msgspec.Struct, kw_only=True):
@@ -145,6 +166,26 @@ def _delete(db: sqlite3.Connection, head: str, keys: list[str]) -> None:
     for start in range(0, len(keys), ROWS_PER_STATEMENT):
         chunk = keys[start : start + ROWS_PER_STATEMENT]
         db.execute(f"{head} IN ({', '.join('?' * len(chunk))})", chunk)
+
+
+def _decode_rows(
+    rows: Iterable[tuple[object, bytes]], kind: type[R], table: str, unreadable: list[Unreadable]
+) -> list[R]:
+    """Decode each row's record; a row that does not decode (or whose record names
+    another key) goes to ``unreadable`` instead."""
+    records: list[R] = []
+    for key, record in rows:
+        try:
+            decoded = msgspec.json.decode(record, type=kind)
+        except (msgspec.DecodeError, UnicodeDecodeError, TypeError) as error:
+            unreadable.append(Unreadable(table, str(key), f"unreadable record: {error}"))
+            continue
+        named = getattr(decoded, "code", getattr(decoded, "id", None))
+        if str(named) != str(key):
+            unreadable.append(Unreadable(table, str(key), f"its record is for {named!r}"))
+            continue
+        records.append(decoded)
+    return records
 
 
 def _flat(rows: list[tuple[object, ...]]) -> list[object]:
@@ -207,25 +248,38 @@ class Database:
         """Each saved room's record as written last, for deltas (``MoveDelta``) to add to."""
 
     def load(self) -> Loaded:
+        """Everything start-up needs; a row that does not decode is left out and named in
+        ``unreadable`` (a room's is quarantined at once), so one bad row stops nothing."""
         db = self.db
-        rooms = [
-            msgspec.json.decode(record, type=RoomRecord)
-            for (record,) in db.execute("SELECT record FROM rooms")
-        ]
-        sessions = [
-            msgspec.json.decode(record, type=SessionRecord)
-            for (record,) in db.execute("SELECT record FROM sessions")
-        ]
+        unreadable: list[Unreadable] = []
+        rows = db.execute("SELECT code, record FROM rooms WHERE status != ?", (QUARANTINED,))
+        rooms = _decode_rows(rows, RoomRecord, "rooms", unreadable)
+        self.quarantine([bad.key for bad in unreadable])
+        rows = db.execute("SELECT id, record FROM sessions")
+        sessions = _decode_rows(rows, SessionRecord, "sessions", unreadable)
         rows = db.execute(
-            "SELECT record FROM games ORDER BY finished DESC, id DESC LIMIT ?", (HISTORY_LOADED,)
+            "SELECT id, record FROM games ORDER BY finished DESC, id DESC LIMIT ?",
+            (HISTORY_LOADED,),
         )
-        games = [msgspec.json.decode(record, type=GameRecord) for (record,) in rows]
+        games = _decode_rows(rows, GameRecord, "games", unreadable)
         self.rooms = {record.code: record for record in rooms}
         ids = [id_ for (id_,) in db.execute("SELECT id FROM accounts WHERE computer IS NOT NULL")]
         ids += sorted({s.account for s in sessions if s.account is not None})
         accounts = accountdb.answer(db, accountdb.LoadAccounts(ids))
         assert isinstance(accounts, list)
-        return Loaded(rooms, sessions, games[::-1], accounts)
+        return Loaded(rooms, sessions, games[::-1], accounts, unreadable)
+
+    def quarantine(self, codes: list[str]) -> None:
+        """Mark these rooms' rows ``quarantined``: kept as they are, never loaded again."""
+        if codes:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self._mark_quarantined(codes)
+
+    def _mark_quarantined(self, codes: list[str]) -> None:
+        for code in codes:
+            self.rooms.pop(code, None)
+        _delete(self.db, f"UPDATE rooms SET status = '{QUARANTINED}' WHERE code", codes)
 
     def write(self, batch: Batch) -> WriteReply:
         """Commit ``batch`` in one transaction: the seconds it took, and the rating changes
@@ -253,6 +307,7 @@ class Database:
             db.execute("BEGIN IMMEDIATE")
             _insert(db, "INSERT OR REPLACE INTO rooms (code, status, record, updated)", rows)
             _delete(db, "DELETE FROM rooms WHERE code", batch.dropped_rooms)
+            self._mark_quarantined(batch.quarantined)
             _insert(
                 db,
                 "INSERT OR REPLACE INTO sessions (id, room, record)",

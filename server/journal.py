@@ -33,6 +33,7 @@ class Journal:
         self._sessions: set[Session] = set()
         self._dropped_rooms: set[str] = set()
         self._dropped_sessions: set[str] = set()
+        self._quarantined: list[str] = []
 
     def room(self, room: Room) -> None:
         if self.enabled:
@@ -51,6 +52,11 @@ class Journal:
         if self.enabled:
             self._dropped_rooms.add(code)
 
+    def quarantine(self, code: str) -> None:
+        """The room's saved row could not be restored: keep it aside (never load it again)."""
+        if self.enabled:
+            self._quarantined.append(code)
+
     def drop_session(self, session: Session) -> None:
         if self.enabled:
             session.stored = None
@@ -64,11 +70,13 @@ class Journal:
             or self._sessions
             or self._dropped_rooms
             or self._dropped_sessions
+            or self._quarantined
         )
 
     def take(self, rooms: dict[str, Room], games: list[GameRecord], now: float) -> Batch:
         """The batch for everything noted (rooms still open, and their seated sessions)."""
-        batch = Batch(games=games)
+        batch = Batch(games=games, quarantined=self._quarantined)
+        self._quarantined = []
         sessions = set(self._sessions)
         sent = self._sent
         for room in self._moved - self._rooms:

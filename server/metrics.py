@@ -57,6 +57,14 @@ class CoreCollector(Collector):
             if key.startswith("error:"):
                 errors.add_metric([key.removeprefix("error:")], value)
         yield errors
+        unreadable = CounterMetricFamily(
+            "quoridor_unreadable_rows",
+            "Saved rows found unusable at start-up (rooms quarantined, others skipped), by table",
+            labels=["table"],
+        )
+        for table in ("rooms", "sessions", "games"):
+            unreadable.add_metric([table], counts[f"unreadable:{table}"])
+        yield unreadable
         for name, text in (
             ("resumes", "Sessions resumed on a new connection"),
             ("flags", "Seats that ran out of time"),

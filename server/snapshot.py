@@ -68,14 +68,33 @@ def restore_session(record: SessionRecord, chat: TokenBucket) -> Session:
     return Session(record.id, record.name, bytes.fromhex(record.token_digest), chat)
 
 
+def check_room_record(record: RoomRecord) -> None:
+    """Raise ValueError when the parts of ``record`` do not fit together (the replay of its
+    moves checks their legality)."""
+    players = record.variant.players
+    if len(record.seats) != players or any(saved is None for saved in record.seats):
+        raise ValueError(f"{len(record.seats)} seats saved for a {players}-player game")
+    plies = sum(1 for action in record.actions if not action.startswith("retire"))
+    if len(record.movers) != plies or any(not 0 <= m < players for m in record.movers):
+        raise ValueError(f"{len(record.movers)} movers saved for {plies} moves")
+    clock = record.clock
+    if clock is not None:
+        if len(clock.remaining) != players or not all(r == r for r in clock.remaining):
+            raise ValueError(f"{len(clock.remaining)} clock banks saved for {players} seats")
+        if clock.running is not None and not 0 <= clock.running < players:
+            raise ValueError(f"the clock runs for seat {clock.running}")
+
+
 def restore_room(
     record: RoomRecord, sessions: dict[str, Session], now: float, bonus: float, chat: TokenBucket
 ) -> Room:
     """Rebuild a room, replaying its game; seated sessions are linked back to it.
 
     The clock restarts at ``now``; the running seat gets ``bonus`` seconds on
-    top of its bank, so nobody pays for the server's downtime.
+    top of its bank, so nobody pays for the server's downtime. Raises ValueError
+    (or another error) for a record that does not make a whole, legal room.
     """
+    check_room_record(record)
     room = Room(
         record.code,
         record.variant,

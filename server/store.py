@@ -89,10 +89,13 @@ Done = Callable[[bytes | BaseException], None]
 class _Channel(asyncio.SubprocessProtocol):
     """The database process's pipes: framed replies, matched to requests in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_lost: Callable[[str], None]) -> None:
         self.transport: asyncio.SubprocessTransport | None = None
         self.waiting: deque[Done] = deque()
         self.lost: BaseException | None = None
+        self.on_lost: Callable[[str], None] | None = on_lost
+        """Told at once, with the reason, when the process goes away unasked (None once a
+        close is asked for)."""
         self.exited = asyncio.get_running_loop().create_future()
         self._buffer = bytearray()
 
@@ -134,6 +137,8 @@ class _Channel(asyncio.SubprocessProtocol):
     def _fail(self, reason: str) -> None:
         if self.lost is None:
             self.lost = StoreError(reason)
+            if self.on_lost is not None:
+                self.on_lost(reason)
         while self.waiting:
             self.waiting.popleft()(self.lost)
 
@@ -146,6 +151,9 @@ class Store:
         self.synchronous = synchronous
         self.write_seconds: Callable[[float], None] = lambda seconds: None
         """Called with each commit's duration (metrics hook)."""
+        self.lost: Callable[[str], None] = lambda reason: None
+        """Called as soon as the database process dies or closes its pipes unasked (even
+        while nothing is being written), with the reason."""
         self.rated: Callable[[list[RatedGame]], None] = lambda games: None
         """Called with the rating changes each commit made, once it is on disk (before the
         commit's ``done``)."""
@@ -164,7 +172,7 @@ class Store:
         )
         loop = asyncio.get_running_loop()
         self._transport, self._channel = await loop.subprocess_exec(
-            _Channel,
+            lambda: _Channel(lambda reason: self.lost(reason)),
             sys.executable,
             "-m",
             "server.database",
@@ -224,6 +232,7 @@ class Store:
         if transport is None or channel is None:
             self._unlock()
             return
+        channel.on_lost = None  # its end is asked for now
         pipe = transport.get_pipe_transport(0)
         if pipe is not None:
             pipe.close()

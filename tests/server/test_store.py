@@ -10,6 +10,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from websockets.exceptions import InvalidStatus
 
 from protocol.messages import (
     VERSION,
@@ -31,6 +32,7 @@ from server.config import Config
 from server.database import SCHEMA_VERSION, migrate
 from server.records import RoomRecord
 from server.store import Store, StoreError
+from tests.http import get as http_get
 from tests.process import ServerProcess, children, cmdline, wait_gone
 from tests.wsclient import Client
 
@@ -299,3 +301,19 @@ async def test_a_sigterm_restart_leaves_no_gap_in_the_event_numbers(tmp_path: Pa
     # Alice's return is the first event after the restart; Bob gets it replayed first.
     assert firsts == [last["alice"] + 1, last["bob"] + 1]
     assert await server.stop() == 0
+
+
+async def test_a_database_killed_while_idle_is_noticed_at_once(tmp_path: Path) -> None:
+    config = Config(port=0, db=str(tmp_path / "idle.db"))
+    async with GameServer(config).running() as server:
+        assert await http_get(server.port, "/readyz") == (200, "ready\n")
+        assert server.store is not None
+        assert server.store.pid is not None
+        os.kill(server.store.pid, signal.SIGKILL)  # nothing is being written
+        async with asyncio.timeout(2):
+            await server.stopping.wait()
+        assert server.failed
+        assert await http_get(server.port, "/readyz") == (503, "cannot save games\n")
+        with pytest.raises(InvalidStatus) as refused:
+            await Client.connect(f"ws://127.0.0.1:{server.port}")
+        assert refused.value.response.status_code == 503

@@ -70,13 +70,116 @@ def server_messages() -> list[type[msgspec.Struct]]:
     return message_types(ServerMessage)
 
 
+def always_written(kind: type[msgspec.Struct]) -> list[str]:
+    """The fields of ``kind`` that every encoded message carries, by their wire names.
+
+    msgspec writes every field of a Struct, defaults included, unless the Struct
+    is declared with ``omit_defaults=True``; then only fields without a default
+    are sure to be there. This is the one place that rule lives: the schema of
+    every message the server sends requires exactly these fields, so a field
+    added later is required (or not) without anyone having to remember it.
+    """
+    info = msgspec.inspect.type_info(kind)
+    assert isinstance(info, msgspec.inspect.StructType)
+    omits = kind.__struct_config__.omit_defaults
+    tag = [info.tag_field] if info.tag_field is not None else []
+    return tag + [f.encode_name for f in info.fields if f.required or not omits]
+
+
+def structs_of(union: Any) -> dict[str, type[msgspec.Struct]]:
+    """Every Struct class reachable from ``union``, by the name its schema component gets."""
+    found: dict[str, type[msgspec.Struct]] = {}
+
+    def walk(node: msgspec.inspect.Type) -> None:
+        if isinstance(node, msgspec.inspect.StructType):
+            if found.get(node.cls.__name__) is node.cls:
+                return
+            assert node.cls.__name__ not in found, f"two Structs named {node.cls.__name__}"
+            found[node.cls.__name__] = node.cls
+            for f in node.fields:
+                walk(f.type)
+            return
+        for attribute in ("types", "item_type", "key_type", "value_type"):
+            child = getattr(node, attribute, None)
+            if isinstance(child, tuple):
+                for item in child:
+                    walk(item)
+            elif isinstance(child, msgspec.inspect.Type):
+                walk(child)
+
+    walk(msgspec.inspect.type_info(union))
+    return found
+
+
+SENT_SUFFIX = "Out"
+"""Names the server's version of an object that both directions use but the server always
+writes whole (``VariantSpecOut``: every field present; ``VariantSpec``: as a client may
+send it, defaults left out)."""
+
+
+def _plain_union(union: Document, title: str, description: str) -> Document:
+    """A tagged union as plain JSON Schema: exactly one member, told apart by its
+    ``type`` constant (no OpenAPI ``discriminator``, which plain validators ignore)."""
+    return {"title": title, "description": description, "oneOf": union["anyOf"]}
+
+
+def _constant_tags(components: dict[str, Document]) -> None:
+    for component in components.values():
+        tag = component.get("properties", {}).get("type")
+        if isinstance(tag, dict) and list(tag) == ["enum"] and len(tag["enum"]) == 1:
+            component["properties"]["type"] = {"const": tag["enum"][0]}
+
+
+def _strict(components: dict[str, Document], kinds: dict[str, type[msgspec.Struct]]) -> None:
+    """Require every field the server always writes (and drop defaults: none applies)."""
+    for name, component in components.items():
+        if name not in kinds or "properties" not in component:
+            continue
+        component["required"] = always_written(kinds[name])
+        for prop in component["properties"].values():
+            prop.pop("default", None)
+
+
+def _renamed(node: Any, names: dict[str, str]) -> Any:
+    """``node`` with every ``$ref`` to a renamed component pointing at its new name."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            prefix, _, name = ref.rpartition("/")
+            if name in names:
+                return {**node, "$ref": f"{prefix}/{names[name]}"}
+        return {key: _renamed(value, names) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_renamed(value, names) for value in node]
+    return node
+
+
 def _components(ref_template: str) -> tuple[Document, Document, dict[str, Document]]:
-    """The two union schemas and every named component, with refs built by ``ref_template``."""
-    (client, server), components = msgspec.json.schema_components(
-        [Request, ServerMessage], ref_template=ref_template
+    """The two union schemas and every named component, with refs built by ``ref_template``.
+
+    Client frames may leave out fields with defaults; server frames carry every field
+    the server always writes (``always_written``), so the server's side is generated on
+    its own and, where an object is shared but differs, under a name of its own.
+    """
+    (client,), client_defs = msgspec.json.schema_components([Request], ref_template=ref_template)
+    (server,), server_defs = msgspec.json.schema_components(
+        [ServerMessage], ref_template=ref_template
     )
+    _strict(server_defs, structs_of(ServerMessage))
+    for defs in (client_defs, server_defs):
+        _constant_tags(defs)
+    shared = client_defs.keys() & server_defs.keys()
+    renames = {
+        name: name + SENT_SUFFIX for name in shared if client_defs[name] != server_defs[name]
+    }
+    server = _renamed(server, renames)
+    server_defs = {
+        renames.get(name, name): _renamed(doc, renames) for name, doc in server_defs.items()
+    }
+    components = {**client_defs, **server_defs}
     clash = {CLIENT_UNION, SERVER_UNION} & components.keys()
     assert not clash, f"a message type is named like a union: {clash}"
+    assert not renames.values() & client_defs.keys(), "a renamed component clashes"
     return client, server, components
 
 
@@ -88,12 +191,15 @@ def _first_line(kind: type[msgspec.Struct]) -> str | None:
 def json_schema() -> Document:
     """The JSON Schema document for every frame in either direction."""
     client, server, components = _components("#/$defs/{name}")
-    client["title"] = CLIENT_UNION
-    client["description"] = "Any frame a client may send; `type` says which."
-    server["title"] = SERVER_UNION
-    server["description"] = (
-        "Any frame the server may send; `type` says which. Clients must ignore"
-        " frames whose `type` they do not know."
+    client = _plain_union(
+        client, CLIENT_UNION, "Any frame a client may send; its `type` constant says which."
+    )
+    server = _plain_union(
+        server,
+        SERVER_UNION,
+        "Any frame this server sends; its `type` constant says which. Every field the"
+        " server writes is required. Clients must still ignore frames whose `type` they"
+        " do not know (a later server may send new ones).",
     )
     defs = {**components, CLIENT_UNION: client, SERVER_UNION: server}
     return {
@@ -102,8 +208,14 @@ def json_schema() -> Document:
         "description": (
             "One JSON object per websocket text frame. Validate client frames against"
             f" #/$defs/{CLIENT_UNION} and server frames against #/$defs/{SERVER_UNION};"
-            " the document as a whole accepts either. Unknown fields are allowed and"
-            " ignored. See PROTOCOL.md for the meaning of every field."
+            " the document as a whole accepts either. It is plain JSON Schema: each"
+            " union is a `oneOf` whose members differ by a `const` on `type`. Client"
+            " frames may leave out fields that have a default; server frames carry every"
+            " field (`required` lists them all), so a validator catches a missing one."
+            f" Objects used in both directions but written whole by the server appear"
+            f" twice: `X` as a client may send it and `X{SENT_SUFFIX}` as the server"
+            " writes it. Unknown fields are allowed and ignored. See PROTOCOL.md for the"
+            " meaning of every field."
         ),
         "oneOf": [
             {"$ref": f"#/$defs/{CLIENT_UNION}"},
@@ -131,8 +243,7 @@ def _message(kind: type[msgspec.Struct], direction: str) -> Document:
 
 def asyncapi() -> Document:
     """The AsyncAPI 3.0.0 document, from the server's point of view."""
-    # The unions are not needed here: every message is listed on its own, and
-    # their OpenAPI-style `discriminator` objects are not valid AsyncAPI schemas.
+    # The unions are not needed here: every message is listed on its own.
     _client, _server, schemas = _components("#/components/schemas/{name}")
     clients, servers = client_messages(), server_messages()
     names = [kind.__name__ for kind in (*clients, *servers)]

@@ -125,13 +125,14 @@ def test_tags_are_unique_across_directions() -> None:
 def test_every_tag_is_in_the_json_schema(json_schema: Document) -> None:
     defs = json_schema["$defs"]
     for union, tags in ((schema.CLIENT_UNION, CLIENT_TAGS), (schema.SERVER_UNION, SERVER_TAGS)):
-        mapping = defs[union]["discriminator"]["mapping"]
-        assert mapping == {tag: f"#/$defs/{kind.__name__}" for tag, kind in tags.items()}
-        refs = [choice["$ref"] for choice in defs[union]["anyOf"]]
-        assert sorted(refs) == sorted(mapping.values())
+        # Plain JSON Schema: oneOf, told apart by a constant; no OpenAPI discriminator.
+        assert set(defs[union]) == {"title", "description", "oneOf"}
+        refs = [choice["$ref"] for choice in defs[union]["oneOf"]]
+        assert sorted(refs) == sorted(f"#/$defs/{kind.__name__}" for kind in tags.values())
         for tag, kind in tags.items():
-            assert defs[kind.__name__]["properties"]["type"] == {"enum": [tag]}
+            assert defs[kind.__name__]["properties"]["type"] == {"const": tag}
             assert "type" in defs[kind.__name__]["required"]
+    assert "discriminator" not in json.dumps(json_schema)
     refs = sorted(choice["$ref"] for choice in json_schema["oneOf"])
     assert refs == [f"#/$defs/{schema.CLIENT_UNION}", f"#/$defs/{schema.SERVER_UNION}"]
 
@@ -159,7 +160,7 @@ def test_every_tag_is_in_the_asyncapi_document(asyncapi: Document) -> None:
             assert message["name"] == tag
             assert message["payload"] == {"$ref": f"#/components/schemas/{name}"}
             assert channel["messages"][name] == {"$ref": f"#/components/messages/{name}"}
-            assert components["schemas"][name]["properties"]["type"] == {"enum": [tag]}
+            assert components["schemas"][name]["properties"]["type"] == {"const": tag}
 
 
 def test_every_error_code_is_in_the_schema(json_schema: Document) -> None:
@@ -208,6 +209,81 @@ def test_transcript_frames_validate(json_schema: Document, transcript: list[Step
         if message["type"] == "error" and message["state"] is not None:
             server_validator(json_schema).validate(message["state"])
     assert {"hello", "welcome", "create", "joined", "state", "move", "error"} <= seen
+
+
+def _objects(node: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """The path of every JSON object inside ``node`` (itself included)."""
+    found = [path] if isinstance(node, dict) else []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += _objects(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found += _objects(value, (*path, index))
+    return found
+
+
+def _without(message: Document, path: tuple[str | int, ...], key: str) -> Document:
+    copy: Document = json.loads(json.dumps(message))
+    node: Any = copy
+    for part in path:
+        node = node[part]
+    del node[key]
+    return copy
+
+
+def test_the_schema_is_strict_for_every_server_frame(
+    json_schema: Document, transcript: list[Step]
+) -> None:
+    """Strict mode: leave any field out of any object the server wrote, at any depth,
+    and the frame no longer validates."""
+    servers = server_validator(json_schema)
+    first_of_each: dict[str, Document] = {}
+    for frame in (frame for step in transcript for frame in step.frames):
+        if not frame.from_client:
+            first_of_each.setdefault(frame.message["type"], frame.message)
+    assert {"welcome", "joined", "state", "error", "rooms", "chat_line", "left"} <= set(
+        first_of_each
+    )
+    checked = 0
+    for message in first_of_each.values():
+        servers.validate(message)
+        for path in _objects(message):
+            node: Any = message
+            for part in path:
+                node = node[part]
+            for key in node:
+                assert not servers.is_valid(_without(message, path, key)), (path, key)
+                checked += 1
+    assert checked > 100
+
+
+def test_always_written_follows_msgspec() -> None:
+    class Plain(msgspec.Struct, tag="plain"):
+        needed: int
+        extra: int = 0
+
+    class Sparse(msgspec.Struct, tag="sparse", omit_defaults=True):
+        needed: int
+        extra: int = 0
+
+    assert schema.always_written(Plain) == ["type", "needed", "extra"]
+    assert schema.always_written(Sparse) == ["type", "needed"]
+    assert msgspec.json.decode(msgspec.json.encode(Sparse(needed=1))) == {
+        "type": "sparse",
+        "needed": 1,
+    }
+
+
+def test_client_frames_may_leave_defaults_out(json_schema: Document) -> None:
+    clients, servers = client_validator(json_schema), server_validator(json_schema)
+    clients.validate({"type": "create", "variant": {"size": 5}})
+    clients.validate({"type": "quick_match", "clock": {"base": 60}})
+    # The same objects written by the server are whole.
+    queued = {"type": "queued", "id": None, "variant": {"size": 5}, "clock": None}
+    assert not servers.is_valid(queued)
+    queued["variant"] = {"players": 2, "size": 5, "walls": 10}
+    servers.validate(queued)
 
 
 def test_transcript_frames_validate_against_asyncapi(

@@ -56,6 +56,8 @@ class ErrorCode(StrEnum):
     CANNOT_ABORT = "cannot_abort"
     GAME_NOT_OVER = "game_not_over"
     GAME_NOT_FOUND = "game_not_found"
+    CANNOT_ANALYSE = "cannot_analyse"
+    SERVER_BUSY = "server_busy"
 
 
 class VariantSpec(Struct, kw_only=True, forbid_unknown_fields=False):
@@ -222,6 +224,18 @@ class ReplayRequest(Struct, kw_only=True, tag="replay"):
     """Moves in notation; in a four-player game also ``retire N`` where seat N left."""
 
 
+class Analyse(Struct, kw_only=True, tag="analyse"):
+    """Ask for the computer analysis of one finished two-player game of the history.
+
+    Computed once (in the computer's worker processes, behind the games in
+    play), stored with the game, and served from there afterwards.
+    """
+
+    id: RequestId = None
+    game: int
+    """The game's ``id`` from ``history``."""
+
+
 class Ping(Struct, kw_only=True, tag="ping"):
     """Answered by ``pong``."""
 
@@ -246,6 +260,7 @@ Request = (
     | History
     | FetchGame
     | ReplayRequest
+    | Analyse
     | Ping
 )
 
@@ -484,6 +499,59 @@ class ReplayFrames(Struct, kw_only=True, tag="replay_frames"):
     """Why the move after the last frame could not be played, if one could not."""
 
 
+Mark = Literal["inaccuracy", "mistake", "blunder"]
+
+
+class MoveAnalysis(Struct, kw_only=True):
+    """One move of an analysed game, from the mover's point of view."""
+
+    ply: int
+    """1 for the first move of the game."""
+    seat: Seat
+    move: Notation
+    best: Notation
+    """The engine's best move in the position before (the same as ``move`` when it agrees)."""
+    pv: list[Notation]
+    """The principal variation from the position before, starting with ``best``."""
+    score_before: float
+    """Steps ahead in the race with the best move (negative: behind)."""
+    win_before: float
+    """Win probability (0 to 1) with the best move."""
+    win_in: int | None
+    """Plies to a forced end with the best move: positive wins, negative loses; else null."""
+    score_after: float
+    """Steps ahead after the move played."""
+    win_after: float
+    """Win probability after the move played."""
+    loss: float
+    """``win_before - win_after`` (0 when the move is the best move), 0 to 1."""
+    mark: Mark | None
+    """``inaccuracy`` (loss >= 0.10), ``mistake`` (>= 0.20), ``blunder`` (>= 0.30), or null."""
+
+
+class SeatAnalysis(Struct, kw_only=True):
+    """One player's moves summed up."""
+
+    seat: Seat
+    moves: int
+    average_loss: float
+    """Mean win-probability loss per move, 0 to 1."""
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+
+
+class AnalysisReply(Struct, kw_only=True, tag="analysis"):
+    """The answer to ``analyse``."""
+
+    id: RequestId = None
+    game: int
+    depth: int
+    """Plies each position was searched (the exact endgame needs none)."""
+    moves: list[MoveAnalysis]
+    seats: list[SeatAnalysis]
+
+
 class ChatMessage(Struct, kw_only=True, tag="chat_line"):
     """A chat line, pushed to everyone in the room; it is a room event."""
 
@@ -517,5 +585,6 @@ ServerMessage = (
     | HistoryList
     | GameRecordReply
     | ReplayFrames
+    | AnalysisReply
     | Error
 )

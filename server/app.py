@@ -34,7 +34,9 @@ from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
 
 from engine.ai import choose_move
+from engine.ai.evaluation import MoveReview, review_move
 from server import http, static
+from server.analysis import AnalyseStep
 from server.config import Config
 from server.core import Action, Close, Core, Limits, Send, Think
 from server.database import Synchronous
@@ -444,6 +446,8 @@ class GameServer:
                     task.add_done_callback(self._closing.discard)
             elif isinstance(action, Think):
                 self._start_thinking(action)
+            elif isinstance(action, AnalyseStep):
+                self._start_analysing(action)
 
     def _write(self, send: Send) -> None:
         """Write one text frame to every target still open and reading.
@@ -464,13 +468,37 @@ class GameServer:
             except Exception as error:  # a transport that just broke: its close follows
                 log.warning("could not write to a client: %s", error, extra={"conn": target})
 
-    def _start_thinking(self, think: Think) -> None:
-        """Run the computer's search in a worker process; its move comes back as a request."""
+    def _workers(self) -> ProcessPoolExecutor:
+        """The computer's worker processes, started on first use."""
         if self._thinkers is None:
             # spawn, not fork: a forked copy of a running event loop and its sockets is unsafe.
             context = multiprocessing.get_context("spawn")
             workers = max(1, self.config.ai_workers)
             self._thinkers = ProcessPoolExecutor(workers, mp_context=context)
+        return self._thinkers
+
+    def _start_analysing(self, step: AnalyseStep) -> None:
+        """Judge one move of a game in a worker process (``server.analysis``)."""
+        variant = step.variant
+        job = functools.partial(
+            review_move, step.moves, step.ply, size=variant.size, walls=variant.walls
+        )
+        future = asyncio.get_running_loop().run_in_executor(self._workers(), job)
+        task = asyncio.ensure_future(self._analysed(step, future))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _analysed(self, step: AnalyseStep, future: asyncio.Future[MoveReview]) -> None:
+        try:
+            review: MoveReview | None = await future
+        except Exception:
+            log.exception("a step of the analysis of game %d failed", step.game)
+            review = None
+        self._carry_out(self.core.analysis_step(step.game, step.ply, review))
+
+    def _start_thinking(self, think: Think) -> None:
+        """Run the computer's search in a worker process; its move comes back as a request."""
+        pool = self._workers()
         variant = think.variant
         search = functools.partial(
             choose_move,
@@ -481,7 +509,7 @@ class GameServer:
             level=think.level,
             budget=think.seconds,
         )
-        future = asyncio.get_running_loop().run_in_executor(self._thinkers, search)
+        future = asyncio.get_running_loop().run_in_executor(pool, search)
         task = asyncio.ensure_future(self._answer(think, future))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)

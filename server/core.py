@@ -27,10 +27,12 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from engine import Game, Variant
+from engine.ai.evaluation import MoveReview
 from protocol.codec import BadRequest, decode_request, encode, request_id
 from protocol.messages import (
     VERSION,
     Abort,
+    Analyse,
     Chat,
     ChatMessage,
     Claim,
@@ -67,6 +69,7 @@ from protocol.messages import (
 )
 from protocol.messages import QuickMatch as QuickMatchRequest
 from server import text
+from server.analysis import Analyses, AnalyseStep, Refused
 from server.database import Batch, Loaded
 from server.history import GameHistory
 from server.journal import Journal
@@ -114,7 +117,7 @@ class Think(NamedTuple):
     seconds: float | None
 
 
-Action = Send | Close | Think
+Action = Send | Close | Think | AnalyseStep
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,10 @@ class Limits:
     """Seconds added, after a restart, to the bank of the seat whose clock was running."""
     history: int = 1000
     """Finished games kept for ``history`` and ``fetch_game``."""
+    analyses: int = 8
+    """Games whose analysis may wait or run at once (``server_busy`` beyond)."""
+    analyses_per_session: int = 1
+    """Of those, how many one session may have asked for."""
 
 
 class Core:
@@ -162,6 +169,7 @@ class Core:
         """Heap of (deadline, tiebreak, room code); stale entries are skipped."""
         self._tiebreak = 0
         self.history = GameHistory(self.limits.history)
+        self.analyses = Analyses(self.limits.analyses, self.limits.analyses_per_session)
         self.journal = Journal()
         """Changes for the database (off until an adapter with one turns it on)."""
         self.counters: Counter[str] = Counter()
@@ -198,6 +206,7 @@ class Core:
     def close(self, conn: int, deliberate: bool = False) -> list[Action]:
         """The connection is gone (``deliberate``: the client closed it cleanly)."""
         connection = self.connections.pop(conn)
+        self.analyses.forget(conn)
         session = connection.session
         if session is None or session.conn != conn:
             return []
@@ -284,6 +293,8 @@ class Core:
                 return [self._fetch_game(connection.id, request)]
             case ReplayRequest():
                 return [self._replay_game(connection.id, request)]
+            case Analyse():
+                return self._analyse(connection.id, session, request)
             case Leave():
                 return self._leave(session, request)
             case MoveRequest() | Resign() | Draw() | Claim() | Abort() | Rematch() | Chat():
@@ -777,6 +788,55 @@ class Core:
         reply = ReplayFrames(id=request.id, variant=spec, frames=frames, error=error)
         return Send([conn], encode(reply))
 
+    # -- analysis ------------------------------------------------------------------
+
+    def _analyse(self, conn: int, session: Session, request: Analyse) -> list[Action]:
+        """Answer from the stored analysis, or queue the game (``server.analysis``)."""
+        game = self.history.find(request.game)
+        if game is None:
+            message = f"no finished game {request.game} in the history"
+            return [self._error(conn, ErrorCode.GAME_NOT_FOUND, message, request.id)]
+        stored = self.analyses.cached(game.id, request.id)
+        if stored is not None:
+            return [Send([conn], stored)]
+        moves = [move for move in game.moves if not move.startswith("retire")]
+        reason = None
+        if game.variant.players != 2:
+            reason = "only two-player games can be analysed"
+        elif not moves:
+            reason = f"game {game.id} has no moves"
+        if reason is not None:
+            return [self._error(conn, ErrorCode.CANNOT_ANALYSE, reason, request.id)]
+        try:
+            steps = self.analyses.ask(game.id, moves, game.variant, session.id, (conn, request.id))
+        except Refused as refused:
+            self.counters["analysis:refused"] += 1
+            return [self._error(conn, ErrorCode.SERVER_BUSY, str(refused), request.id)]
+        self.counters["analysis:queued"] += 1
+        return list(steps)
+
+    def analysis_step(self, game: int, ply: int, review: MoveReview | None) -> list[Action]:
+        """A step of an analysis came back (None: it failed); the next one, and the
+        answers to whoever waits for an analysis that ended."""
+        steps, job, body = self.analyses.step_done(game, ply, review)
+        actions: list[Action] = list(steps)
+        if job is None:
+            return actions
+        if body is None:
+            self.counters["analysis:failed"] += 1
+            for conn, rid in job.waiters:
+                message = f"the analysis of game {game} failed: try again later"
+                actions.append(self._error(conn, ErrorCode.SERVER_BUSY, message, rid))
+            return actions
+        self.counters["analysis:done"] += 1
+        if self.history.games:
+            self.analyses.prune(self.history.games[0].id)
+        for conn, rid in job.waiters:
+            reply = self.analyses.cached(game, rid)
+            if reply is not None:
+                actions.append(Send([conn], reply))
+        return actions
+
     # -- persistence ---------------------------------------------------------------
 
     @property
@@ -786,15 +846,17 @@ class Core:
 
     @persistent.setter
     def persistent(self, on: bool) -> None:
-        self.journal.enabled = self.history.keep_unsaved = on
+        self.journal.enabled = self.history.keep_unsaved = self.analyses.keep_unsaved = on
 
     def has_changes(self) -> bool:
         """Whether anything accepted since the last ``take_changes`` awaits writing."""
-        return bool(self.journal) or bool(self.history.unsaved)
+        return bool(self.journal) or bool(self.history.unsaved) or bool(self.analyses.unsaved)
 
     def take_changes(self) -> Batch:
         """What to write to the database for everything accepted since the last call."""
-        return self.journal.take(self.rooms, self.history.take_unsaved(), self.clock())
+        batch = self.journal.take(self.rooms, self.history.take_unsaved(), self.clock())
+        batch.analyses = self.analyses.take_unsaved()
+        return batch
 
     def restore(self, loaded: Loaded) -> None:
         """Take back the games in progress from the database after a (re)start.
@@ -804,6 +866,7 @@ class Core:
         """
         now = self.clock()
         quarantined: list[str] = []
+        self.analyses.load(loaded.analyses)
         sessions = {
             record.id: restore_session(record, self._chat_bucket()) for record in loaded.sessions
         }

@@ -62,6 +62,13 @@ MIGRATIONS = [
     """,
     # 3: accounts, login tokens, ratings and who played which game.
     accountdb.MIGRATION,
+    # 4: computer analyses of finished games (an ``analysis`` frame, JSON, without its id).
+    """
+    CREATE TABLE analyses (
+        game INTEGER PRIMARY KEY,
+        body BLOB NOT NULL
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 HISTORY_LOADED = 1000
@@ -98,10 +105,13 @@ class Batch:
     """Rooms saved by adding moves to their last record (never also in ``rooms``)."""
     quarantined: list[str] = field(default_factory=list)
     """Rooms whose rows could not be restored: marked ``quarantined``, kept."""
+    analyses: list[tuple[int, bytes]] = field(default_factory=list)
+    """(game id, encoded analysis) of finished games analysed."""
 
     def __bool__(self) -> bool:
         return bool(
-            self.rooms
+            self.analyses
+            or self.rooms
             or self.moved
             or self.dropped_rooms
             or self.quarantined
@@ -135,6 +145,8 @@ class Loaded:
     accounts: list[AccountRecord] = field(default_factory=list)
     """The computer's accounts, and those of the sessions saved (players in games)."""
     unreadable: list[Unreadable] = field(default_factory=list)
+    analyses: dict[int, bytes] = field(default_factory=dict)
+    """The analyses of the games loaded, by game id."""
 
 
 class WriteReply(msgspec.Struct, kw_only=True):
@@ -267,7 +279,10 @@ class Database:
         ids += sorted({s.account for s in sessions if s.account is not None})
         accounts = accountdb.answer(db, accountdb.LoadAccounts(ids))
         assert isinstance(accounts, list)
-        return Loaded(rooms, sessions, games[::-1], accounts, unreadable)
+        oldest = min((game.id for game in games), default=0)
+        rows = db.execute("SELECT game, body FROM analyses WHERE game >= ?", (oldest,))
+        analyses = {game: bytes(body) for game, body in rows}
+        return Loaded(rooms, sessions, games[::-1], accounts, unreadable, analyses)
 
     def quarantine(self, codes: list[str]) -> None:
         """Mark these rooms' rows ``quarantined``: kept as they are, never loaded again."""
@@ -320,6 +335,8 @@ class Database:
                 [(g.id, g.room, g.number, g.finished, encode(g)) for g in batch.games],
             )
             rated = accountdb.record_games(db, batch.games, now)
+            analyses: list[tuple[object, ...]] = list(batch.analyses)
+            _insert(db, "INSERT OR REPLACE INTO analyses (game, body)", analyses)
         return WriteReply(seconds=time.perf_counter() - started, rated=rated)
 
     def close(self) -> None:

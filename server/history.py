@@ -67,8 +67,12 @@ class GameHistory:
         played = (game for game in reversed(self.games) if game.reason != "aborted")
         return [summary(game) for game in played][:limit]
 
+    def find(self, game_id: int) -> GameRecord | None:
+        """The game with this id, if the history still holds it."""
+        return next((game for game in self.games if game.id == game_id), None)
+
     def record(self, game_id: int, request_id: RequestId) -> GameRecordReply | None:
-        game = next((game for game in self.games if game.id == game_id), None)
+        game = self.find(game_id)
         if game is None:
             return None
         moves = [move for move in game.moves if not move.startswith("retire")]

@@ -46,7 +46,7 @@ SCORE_CAP = 20.0
 """The score reported for a forced win (minus it for a forced loss), in steps."""
 DEPTH = 4
 """Default search depth of an evaluation (plies)."""
-NODES = 40_000
+NODES = 20_000
 """Default node cap of one evaluation: bounds its work whatever the position."""
 PV_LENGTH = 8
 MARKS = (("blunder", 0.30), ("mistake", 0.20), ("inaccuracy", 0.10))
@@ -237,13 +237,36 @@ def analyse_game(
     for ply, move in enumerate(moves):
         if time.monotonic() > deadline:
             raise TimeoutError("the analysis ran out of time")
-        position = Position(game, {})
-        before, played = _judge(position, _move_id(position, move), depth, nodes)
-        reviews.append(_review(ply, move, before, _from_score(played, (move,), 0, 0, False)))
+        reviews.append(_review_here(game, ply, move, depth, nodes))
         game.play(move)
     final = None if game.is_over else _evaluate(Position(game, {}), depth, nodes)
     summaries = tuple(_summary(seat, reviews) for seat in (0, 1))
     return GameAnalysis(tuple(reviews), summaries, final)
+
+
+def review_move(
+    record: Sequence[str],
+    ply: int,
+    *,
+    size: int = 9,
+    walls: int | None = None,
+    depth: int = DEPTH,
+    nodes: int = NODES,
+) -> MoveReview:
+    """Judge move ``ply`` (0 for the first) of a two-player ``record``: one step of
+    :func:`analyse_game`, for callers that spread a game's analysis over time."""
+    game = Game.from_moves(record[:ply], 2, size, walls)
+    if ply >= len(record):
+        raise ValueError(f"the record has no move {ply + 1}")
+    if game.is_over or not game.is_legal(record[ply]):
+        raise ValueError(f"move {ply + 1} ({record[ply]}) cannot be played")
+    return _review_here(game, ply, record[ply], depth, nodes)
+
+
+def _review_here(game: Game, ply: int, move: str, depth: int, nodes: int) -> MoveReview:
+    position = Position(game, {})
+    before, played = _judge(position, _move_id(position, move), depth, nodes)
+    return _review(ply, move, before, _from_score(played, (move,), 0, 0, False))
 
 
 def _move_id(position: Position, move: str) -> int:
@@ -288,5 +311,6 @@ __all__ = [
     "Summary",
     "analyse_game",
     "evaluate",
+    "review_move",
     "win_probability",
 ]

@@ -1,0 +1,196 @@
+"""Computer analysis of finished games: the queue, its bounds, and the results kept.
+
+An analysis is expensive (a search of every position of the game), so it is
+cut into *steps*, one move each (``engine.ai.evaluation.review_move``), and
+run in the computer's worker processes one step at a time for the whole
+server:
+
+* **behind the games in play**: at most one step is ever in the workers, so
+  with two or more workers the computer's moves always find one free, and
+  with one they wait for at most a step (its search is capped in nodes, a
+  few tenths of a second);
+* **fair**: the games waiting take turns, a step each (round robin), so a
+  long game does not hold up a short one;
+* **bounded**: at most ``capacity`` games wait or run, at most
+  ``per_session`` of them asked for by one session; beyond that the request
+  is refused with ``server_busy`` and nothing is queued. Asking for a game
+  that is already being analysed just waits for it (no extra work).
+
+A finished analysis is encoded once, kept with the history (and written to
+the database with it), and answered from there afterwards.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import msgspec
+
+from engine.ai.evaluation import DEPTH, MoveReview
+from protocol.codec import encode
+from protocol.messages import AnalysisReply, MoveAnalysis, RequestId, SeatAnalysis, VariantSpec
+
+
+class AnalyseStep(NamedTuple):
+    """Judge move ``ply`` (0 for the first) of ``moves``; answer with ``Core.analysis_step``."""
+
+    game: int
+    ply: int
+    moves: list[str]
+    variant: VariantSpec
+
+
+@dataclass
+class Job:
+    game: int
+    moves: list[str]
+    variant: VariantSpec
+    owner: str
+    """The hash of the session that asked first (counted against its bound)."""
+    waiters: list[tuple[int, RequestId]] = field(default_factory=list)
+    """(connection, request id) to answer."""
+    reviews: list[MoveAnalysis] = field(default_factory=list)
+
+
+class Refused(Exception):
+    """The queue is full, or the session already has its share in it."""
+
+
+class Analyses:
+    """The analyses waiting, the one step running, and the ones finished."""
+
+    def __init__(self, capacity: int, per_session: int) -> None:
+        self.capacity = capacity
+        self.per_session = per_session
+        self.jobs: dict[int, Job] = {}
+        self.turns: deque[int] = deque()
+        """Games waiting for their next step, in turn."""
+        self.running: AnalyseStep | None = None
+        self.done: dict[int, bytes] = {}
+        """Game id -> its analysis (an ``analysis`` frame without an id), encoded."""
+        self.unsaved: list[tuple[int, bytes]] = []
+        self.keep_unsaved = False
+
+    def load(self, stored: dict[int, bytes]) -> None:
+        self.done.update(stored)
+
+    def cached(self, game: int, request_id: RequestId) -> bytes | None:
+        """The stored analysis of ``game`` as a reply to ``request_id``, if there is one."""
+        body = self.done.get(game)
+        if body is None:
+            return None
+        if request_id is None:
+            return body
+        reply = msgspec.json.decode(body, type=AnalysisReply)
+        reply.id = request_id
+        return encode(reply)
+
+    def ask(
+        self,
+        game: int,
+        moves: list[str],
+        variant: VariantSpec,
+        owner: str,
+        waiter: tuple[int, RequestId],
+    ) -> list[AnalyseStep]:
+        """Queue ``game`` (or wait for it); the step to start now, if any. Raises Refused."""
+        job = self.jobs.get(game)
+        if job is not None:
+            job.waiters.append(waiter)
+            return []
+        if len(self.jobs) >= self.capacity:
+            raise Refused(f"the server is analysing {len(self.jobs)} games: try again later")
+        mine = sum(1 for job in self.jobs.values() if job.owner == owner)
+        if mine >= self.per_session:
+            raise Refused(f"you already have {mine} analysis waiting: wait for it first")
+        self.jobs[game] = Job(game, moves, variant, owner, [waiter])
+        self.turns.append(game)
+        return self._next()
+
+    def forget(self, conn: int) -> None:
+        """A connection is gone: no answer for it (its analyses still finish and are kept)."""
+        for job in self.jobs.values():
+            job.waiters = [waiter for waiter in job.waiters if waiter[0] != conn]
+
+    def step_done(
+        self, game: int, ply: int, review: MoveReview | None
+    ) -> tuple[list[AnalyseStep], Job | None, bytes | None]:
+        """A step came back (None: it failed, and so does the analysis).
+
+        Returns the next step to start, and the job that ended with its
+        encoded analysis (None when it failed), if one did.
+        """
+        running = self.running
+        if running is None or (running.game, running.ply) != (game, ply):
+            return [], None, None  # stale: not the step we are waiting for
+        self.running = None
+        job = self.jobs[game]
+        finished: Job | None = None
+        body: bytes | None = None
+        if review is None:
+            finished = self.jobs.pop(game)  # not in ``turns``: it was running
+        else:
+            job.reviews.append(_message(review))
+            if len(job.reviews) == len(job.moves):
+                finished = self.jobs.pop(game)
+                body = encode(_reply(job))
+                self.done[game] = body
+                if self.keep_unsaved:
+                    self.unsaved.append((game, body))
+            else:
+                self.turns.append(game)
+        return self._next(), finished, body
+
+    def take_unsaved(self) -> list[tuple[int, bytes]]:
+        unsaved, self.unsaved = self.unsaved, []
+        return unsaved
+
+    def prune(self, oldest: int) -> None:
+        """Drop the analyses of games no longer in the history (ids below ``oldest``)."""
+        for game in [game for game in self.done if game < oldest]:
+            del self.done[game]
+
+    def _next(self) -> list[AnalyseStep]:
+        if self.running is not None or not self.turns:
+            return []
+        game = self.turns.popleft()
+        job = self.jobs[game]
+        self.running = AnalyseStep(game, len(job.reviews), job.moves, job.variant)
+        return [self.running]
+
+
+def _message(review: MoveReview) -> MoveAnalysis:
+    before = review.before
+    return MoveAnalysis(
+        ply=review.ply + 1,
+        seat=review.seat,
+        move=review.move,
+        best=before.best,
+        pv=list(before.pv),
+        score_before=before.score,
+        win_before=before.win_probability,
+        win_in=before.win_in,
+        score_after=review.score_after,
+        win_after=review.win_probability_after,
+        loss=review.loss,
+        mark=review.mark,  # type: ignore[arg-type]
+    )
+
+
+def _reply(job: Job) -> AnalysisReply:
+    seats = [_seat(seat, [m for m in job.reviews if m.seat == seat]) for seat in (0, 1)]
+    return AnalysisReply(game=job.game, depth=DEPTH, moves=job.reviews, seats=seats)
+
+
+def _seat(seat: int, moves: list[MoveAnalysis]) -> SeatAnalysis:
+    marks = [move.mark for move in moves]
+    return SeatAnalysis(
+        seat=seat,
+        moves=len(moves),
+        average_loss=round(sum(move.loss for move in moves) / len(moves), 4) if moves else 0.0,
+        inaccuracies=marks.count("inaccuracy"),
+        mistakes=marks.count("mistake"),
+        blunders=marks.count("blunder"),
+    )

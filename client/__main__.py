@@ -82,6 +82,13 @@ def _common(defaults: bool, *, screen: bool = True) -> argparse.ArgumentParser:
         help="draw with ASCII only, for terminals without Unicode",
     )
     group.add_argument(
+        "--absolute",
+        action="store_true",
+        default=default(False),
+        help="draw the board with row 1 at the bottom whatever your seat "
+        "(default: your own pawn starts at the bottom)",
+    )
+    group.add_argument(
         "--no-color",
         dest="color",
         action="store_false",
@@ -304,7 +311,12 @@ async def play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     plain = (
         args.plain or args.command == "list" or not (_is_terminal(stdin) and _is_terminal(stdout))
     )
-    tui_view = TuiView(name, ascii=args.ascii, color=args.color and "NO_COLOR" not in os.environ)
+    tui_view = TuiView(
+        name,
+        ascii=args.ascii,
+        color=args.color and "NO_COLOR" not in os.environ,
+        absolute=args.absolute,
+    )
     plain_view = PlainView(stdout, ascii=args.ascii)
     view = plain_view if plain else tui_view
     try:

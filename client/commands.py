@@ -113,6 +113,18 @@ HELP = "\n".join(
     ]
 )
 
+SCREEN_HELP = "\n".join(
+    [
+        "e2            move your pawn to e2 (a step, or a jump over a pawn)",
+        "e3h           a wall above e3 and f3 (between rows 3 and 4)",
+        "e3v           a wall right of e3 and e4 (between columns e and f)",
+        *(f"{text}" for key, text in WORDS.items() if key not in ("move", "wall", "board")),
+        "Keys: Tab completes; Up/Down recall lines; PageUp/PageDown scroll the log;",
+        "      F1 or Esc closes this help; Ctrl-C or Ctrl-D quits.",
+    ]
+)
+"""The full screen's help overlay: fits 80x24 (at most 20 lines of 76 columns)."""
+
 
 def parse(line: str) -> Command | None:
     """The command on ``line``; None for a blank line."""

@@ -69,6 +69,11 @@ class View(Protocol):
     def show_board(self) -> None:
         """The player asked to see the board."""
 
+    @property
+    def live_board(self) -> bool:
+        """Whether the board, the status panel and the move list are always on screen (then
+        notices leave the moves and the situation out)."""
+
 
 @dataclass(frozen=True)
 class _Typed:
@@ -126,6 +131,8 @@ class Controller:
         self.secret: str | None = None
         self.queued = False
         self.link: Literal["connected", "reconnecting", "closed"] = "connected"
+        self.lost_at: float | None = None
+        """When the link dropped (event loop time), while it is down."""
         self.exit_code: int | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
@@ -154,6 +161,12 @@ class Controller:
     def elapsed(self) -> float:
         """Seconds since the state arrived."""
         return asyncio.get_running_loop().time() - self.received_at
+
+    def clock_elapsed(self) -> float:
+        """Seconds the clocks ran since the state arrived: they stop when the link drops
+        (the server will say what they read once it is back)."""
+        now = asyncio.get_running_loop().time() if self.lost_at is None else self.lost_at
+        return max(0.0, now - self.received_at)
 
     # -- the loop ----------------------------------------------------------------
 
@@ -232,6 +245,8 @@ class Controller:
             case Connected(welcome=welcome):
                 await self._reconnected(welcome)
             case Lost(reason, retry_in, attempt):
+                if self.lost_at is None:
+                    self.lost_at = asyncio.get_running_loop().time()
                 self.link = "reconnecting"
                 self.view.notice(
                     "link",
@@ -422,7 +437,11 @@ class Controller:
             self._in_flight = None
         self.received_at = asyncio.get_running_loop().time()
         if before is None or before.event != state.event or before.room != state.room:
-            self.view.notice("event", describe(before, state, self.seat, brief=self.exit_when_over))
+            text = describe(
+                before, state, self.seat, brief=self.exit_when_over, screen=self.view.live_board
+            )
+            if text:
+                self.view.notice("event", text)
         self.state = state
         self._watch_claims(state)
         self.view.changed()
@@ -483,11 +502,18 @@ class Controller:
         elif error.code == ErrorCode.UNKNOWN_TYPE and what is not None:
             self.view.notice("error", f"This server does not support {what} yet.")
         elif pending is not None and what == "move":
-            self.view.notice("error", f"{pending.move} refused: {error.message}.")
+            self.view.notice("error", f"{pending.move} refused: {self._reason(error)}.")
             if error.state is not None and error.code == ErrorCode.STALE_PLY:
                 self.view.notice("info", situation(error.state, self.seat))
         else:
             self.view.notice("error", _sentence(error.message))
+
+    def _reason(self, error: Error) -> str:
+        """The server's reason, with the name of whose turn it is rather than a seat number."""
+        state = error.state or self.state
+        if error.code == ErrorCode.NOT_YOUR_TURN and state is not None and state.turn is not None:
+            return f"it is {who(state, state.turn, self.seat)}'s turn"
+        return error.message
 
     def _may_start_over(self) -> bool:
         """A rejoin failed: start over if the room was only waiting (its game never began)."""
@@ -495,6 +521,7 @@ class Controller:
 
     async def _reconnected(self, welcome: Welcome) -> None:
         self.link = "connected"
+        self.lost_at = None
         self.view.changed()
         if welcome.room is not None:
             if welcome.seat is not None and welcome.seat != self.seat:

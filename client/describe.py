@@ -40,10 +40,21 @@ def time_control_text(control: TimeControl | None) -> str:
     return f"{base}+{control.increment:g}"
 
 
+LOW_TIME_MS = 10_000
+"""A clock under this (or under a tenth of its base time, up to 30 s) is shown as low."""
+
+
+def low_time(clock: ClockInfo, ms: float) -> bool:
+    return ms < max(LOW_TIME_MS, min(30_000, clock.base_ms / 10))
+
+
 def clock_text(ms: float | None) -> str:
-    """Milliseconds left as ``m:ss`` (``h:mm:ss`` past an hour)."""
+    """Milliseconds left as ``m:ss`` (``h:mm:ss`` past an hour; ``0:09.4`` under 10 s)."""
     if ms is None:
         return ""
+    if ms < 10_000:
+        tenths = max(0, int(ms // 100))
+        return f"0:{tenths // 10:02d}.{tenths % 10}"
     whole = max(0, int(ms // 1000))
     hours, rest = divmod(whole, 3600)
     if hours:
@@ -102,6 +113,8 @@ def result_text(state: State, me: int | None) -> str:
     if result.winner is None:
         return "Game over: a draw." if result.reason == "draw" else f"Game over ({result.reason})."
     how = REASONS.get(result.reason, result.reason)
+    if result.reason == "abandon" and len(state.players) == 2:
+        how = f"{who(state, 1 - result.winner, me)} stayed away"
     how = f" ({how})" if how else ""
     if result.winner == me:
         return f"Game over: you win{how}!"
@@ -202,13 +215,17 @@ def _offers(before: State, after: State, me: int | None) -> list[str]:
     return changes
 
 
-def describe(before: State | None, after: State, me: int | None, *, brief: bool = False) -> str:
+def describe(
+    before: State | None, after: State, me: int | None, *, brief: bool = False, screen: bool = False
+) -> str:
     """One line telling what changed from ``before`` (None: nothing seen yet) to ``after``.
 
-    ``brief`` leaves out the options (pawn moves, rematch) from the situation.
+    ``brief`` leaves out the options (pawn moves, rematch) from the situation. ``screen``
+    is for a view that shows the board, the status panel and the move list at all times:
+    the moves and the situation are left out (but for a game's end); it may return "".
     """
     parts: list[str] = []
-    if before is None or before.room != after.room:
+    if (before is None or before.room != after.room) and not screen:
         parts.append(f"Room {after.room}: {variant_text(after.variant)}.")
         if after.clock is not None:
             control = TimeControl(
@@ -222,14 +239,14 @@ def describe(before: State | None, after: State, me: int | None, *, brief: bool 
         if me is not None:
             parts.append(f"You race to {goal(after.variant.players, after.variant.size, me)}.")
         parts.append(match_text(after, me))
-        if after.last_move is not None:
+        if after.last_move is not None and not screen:
             last = after.last_move
             parts.append(f"Last move: {who(after, last.seat, me)} {last.move} (ply {last.ply}).")
     else:
         parts += _player_changes(before, after, me)
         if after.spectators != before.spectators:
             parts.append(f"{after.spectators} watching.")
-        if after.ply > before.ply and after.last_move is not None:
+        if after.ply > before.ply and after.last_move is not None and not screen:
             last = after.last_move
             mover = who(after, last.seat, me)
             if after.ply == before.ply + 1:
@@ -242,7 +259,9 @@ def describe(before: State | None, after: State, me: int | None, *, brief: bool 
         parts += _offers(before, after, me)
         if before.status != "finished" and after.status == "finished":
             parts.append(match_text(after, me))
-    parts.append(situation(after, me, brief=brief and after.status == "finished"))
+    ended = after.status == "finished" and (before is None or before.status != "finished")
+    if not screen or ended:
+        parts.append(situation(after, me, brief=brief and after.status == "finished"))
     return " ".join(part for part in parts if part)
 
 

@@ -20,6 +20,9 @@ from client.status import status_lines
 class PlainView:
     """Prints notices as lines on ``out``."""
 
+    live_board = False
+    """Nothing stays on screen: every move and the situation are told in words."""
+
     def __init__(self, out: TextIO, *, ascii: bool = False) -> None:
         self.out = out
         self.ascii = ascii

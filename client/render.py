@@ -18,6 +18,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from client.notation import COLUMNS, parse
 from protocol.messages import State
@@ -149,77 +150,200 @@ def pawn_glyph(seat: int, ascii: bool = False) -> str:
     return charset(ascii).pawns[seat]
 
 
-def render_board(state: State, *, ascii: bool = False, seat: int | None = None) -> list[Line]:
+Style = Literal["compact", "normal", "large"]
+"""How much room the drawing takes, for ``size`` N:
+
+- ``normal``: squares 3 columns by 1 row, letters above and below, numbers both sides
+  (4N+5+2d columns, 2N+3 rows, d the digits of N);
+- ``compact``: the same squares, the letters drawn into the frame's top and bottom edges and
+  the numbers on the left only (2N+1 rows: an 11x11 board in 23 rows);
+- ``large``: squares 7 columns by 3 rows (8N+3+2d columns, 4N+3 rows).
+"""
+
+_CELLS: dict[str, tuple[int, int]] = {"compact": (3, 1), "normal": (3, 1), "large": (7, 3)}
+
+
+def board_size(size: int, style: Style = "normal") -> tuple[int, int]:
+    """Columns and rows of the drawing of a ``size`` board in ``style``."""
+    width, height = _CELLS[style]
+    label = len(str(size))
+    columns = label + 1 + (width + 1) * size + 1
+    if style != "compact":
+        columns += 1 + label
+    rows = (height + 1) * size + 1 + (0 if style == "compact" else 2)
+    return columns, rows
+
+
+def view_turns(players: int, seat: int | None) -> int:
+    """Quarter turns that bring ``seat``'s starting edge to the bottom (0 for a spectator).
+
+    Seat 0 starts at the bottom; in a two-player game seat 1 at the top (half a turn); with
+    four, seats 1, 2 and 3 start on the left, the top and the right.
+    """
+    if seat is None:
+        return 0
+    if players == 2:
+        return 2 * seat
+    return (0, 3, 2, 1)[seat]
+
+
+def render_board(
+    state: State,
+    *,
+    ascii: bool = False,
+    seat: int | None = None,
+    turns: int = 0,
+    style: Style = "normal",
+) -> list[Line]:
     """The board of ``state`` as styled lines, top row first.
 
     ``seat`` is the viewer's seat: on their turn the squares their pawn may
-    reach (the state's ``legal_pawn_moves``) are dotted.
+    reach (the state's ``legal_pawn_moves``) are dotted. ``turns`` quarter
+    turns (clockwise) rotate the picture, labels included, so that a player
+    may see their own pawn at the bottom (``view_turns``).
     """
-    return _Drawing(state, charset(ascii), seat).lines()
+    return _Drawing(state, charset(ascii), seat, turns % 4, style).lines()
 
 
 class _Drawing:
-    """One drawing in progress. Crossings are numbered (x, y), 0..size both ways, y upward."""
+    """One drawing in progress, in display coordinates (after the rotation).
 
-    def __init__(self, state: State, chars: Charset, seat: int | None) -> None:
+    Crossings are numbered (x, y), 0..size both ways, y upward. A wall is a
+    heavy line over its two groove segments and its middle crossing only: its
+    ends meet the grid as plain crossings, so two walls in a row stay two.
+    """
+
+    def __init__(
+        self, state: State, chars: Charset, seat: int | None, turns: int, style: Style
+    ) -> None:
         self.chars = chars
         self.size = state.variant.size
+        self.turns = turns
+        self.style = style
+        self.cell_w, self.cell_h = _CELLS[style]
         last = state.last_move.move if state.last_move is not None else None
         # Wall segments, 2 for a wall and 3 for the last one: horizontal ones
-        # by their left crossing, vertical ones by their lower crossing.
+        # by their left crossing, vertical ones by their lower crossing; and
+        # each wall's middle crossing, with its weight.
         self.walls_h: dict[tuple[int, int], int] = {}
         self.walls_v: dict[tuple[int, int], int] = {}
+        self.middles_h: dict[tuple[int, int], int] = {}
+        self.middles_v: dict[tuple[int, int], int] = {}
         for wall in state.walls:
             spot = parse(wall)
             if spot is None or not spot.orientation:
                 continue
             weight = 3 if wall == last else 2
-            if spot.orientation == "h":
-                for x in (spot.col, spot.col + 1):
-                    self.walls_h[x, spot.row + 1] = weight
+            col, row, orientation = self.wall_spot(spot.col, spot.row, spot.orientation)
+            if orientation == "h":
+                for x in (col, col + 1):
+                    self.walls_h[x, row + 1] = weight
+                self.middles_h[col + 1, row + 1] = weight
             else:
-                for y in (spot.row, spot.row + 1):
-                    self.walls_v[spot.col + 1, y] = weight
+                for y in (row, row + 1):
+                    self.walls_v[col + 1, y] = weight
+                self.middles_v[col + 1, row + 1] = weight
         self.pawns: dict[tuple[int, int], int] = {}
         for index, square in enumerate(state.pawns):
             spot = parse(square)
             if spot is not None:
-                self.pawns[spot.col, spot.row] = index
+                self.pawns[self.square_spot(spot.col, spot.row)] = index
         self.moved: tuple[int, int] | None = None
         if last is not None and not last.endswith(("h", "v")):
             spot = parse(last)
-            self.moved = None if spot is None else (spot.col, spot.row)
+            self.moved = None if spot is None else self.square_spot(spot.col, spot.row)
         self.targets: set[tuple[int, int]] = set()
         if seat is not None and state.status == "playing" and state.turn == seat:
             for square in state.legal_pawn_moves:
                 spot = parse(square)
                 if spot is not None:
-                    self.targets.add((spot.col, spot.row))
+                    self.targets.add(self.square_spot(spot.col, spot.row))
+
+    # -- the rotation ------------------------------------------------------------------
+
+    def square_spot(self, x: int, y: int) -> tuple[int, int]:
+        """Where square (x, y) of the board is drawn."""
+        last = self.size - 1
+        for _ in range(self.turns):
+            x, y = y, last - x  # a quarter turn clockwise
+        return x, y
+
+    def wall_spot(self, col: int, row: int, orientation: str) -> tuple[int, int, str]:
+        """Where the wall on the 2x2 block at (col, row) is drawn: its block and orientation."""
+        corners = [self.square_spot(col + dx, row + dy) for dx in (0, 1) for dy in (0, 1)]
+        if self.turns % 2:
+            orientation = "v" if orientation == "h" else "h"
+        return min(x for x, _ in corners), min(y for _, y in corners), orientation
+
+    def column_label(self, x: int) -> str:
+        """The label of drawn column ``x``: a letter, or a row number when turned a quarter."""
+        col, row = self.board_square(x, 0)
+        return str(row + 1) if self.turns % 2 else COLUMNS[col]
+
+    def row_label(self, y: int) -> str:
+        col, row = self.board_square(0, y)
+        return COLUMNS[col] if self.turns % 2 else str(row + 1)
+
+    def board_square(self, x: int, y: int) -> tuple[int, int]:
+        """The board's square drawn at (x, y): the rotation undone."""
+        last = self.size - 1
+        for _ in range(self.turns):
+            x, y = last - y, x  # a quarter turn back
+        return x, y
+
+    # -- the lines ---------------------------------------------------------------------
 
     def lines(self) -> list[Line]:
         size = self.size
         label = len(str(size))
-        columns: Line = [
-            ("class:coord", " " * (label + 1) + "".join(f"  {COLUMNS[x]} " for x in range(size)))
+        compact = self.style == "compact"
+        letters: Line = [
+            (
+                "class:coord",
+                " " * (label + 1)
+                + "".join(" " + self.column_label(x).center(self.cell_w) for x in range(size)),
+            )
         ]
-        lines = [columns]
+        lines = [] if compact else [letters]
         for y in range(size, -1, -1):
             line: Line = [("", " " * (label + 1))]
             for x in range(size + 1):
                 line.append(self.crossing(x, y))
                 if x < size:
                     line.append(self.groove_h(x, y))
+            if compact and y in (0, size):
+                line = self.labelled_edge(line)
             lines.append(line)
             if y > 0:
-                number = str(y)
-                line = [("class:coord", number.rjust(label)), ("", " ")]
-                for x in range(size + 1):
-                    line.append(self.groove_v(x, y - 1))
-                    if x < size:
-                        line.append(self.square(x, y - 1))
-                lines.append([*line, ("", " "), ("class:coord", number)])
-        lines.append(columns)
+                lines += self.square_row(y - 1, label)
+        if not compact:
+            lines.append(letters)
         return lines
+
+    def labelled_edge(self, line: Line) -> Line:
+        """The top or bottom edge with the column letters drawn into it (compact style)."""
+        edge: Line = line[:2]
+        for x in range(self.size):
+            _, text = line[2 + 2 * x]
+            label = self.column_label(x).center(self.cell_w, text[0])
+            edge += [("class:coord", label), line[3 + 2 * x]]
+        return edge
+
+    def square_row(self, y: int, label: int) -> list[Line]:
+        """The ``cell_h`` lines of drawn row ``y``; its label on the middle one."""
+        rows: list[Line] = []
+        middle = self.cell_h // 2
+        for part in range(self.cell_h):
+            number = self.row_label(y) if part == middle else ""
+            line: Line = [("class:coord", number.rjust(label)), ("", " ")]
+            for x in range(self.size + 1):
+                line.append(self.groove_v(x, y))
+                if x < self.size:
+                    line.append(self.square(x, y, part == middle))
+            if self.style != "compact":
+                line += [("", " "), ("class:coord", number)]
+            rows.append(line)
+        return rows
 
     def weight_h(self, x: int, y: int) -> int:
         if not (0 <= x < self.size and 0 <= y <= self.size):
@@ -234,7 +358,7 @@ class _Drawing:
     def groove_h(self, x: int, y: int) -> Fragment:
         weight = self.weight_h(x, y)
         text = {2: self.chars.wall_h, 3: self.chars.last_h}.get(weight, self.chars.groove_h)
-        return _STYLES[weight], text * CELL
+        return _STYLES[weight], text * self.cell_w
 
     def groove_v(self, x: int, y: int) -> Fragment:
         weight = self.weight_v(x, y)
@@ -243,28 +367,33 @@ class _Drawing:
         )
 
     def crossing(self, x: int, y: int) -> Fragment:
-        arms = (
-            self.weight_v(x, y),
-            self.weight_h(x, y),
-            self.weight_v(x, y - 1),
-            self.weight_h(x - 1, y),
-        )
-        up, right, down, left = arms
-        if left == right == 3 or up == down == 3:
-            return _STYLES[3], self.chars.crossing(arms)
-        # The last wall's ends are drawn as grooves (see ``Charset.crossing``).
-        return _STYLES[max(1 if arm == 3 else arm for arm in arms)], self.chars.crossing(arms)
+        across = self.middles_h.get((x, y), 0)
+        along = self.middles_v.get((x, y), 0)
 
-    def square(self, x: int, y: int) -> Fragment:
+        def arm(present: int, wall: int) -> int:
+            return wall or min(present, 1)
+
+        arms = (
+            arm(self.weight_v(x, y), along),
+            arm(self.weight_h(x, y), across),
+            arm(self.weight_v(x, y - 1), along),
+            arm(self.weight_h(x - 1, y), across),
+        )
+        return _STYLES[max(across, along, 1)], self.chars.crossing(arms)
+
+    def square(self, x: int, y: int, middle: bool) -> Fragment:
+        pad = " " * (self.cell_w // 2 - 1)
+        if not middle:
+            return "", " " * self.cell_w
         if (x, y) in self.pawns:
             index = self.pawns[x, y]
             glyph = self.chars.pawns[index]
             if self.moved == (x, y):
-                return f"class:pawn.{index} class:last", f"[{glyph}]"
-            return f"class:pawn.{index}", f" {glyph} "
+                return f"class:pawn.{index} class:last", f"{pad}[{glyph}]{pad}"
+            return f"class:pawn.{index}", f"{pad} {glyph} {pad}"
         if (x, y) in self.targets:
-            return "class:legal", f" {self.chars.legal} "
-        return "", " " * CELL
+            return "class:legal", f"{pad} {self.chars.legal} {pad}"
+        return "", " " * self.cell_w
 
 
 _STYLES = {0: "class:grid", 1: "class:grid", 2: "class:wall", 3: "class:wall.last"}
@@ -275,6 +404,13 @@ def plain_text(lines: list[Line]) -> str:
     return "\n".join("".join(text for _, text in line).rstrip() for line in lines)
 
 
-def board_text(state: State, *, ascii: bool = False, seat: int | None = None) -> str:
+def board_text(
+    state: State,
+    *,
+    ascii: bool = False,
+    seat: int | None = None,
+    turns: int = 0,
+    style: Style = "normal",
+) -> str:
     """The board as plain text (for the plain mode's ``board`` command and tests)."""
-    return plain_text(render_board(state, ascii=ascii, seat=seat))
+    return plain_text(render_board(state, ascii=ascii, seat=seat, turns=turns, style=style))

@@ -1,69 +1,59 @@
 """The status panel beside the board: players, walls, distances, clocks, the turn.
 
 Pure, like ``render``: a ``state`` in, styled lines out. ``elapsed`` is the
-time since the state arrived, to run the clock of the seat to move down.
+time since the state arrived, to run the clock of the seat to move down
+(the caller stops counting while the link is down: ``link`` marks the clocks
+as frozen then).
 """
 
 from __future__ import annotations
 
 from client.describe import (
     clock_text,
+    low_time,
     match_text,
     remaining,
     situation,
     time_control_text,
-    variant_text,
+    who,
 )
 from client.render import Line, pawn_glyph
 from protocol.messages import State, TimeControl
 
-NAME_WIDTH = 10
+NAME_WIDTH = 11
+"""The name column (room for "Computer L5") on a panel of 37 columns or more."""
 
 
 def status_lines(
-    state: State, me: int | None, *, ascii: bool = False, elapsed: float = 0.0
+    state: State,
+    me: int | None,
+    *,
+    ascii: bool = False,
+    elapsed: float = 0.0,
+    width: int = 40,
+    link: str = "connected",
 ) -> list[Line]:
-    """Room, one line per seat, the last move and where the game stands (35 columns)."""
-    heading = variant_text(state.variant)
+    """Room, one line per seat, the last move and where the game stands (``width`` columns)."""
+    variant = state.variant
+    walls = variant.walls if variant.walls is not None else 20 // variant.players
+    heading = f"{variant.size}x{variant.size}, {walls} walls each"
     clock = state.clock
     if clock is not None:
         control = TimeControl(base=clock.base_ms / 1000, increment=clock.increment_ms / 1000)
         heading += f", {time_control_text(control)}"
+    room: Line = [("class:title", f"Room {state.room}")]
+    if link != "connected":
+        room.append(("class:offline", f"  {link}: clocks stopped" if clock else f"  {link}"))
+    name_width = max(5, min(NAME_WIDTH, width - (22 if clock else 15)))
     lines: list[Line] = [
-        [("class:title", f"Room {state.room}")],
+        room,
         [("", heading)],
-        [("class:coord", f"  {'player':<{NAME_WIDTH}} walls goal" + (" clock" if clock else ""))],
+        [("class:coord", f"  {'player':<{name_width}} walls goal" + ("  clock" if clock else ""))],
     ]
     for player in state.players:
-        seat = player.seat
-        name = player.name if player.name is not None else "(free)"
-        if player.bot is not None:
-            name = f"computer {player.bot}"
-        steps = state.distances[seat]
-        distance = str(steps) if steps >= 0 else "-"
-        if len(name) > NAME_WIDTH:
-            name = name[: NAME_WIDTH - 1] + ("~" if ascii else "…")
-        line: Line = [
-            (f"class:pawn.{seat}", pawn_glyph(seat, ascii)),
-            ("class:me" if seat == me else "", f" {name:<{NAME_WIDTH}}"),
-            ("", f" {state.walls_left[seat]:>5} {distance:>4}"),
-        ]
-        if clock is not None and seat < len(clock.remaining_ms):
-            text = clock_text(remaining(clock, seat, elapsed))
-            style = "class:clock.running" if clock.running == seat else "class:clock"
-            line += [("", " "), (style, f"{text:>5}")]
-        if state.turn == seat:
-            line.append(("class:turn", " <" if ascii else " ◀"))
-        if seat == me:
-            line.append(("class:me", " you"))
-        if not player.active:
-            line.append(("class:offline", " out"))
-        elif player.name is not None and not player.connected:
-            away = " away"
-            if player.claim_in_ms is not None and state.status == "playing":
-                left = max(0.0, player.claim_in_ms / 1000 - elapsed)
-                away += f", claim in {left:.0f}s" if left > 0 else ", claim now"
-            line.append(("class:offline", away))
+        line = _player_line(state, player.seat, me, ascii, elapsed, name_width, link)
+        if width < 37:  # no room for "you": the name is in bold
+            line = [fragment for fragment in line if fragment != ("class:me", " you")]
         lines.append(line)
     last = state.last_move
     info = f"Game {state.game}, ply {state.ply}" if state.game > 1 else f"Ply {state.ply}"
@@ -76,9 +66,68 @@ def status_lines(
         lines.append([("", match_text(state, me))])
     for seat in state.draw_offers:
         if seat != me:
-            lines.append([("class:situation", f"{pawn_glyph(seat, ascii)} offers a draw")])
+            lines.append([("class:situation", f"{_cap(who(state, seat, me))} offers a draw")])
     for seat in state.rematch:
         if seat != me:
-            lines.append([("class:situation", f"{pawn_glyph(seat, ascii)} wants a rematch")])
+            lines.append([("class:situation", f"{_cap(who(state, seat, me))} wants a rematch")])
     lines.append([("class:situation", situation(state, me, brief=True))])
+    note = first_move_note(state, me)
+    if note:
+        lines.append([("class:coord", note)])
     return lines
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _player_line(
+    state: State, seat: int, me: int | None, ascii: bool, elapsed: float, width: int, link: str
+) -> Line:
+    player = state.players[seat]
+    name = player.name if player.name is not None else "(free)"
+    steps = state.distances[seat]
+    distance = str(steps) if steps >= 0 else "-"
+    if len(name) > width:
+        name = name[: width - 1] + ("~" if ascii else "…")
+    line: Line = [
+        (f"class:pawn.{seat}", pawn_glyph(seat, ascii)),
+        ("class:me" if seat == me else "", f" {name:<{width}}"),
+        ("", f"{state.walls_left[seat]:>6}{distance:>5}"),
+    ]
+    clock = state.clock
+    if clock is not None and seat < len(clock.remaining_ms):
+        left = remaining(clock, seat, elapsed)
+        style = "class:clock"
+        if link != "connected":
+            style = "class:clock.frozen"
+        elif low_time(clock, left):
+            style = "class:clock.low"
+        if clock.running == seat and link == "connected":
+            style += ".running"
+        line += [("", " "), (style, f"{clock_text(left):>6}")]
+    if state.turn == seat:
+        line.append(("class:turn", " <" if ascii else " ◀"))
+    if seat == me:
+        line.append(("class:me", " you"))
+    if not player.active:
+        line.append(("class:offline", " out"))
+    elif player.name is not None and not player.connected:
+        away = " away"
+        if player.claim_in_ms is not None and state.status == "playing":
+            left_s = max(0.0, player.claim_in_ms / 1000 - elapsed)
+            away += f", claim in {left_s:.0f}s" if left_s > 0 else ", claim now"
+        line.append(("class:offline", away))
+    return line
+
+
+def first_move_note(state: State, me: int | None) -> str:
+    """While the first moves are free (the clock not yet running), say so."""
+    clock = state.clock
+    if state.status != "playing" or clock is None or clock.running is not None:
+        return ""
+    if state.ply >= len(state.players):
+        return ""
+    if state.turn == me:
+        return "Your first move is free: the clocks start once everyone has moved."
+    return "First moves are free: the clocks start once everyone has moved."

@@ -1,10 +1,12 @@
 """The full-screen mode, with prompt_toolkit.
 
-Layout: a title bar (server, name, link); the board on the left; on the
-right the status panel above the message log (below the board on a narrow
-terminal); the command line at the bottom, with history (up/down) and tab
-completion of commands and the legal pawn moves. Server pushes redraw the
-screen while the player types; clocks tick once a second.
+Layout (``client.layout`` picks it for the terminal's size): a title bar
+(server, name, link); the board on the left, drawn from the player's side
+(own pawn at the bottom) unless ``absolute``; on the right the status panel,
+the live move list and the message log (PageUp/PageDown scroll it); the
+command line at the bottom, with history (up/down) and tab completion of
+commands and the legal pawn moves. Help (F1) is an overlay. Server pushes
+redraw the screen while the player types; clocks tick ten times a second.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    DynamicContainer,
     Float,
     FloatContainer,
     FormattedTextControl,
@@ -33,16 +36,17 @@ from prompt_toolkit.layout import (
     VSplit,
     Window,
 )
-from prompt_toolkit.layout.containers import AnyContainer
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
-from prompt_toolkit.widgets import TextArea
+from prompt_toolkit.utils import get_cwidth
+from prompt_toolkit.widgets import Frame, TextArea
 
 from client import commands
 from client.controller import Controller, Kind
-from client.render import Line, render_board
+from client.layout import Plan, plan
+from client.render import Line, board_size, render_board, view_turns
 from client.status import status_lines
 from protocol.messages import Welcome
 
@@ -70,13 +74,18 @@ STYLE = Style.from_dict(
         "chat": "ansicyan",
         "link": "ansimagenta",
         "help": "",
+        "clock.low": "ansired bold",
+        "clock.low.running": "ansired bold reverse",
+        "clock.frozen": "ansibrightblack",
     }
 )
 
 LOG_LINES = 500
 """Lines of the message log kept."""
 SIDE_WIDTH = 36
-"""Columns the status panel needs beside the board; narrower terminals stack them."""
+"""Columns the replay viewer's panel needs beside its board."""
+MOVE_ROWS = 4
+"""Rows of the live move list on a small terminal (more where there is room)."""
 
 
 def _fragments(lines: list[Line]) -> StyleAndTextTuples:
@@ -102,27 +111,67 @@ def _wrap(lines: list[Line], width: int) -> list[Line]:
 
 
 def board_width(size: int) -> int:
-    """Columns of a drawn board: row labels both sides, and four per square."""
-    return 2 * len(str(size)) + 4 * size + 4  # and a blank column before the panel
+    """Columns of a board drawn in the normal style, and a blank column before the panel."""
+    return board_size(size)[0] + 1
+
+
+def move_list(moves: list[str], players: int, width: int) -> list[Line]:
+    """This game's moves numbered by rounds (``1. e2 e8``), as many rounds a row as fit."""
+    rounds: list[str] = []
+    for start in range(0, len(moves), players):
+        number = f"{start // players + 1}."
+        rounds.append(f"{number:>4} " + " ".join(f"{m:<4}" for m in moves[start : start + players]))
+    if not rounds:
+        return []
+    cell = max(len(text) for text in rounds) + 1
+    per_row = max(1, width // cell)
+    rows: list[Line] = []
+    for start in range(0, len(rounds), per_row):
+        texts = rounds[start : start + per_row]
+        rows.append([("", "".join(f"{text:<{cell}}" for text in texts).rstrip())])
+    last = rows[-1]
+    style, text = last[0]
+    head, _, tail = text.rpartition(" ")
+    rows[-1] = [(style, head + " "), ("class:last", tail)] if head else [("class:last", text)]
+    return rows
 
 
 class TuiView:
     """The full-screen view: keeps the log, draws from the controller's knowledge."""
 
-    def __init__(self, name: str, *, ascii: bool = False, color: bool = True) -> None:
+    live_board = True
+    """The board, the panel and the move list are always on screen: notices need not
+    repeat them."""
+
+    def __init__(
+        self, name: str, *, ascii: bool = False, color: bool = True, absolute: bool = False
+    ) -> None:
         self.name = name
         self.ascii = ascii
         self.color = color
+        self.absolute = absolute
+        """Draw the board with row 1 at the bottom whatever the seat (else own pawn at the
+        bottom)."""
         self.controller: Controller | None = None
         self.log: list[tuple[Kind, str]] = []
         self.app: Application[None] | None = None
+        self.help_open = False
+        self.scroll = 0
+        """Log lines scrolled back from the newest (PageUp/PageDown)."""
         self._my_turn = False
         self._log_rows = 0
 
     # -- the View protocol ---------------------------------------------------------
 
     def notice(self, kind: Kind, text: str) -> None:
-        self.log.extend((kind, line) for line in text.splitlines())
+        if kind == "help":
+            self.help_open = True
+            self.changed()
+            return
+        lines = text.splitlines()
+        if self.scroll:
+            self.scroll += len(lines)  # a player reading back keeps their place
+        self.log.extend((kind, line) for line in lines)
         del self.log[:-LOG_LINES]
         self.changed()
 
@@ -150,16 +199,28 @@ class TuiView:
         controller = self.controller
         return controller.state.variant.size if controller and controller.state else 9
 
-    def columns(self) -> int:
-        return self.app.output.get_size().columns if self.app is not None else 80
+    def terminal(self) -> tuple[int, int]:
+        if self.app is None:
+            return 80, 24
+        size = self.app.output.get_size()
+        return size.columns, size.rows
 
-    def wide(self) -> bool:
-        """Room for the status panel beside the board."""
-        return self.columns() >= board_width(self.size()) + 1 + SIDE_WIDTH
+    def plan(self) -> Plan:
+        columns, rows = self.terminal()
+        return plan(columns, rows, self.size())
 
     def side_width(self) -> int:
-        columns = self.columns()
-        return columns - board_width(self.size()) - 1 if self.wide() else columns
+        layout = self.plan()
+        columns = self.terminal()[0]
+        return columns - layout.board_columns - 1 if layout.beside else columns
+
+    def turns(self) -> int:
+        """Quarter turns of the board: own pawn at the bottom unless ``absolute``."""
+        controller = self.controller
+        if self.absolute or controller is None or controller.state is None:
+            return 0
+        seat = controller.seat if controller.role == "player" else None
+        return view_turns(controller.state.variant.players, seat)
 
     def title(self) -> StyleAndTextTuples:
         controller = self.controller
@@ -172,16 +233,53 @@ class TuiView:
         controller = self.controller
         if controller is None or controller.state is None:
             return [("", "\n  Waiting for the room...")]
-        return _fragments(render_board(controller.state, ascii=self.ascii, seat=controller.seat))
+        lines = render_board(
+            controller.state,
+            ascii=self.ascii,
+            seat=controller.seat,
+            turns=self.turns(),
+            style=self.plan().style,
+        )
+        return _fragments(lines)
 
     def status(self) -> StyleAndTextTuples:
+        return _fragments(self.status_wrapped())
+
+    def status_rows(self) -> int:
+        """Rows the status panel takes, its long lines wrapped."""
+        width = max(1, self.side_width())
+        rows = 0
+        for line in self.status_wrapped():
+            columns = sum(get_cwidth(text) for _, text in line)
+            rows += max(1, -(-columns // width))
+        return rows
+
+    def status_wrapped(self) -> list[Line]:
         controller = self.controller
         if controller is None or controller.state is None:
             return []
         lines = status_lines(
-            controller.state, controller.seat, ascii=self.ascii, elapsed=controller.elapsed()
+            controller.state,
+            controller.seat,
+            ascii=self.ascii,
+            elapsed=controller.clock_elapsed(),
+            width=self.side_width(),
+            link=controller.link,
         )
-        return _fragments(_wrap(lines, self.side_width()))
+        return _wrap(lines, self.side_width())
+
+    def moves(self) -> list[Line]:
+        controller = self.controller
+        if controller is None or controller.state is None:
+            return []
+        state = controller.state
+        return move_list(list(state.moves), state.variant.players, self.side_width())
+
+    def move_rows(self) -> int:
+        """Rows for the move list: the newest rounds, more on a tall terminal."""
+        rows = self.terminal()[1]
+        room = MOVE_ROWS if rows < 40 else rows // 4
+        return min(len(self.moves()), room)
 
     def log_fragments(self) -> StyleAndTextTuples:
         lines: list[Line] = [
@@ -190,7 +288,16 @@ class TuiView:
         ]
         lines = _wrap(lines, self.side_width())
         self._log_rows = len(lines)
+        self.scroll = min(self.scroll, max(0, self._log_rows - 1))
         return _fragments(lines)
+
+    def log_rule(self) -> StyleAndTextTuples:
+        rule = "-" if self.ascii else "─"
+        label = f" {self.scroll} lines back: PgDn " if self.scroll else ""
+        return [("class:grid", rule * 2 + label + rule * 200)]
+
+    def help_text(self) -> StyleAndTextTuples:
+        return [("", commands.SCREEN_HELP)]
 
     def legal_moves(self) -> list[str]:
         controller = self.controller
@@ -201,12 +308,19 @@ class TuiView:
             return []
         return list(state.legal_pawn_moves)
 
+    def page(self, direction: int) -> None:
+        """Scroll the log a page back (1) or forward (-1)."""
+        rows = max(1, self.terminal()[1] // 3)
+        self.scroll = max(0, min(self._log_rows - 1, self.scroll + direction * rows))
+        self.changed()
+
     # -- the application -------------------------------------------------------------
 
     def build(self, controller: Controller) -> Application[None]:
         self.controller = controller
 
         def accept(buffer: Buffer) -> bool:
+            self.help_open = False
             if buffer.text.strip():
                 controller.type(buffer.text)
             return False
@@ -220,49 +334,75 @@ class TuiView:
             complete_while_typing=False,
             accept_handler=accept,
         )
-        status = FormattedTextControl(self.status)
+        rule = "-" if self.ascii else "─"
+        bar = "|" if self.ascii else "│"
         log = FormattedTextControl(
-            self.log_fragments, get_cursor_position=lambda: Point(0, max(0, self._log_rows - 1))
+            self.log_fragments,
+            get_cursor_position=lambda: Point(0, max(0, self._log_rows - 1 - self.scroll)),
         )
-        board = FormattedTextControl(self.board)
-        h_line = "-" if self.ascii else "─"
-        v_line = "|" if self.ascii else "│"
-
-        def side() -> HSplit:
-            return HSplit(
-                [
-                    Window(status, height=Dimension(min=3, preferred=9), wrap_lines=True),
-                    Window(height=1, char=h_line, style="class:grid"),
-                    Window(log, wrap_lines=True),
-                ]
-            )
-
-        def board_window() -> Window:
-            return Window(
-                board,
-                width=lambda: Dimension.exact(board_width(self.size())),
-                height=lambda: Dimension(min=1, preferred=2 * self.size() + 3),
-            )
-
-        wide = Condition(self.wide)
-        layouts: list[AnyContainer] = [
-            ConditionalContainer(
-                VSplit([board_window(), Window(width=1, char=v_line, style="class:grid"), side()]),
-                filter=wide,
-            ),
-            ConditionalContainer(HSplit([board_window(), side()]), filter=~wide),
-        ]
+        side = HSplit(
+            [
+                Window(
+                    FormattedTextControl(self.status),
+                    height=lambda: Dimension.exact(self.status_rows()),
+                    wrap_lines=True,
+                ),
+                ConditionalContainer(
+                    Window(
+                        FormattedTextControl(lambda: _fragments(self.moves()[-self.move_rows() :])),
+                        height=lambda: Dimension.exact(self.move_rows()),
+                    ),
+                    filter=Condition(lambda: self.move_rows() > 0),
+                ),
+                Window(FormattedTextControl(self.log_rule), height=1),
+                Window(log, wrap_lines=True),
+            ]
+        )
+        board = Window(
+            FormattedTextControl(self.board),
+            width=lambda: Dimension.exact(self.plan().board_columns),
+            height=lambda: Dimension(min=self.plan().board_rows, weight=1),
+        )
+        beside = VSplit([board, Window(width=1, char=bar, style="class:grid"), side])
+        below = HSplit([board, side])
+        titled = Condition(lambda: self.plan().title)
+        body = HSplit(
+            [
+                ConditionalContainer(
+                    Window(FormattedTextControl(self.title), height=1), filter=titled
+                ),
+                DynamicContainer(lambda: beside if self.plan().beside else below),
+                ConditionalContainer(
+                    Window(height=1, char=rule, style="class:grid"), filter=titled
+                ),
+                input_area,
+            ]
+        )
+        help_box = Frame(
+            Window(FormattedTextControl(self.help_text), wrap_lines=True),
+            title="Help: Esc or F1 closes",
+        )
         root = FloatContainer(
-            HSplit(
-                [
-                    Window(FormattedTextControl(self.title), height=1),
-                    HSplit(layouts),
-                    Window(height=1, char=h_line, style="class:grid"),
-                    input_area,
-                ]
-            ),
-            floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))],
+            body,
+            floats=[
+                Float(
+                    content=ConditionalContainer(help_box, filter=Condition(lambda: self.help_open))
+                ),
+                Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8)),
+            ],
         )
+        self.app = Application(
+            layout=Layout(root, focused_element=input_area),
+            key_bindings=self.keys(controller),
+            style=STYLE,
+            full_screen=True,
+            mouse_support=False,
+            refresh_interval=0.1,  # the clocks (tenths under 10 s) and claim countdowns run
+            color_depth=None if self.color else ColorDepth.DEPTH_1_BIT,
+        )
+        return self.app
+
+    def keys(self, controller: Controller) -> KeyBindings:
         keys = KeyBindings()
 
         @keys.add("c-c")
@@ -272,18 +412,23 @@ class TuiView:
 
         @keys.add("f1")
         def _help(event: KeyPressEvent) -> None:
-            controller.type("help")
+            self.help_open = not self.help_open
+            self.changed()
 
-        self.app = Application(
-            layout=Layout(root, focused_element=input_area),
-            key_bindings=keys,
-            style=STYLE,
-            full_screen=True,
-            mouse_support=False,
-            refresh_interval=1.0,  # the clocks and claim countdowns run
-            color_depth=None if self.color else ColorDepth.DEPTH_1_BIT,
-        )
-        return self.app
+        @keys.add("escape", filter=Condition(lambda: self.help_open), eager=True)
+        def _close_help(event: KeyPressEvent) -> None:
+            self.help_open = False
+            self.changed()
+
+        @keys.add("pageup")
+        def _back(event: KeyPressEvent) -> None:
+            self.page(1)
+
+        @keys.add("pagedown")
+        def _forward(event: KeyPressEvent) -> None:
+            self.page(-1)
+
+        return keys
 
 
 class _MoveCompleter(Completer):

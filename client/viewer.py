@@ -27,9 +27,10 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style, merge_styles
 
+from client.layout import Plan, plan
 from client.render import render_board
 from client.replay import Replay
-from client.tui import SIDE_WIDTH, STYLE, _fragments, _wrap, board_width
+from client.tui import STYLE, _fragments, _wrap
 
 KEYS = " right/n next   left/p previous   Home/End first/last   q quit "
 
@@ -46,15 +47,22 @@ class ReplayViewer:
         self.app: Application[None] | None = None
         self._current_row = 0
 
-    def columns(self) -> int:
-        return self.app.output.get_size().columns if self.app is not None else 80
+    def terminal(self) -> tuple[int, int]:
+        if self.app is None:
+            return 80, 24
+        size = self.app.output.get_size()
+        return size.columns, size.rows
+
+    def plan(self) -> Plan:
+        """The same layout as the game's screen: the whole board at 80x24 for every size."""
+        return plan(*self.terminal(), self.replay.variant.size)
 
     def wide(self) -> bool:
-        return self.columns() >= board_width(self.replay.variant.size) + 1 + SIDE_WIDTH
+        return self.plan().beside
 
     def side_width(self) -> int:
-        columns = self.columns()
-        return columns - board_width(self.replay.variant.size) - 1 if self.wide() else columns
+        columns = self.terminal()[0]
+        return columns - self.plan().board_columns - 1 if self.wide() else columns
 
     # -- what is drawn ---------------------------------------------------------------
 
@@ -68,7 +76,9 @@ class ReplayViewer:
         ]
 
     def board(self) -> StyleAndTextTuples:
-        return _fragments(render_board(self.replay.state(), ascii=self.ascii))
+        return _fragments(
+            render_board(self.replay.state(), ascii=self.ascii, style=self.plan().style)
+        )
 
     def panel(self) -> StyleAndTextTuples:
         return _fragments(_wrap(self.replay.panel(ascii=self.ascii), self.side_width()))
@@ -87,7 +97,6 @@ class ReplayViewer:
         moves = FormattedTextControl(
             self.moves, get_cursor_position=lambda: Point(0, self._current_row)
         )
-        size = replay.variant.size
 
         def side() -> HSplit:
             return HSplit(
@@ -101,8 +110,8 @@ class ReplayViewer:
         def board_window() -> Window:
             return Window(
                 board,
-                width=Dimension.exact(board_width(size)),
-                height=Dimension(min=1, preferred=2 * size + 3),
+                width=lambda: Dimension.exact(self.plan().board_columns),
+                height=lambda: Dimension(min=self.plan().board_rows, weight=1),
             )
 
         wide = Condition(self.wide)
@@ -113,11 +122,16 @@ class ReplayViewer:
             ),
             ConditionalContainer(HSplit([board_window(), side()]), filter=~wide),
         ]
+        titled = Condition(lambda: self.plan().title)
         root = HSplit(
             [
-                Window(FormattedTextControl(self.title), height=1),
+                ConditionalContainer(
+                    Window(FormattedTextControl(self.title), height=1), filter=titled
+                ),
                 HSplit(layouts),
-                Window(height=1, char=h_line, style="class:grid"),
+                ConditionalContainer(
+                    Window(height=1, char=h_line, style="class:grid"), filter=titled
+                ),
                 Window(FormattedTextControl([("class:coord", KEYS)]), height=1),
             ]
         )

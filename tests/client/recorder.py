@@ -19,6 +19,8 @@ WITHIN = 5.0
 class Recorder:
     """The View protocol, writing everything down."""
 
+    live_board = False
+
     def __init__(self) -> None:
         self.notices: list[tuple[Kind, str]] = []
         self.boards = 0

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from client.describe import clock_text, describe, rooms_text, situation, time_control_text
+from client.describe import (
+    clock_text,
+    describe,
+    result_text,
+    rooms_text,
+    situation,
+    time_control_text,
+)
+from client.status import first_move_note, status_lines
 from protocol.messages import ClockInfo, Result, RoomInfo, TimeControl, VariantSpec
 from tests.client.states import make_state
 
@@ -76,7 +84,9 @@ def test_draw_offers_rematches_and_absences_are_told() -> None:
 def test_clocks_and_time_controls_read_naturally() -> None:
     assert clock_text(299_500) == "4:59"
     assert clock_text(3_725_000) == "1:02:05"
-    assert clock_text(-5) == "0:00"
+    assert clock_text(-5) == "0:00.0"
+    assert clock_text(9_450) == "0:09.4"  # tenths under 10 s
+    assert clock_text(10_000) == "0:10"
     assert time_control_text(TimeControl(base=300, increment=3)) == "5+3"
     assert time_control_text(TimeControl(base=90, increment=0)) == "90s+0"
     assert time_control_text(None) == "untimed"
@@ -103,3 +113,35 @@ def test_the_room_list_is_a_table() -> None:
         *"abc 2 players, 9x9, 10 walls each 5+3 waiting Alice, - (+1 watching)".split()
     ]
     assert rooms_text([])[0].startswith("No public rooms")
+
+
+def test_the_panel_names_players_in_offers_and_uses_the_servers_computer_name() -> None:
+    state = make_state(names=("Alice", "Computer L1"), draw_offers=[1], rematch=[])
+    state.players[1].bot = 1
+    text = ["".join(t for _, t in line) for line in status_lines(state, 0, width=40)]
+    assert "Computer L1 offers a draw" in text
+    assert any(line.startswith("◆ Computer L1 ") for line in text)
+    assert "computer 1" not in "".join(text)
+
+
+def test_a_game_won_by_absence_names_the_absent_player_in_a_two_player_game() -> None:
+    state = make_state(status="finished", result=Result(winner=0, reason="abandon"))
+    assert result_text(state, 0) == "Game over: you win (Bob stayed away)!"
+    assert result_text(state, 1) == "Game over: Alice wins (you stayed away)."
+
+
+def test_clocks_show_low_time_frozen_links_and_the_free_first_move() -> None:
+    clock = ClockInfo(base_ms=60_000, increment_ms=0, remaining_ms=[9_000, 60_000], running=0)
+    state = make_state(clock=clock, ply=2)
+    styles = {style: text for line in status_lines(state, 0) for style, text in line}
+    assert styles["class:clock.low.running"] == "0:09.0"
+    frozen = status_lines(state, 0, elapsed=0.0, link="reconnecting")
+    texts = ["".join(t for _, t in line) for line in frozen]
+    assert "reconnecting: clocks stopped" in texts[0]
+    assert any(style == "class:clock.frozen" for line in frozen for style, _ in line)
+    first = make_state(
+        clock=ClockInfo(base_ms=60_000, increment_ms=0, remaining_ms=[60_000] * 2, running=None)
+    )
+    assert first_move_note(first, 0).startswith("Your first move is free")
+    assert first_move_note(first, 1).startswith("First moves are free")
+    assert first_move_note(state, 0) == ""

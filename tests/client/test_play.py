@@ -81,7 +81,7 @@ async def test_a_move_out_of_turn_is_the_servers_to_refuse(url: str) -> None:
     bob, bob_view, bob_task = await start(url, "Bob", Join(room=room), premove=False)
     await bob_view.wait_for("Alice to move.")
     bob.type("e8")  # not queued without premove: sent, and refused
-    assert await bob_view.wait_for("refused") == "e8 refused: it is seat 0's turn."
+    assert await bob_view.wait_for("refused") == "e8 refused: it is Alice's turn."
     for controller in (alice, bob):
         controller.type("quit")
     await asyncio.gather(alice_task, bob_task)

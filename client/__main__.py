@@ -21,7 +21,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TextIO
 
-from client import archive
+from client import analysis, archive
 from client.connection import ConnectError, Connection, normalize_url
 from client.controller import Controller, Intent
 from client.plain import PlainView, read_lines
@@ -225,6 +225,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--brief", action="store_true", help="plain mode: one line per move, no boards"
     )
 
+    analyse = sub.add_parser(
+        "analyse",
+        parents=common,
+        help="the computer's analysis of a finished game: graph, mistakes, better moves",
+        description="Ask the server to analyse a finished two-player game of its history (its "
+        "number in 'quoridor history'): a graph of the players' chances, every move with its "
+        "mark (?! inaccuracy, ? mistake, ?? blunder) and the better move, and a summary per "
+        "player. The first request for a game takes a few seconds; later ones are instant.",
+    )
+    analyse.add_argument("game", type=int, help="the game's number in the history")
+    analyse.add_argument(
+        "--replay",
+        action="store_true",
+        help="then replay the game with the evaluation beside the board",
+    )
+    analyse.add_argument(
+        "--brief", action="store_true", help="plain replay: one line per move, no boards"
+    )
+
     bot = sub.add_parser(
         "bot",
         parents=[_common(defaults=False, screen=False)],
@@ -290,6 +309,7 @@ async def _bot(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
 
 
 RUNNERS: dict[str, Runner] = {
+    "analyse": analysis.analyse,
     "history": archive.history,
     "replay": archive.replay,
     "bot": _bot,

@@ -132,6 +132,8 @@ def print_replay(shown: Replay, out: TextIO, *, boards: bool = True, ascii: bool
     """The plain mode: every frame in order, a line of words and (with ``boards``) the board."""
     for index in range(len(shown.frames)):
         out.write(shown.line(index) + "\n")
+        if index < len(shown.notes):
+            out.write(shown.notes[index] + "\n")
         if boards:
             out.write(board_text(shown.state(index), ascii=ascii) + "\n\n")
     out.flush()

@@ -116,6 +116,8 @@ class Replay:
     """Why the frames end before the record does (a move the server refused)."""
     index: int = 0
     """The frame on show."""
+    notes: list[str] = field(default_factory=list)
+    """Optional words per frame (the computer's evaluation), shown beside the board."""
 
     def __post_init__(self) -> None:
         seats = self.variant.players
@@ -243,6 +245,8 @@ class Replay:
                 line.append(("class:turn", " <" if ascii else " ◀"))
             lines.append(line)
         lines.append([("class:situation", self.line())])
+        if self.index < len(self.notes):
+            lines.append([("class:situation", self.notes[self.index])])
         return lines
 
     def move_rows(self) -> tuple[list[Line], int]:

@@ -1,0 +1,179 @@
+"""``quoridor analyse GAME``: the computer's analysis of a finished game, in the terminal.
+
+The server does the analysing (the ``analyse`` request); this module only
+draws its answer:
+
+* an evaluation graph: seat 0's win probability after each move, as a chart
+  a few rows high (one column per move, ``^`` under the marked moves), and
+  the same as a one-line sparkline;
+* every move with its mark (``?!`` inaccuracy, ``?`` mistake, ``??``
+  blunder), the score after it and, where the engine preferred another
+  move, the better move and what it would have kept;
+* each player's summary: average win-probability loss and the marks.
+
+``--replay`` then opens the replay viewer (or, in the plain mode, prints each
+position) with the evaluation beside the board.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TextIO
+
+from client.archive import Failure, _connect, _fetch, _is_terminal, _refusal, print_replay
+from client.archive import _server_game as server_game
+from client.connection import ConnectError, Connection
+from protocol.messages import Analyse, AnalysisReply, Error, ErrorCode, MoveAnalysis
+
+SUFFIX = {"inaccuracy": "?!", "mistake": "?", "blunder": "??", None: ""}
+BLOCKS = " ▁▂▃▄▅▆▇█"
+ASCII_LEVELS = " .-=#"
+CHART_ROWS = 5
+POINTERS = {"inaccuracy": "'", "mistake": "^", "blunder": "!"}
+"""Under the chart, the column of each marked move."""
+WAIT = 600.0
+"""Seconds to wait for an analysis: the server computes it behind the games in play."""
+
+
+def seat0_win(move: MoveAnalysis) -> float:
+    """Seat 0's win probability after ``move`` (the reply is from the mover's view)."""
+    return move.win_after if move.seat == 0 else 1.0 - move.win_after
+
+
+def sparkline(values: list[float], *, ascii: bool = False) -> str:
+    """One character per value in 0..1, taller for higher."""
+    levels = ASCII_LEVELS if ascii else BLOCKS
+    top = len(levels) - 1
+    return "".join(levels[round(max(0.0, min(1.0, v)) * top)] for v in values)
+
+
+def chart(values: list[float], marks: list[str | None], *, ascii: bool = False) -> list[str]:
+    """A chart ``CHART_ROWS`` high of values in 0..1 (0.5 is the middle row), one column
+    per value, with a row under it pointing at the marked moves."""
+    full, half = ("#", ".") if ascii else ("█", "▄")
+    rows: list[str] = []
+    for row in range(CHART_ROWS, 0, -1):
+        low, high = (row - 1) / CHART_ROWS, row / CHART_ROWS
+        line = ""
+        for value in values:
+            if value >= high:
+                line += full
+            elif value > low + (high - low) / 2:
+                line += half
+            else:
+                line += " "
+        label = {CHART_ROWS: "100%", (CHART_ROWS + 1) // 2: " 50%", 1: "  0%"}.get(row, "    ")
+        rows.append(f"{label} |{line}")
+    pointers = "".join(POINTERS.get(mark or "", " ") for mark in marks)
+    rows.append(f"     +{'-' * len(values)}")
+    rows.append(f"      {pointers.rstrip()}")
+    return rows
+
+
+def score_text(score: float, win_in: int | None = None) -> str:
+    if win_in is not None:
+        return f"wins in {win_in}" if win_in > 0 else f"loses in {-win_in}"
+    return f"{score:+.1f}"
+
+
+def move_line(move: MoveAnalysis, names: list[str]) -> str:
+    """One move: number, player, move and mark, the evaluation after it, the better move."""
+    number = f"{(move.ply + 1) // 2}." if move.seat == 0 else f"{(move.ply + 1) // 2}..."
+    played = f"{move.move}{SUFFIX[move.mark]}"
+    line = f"{number:<5} {names[move.seat]:<10} {played:<7} {score_text(move.score_after):>6}"
+    line += f"  {move.win_after:4.0%}"
+    if move.best != move.move and move.loss > 0:
+        better = score_text(move.score_before, move.win_in)
+        line += f"   better {move.best} ({better}, {move.win_before:.0%})"
+        if move.mark is not None:
+            line += f" - {move.mark}"
+    return line
+
+
+def report(reply: AnalysisReply, names: list[str], *, ascii: bool = False) -> list[str]:
+    """The whole analysis as lines of text."""
+    values = [seat0_win(move) for move in reply.moves]
+    lines = [
+        f"Game {reply.game}: {names[0]} (seat 0) against {names[1]} (seat 1)",
+        f"Computer analysis, {reply.depth} plies deep. {names[0]}'s chances after each move:",
+        "",
+        *chart(values, [move.mark for move in reply.moves], ascii=ascii),
+        "      (under the chart: ' inaccuracy, ^ mistake, ! blunder)",
+        "",
+        f"     {sparkline(values, ascii=ascii)}",
+        "",
+        "move  player     played   score  win   (score and win: the mover's, after the move)",
+    ]
+    lines += [move_line(move, names) for move in reply.moves]
+    lines.append("")
+    for seat in reply.seats:
+        lines.append(
+            f"{names[seat.seat]}: {seat.moves} moves, average loss {seat.average_loss:.1%}; "
+            f"{seat.inaccuracies} inaccuracies, {seat.mistakes} mistakes, "
+            f"{seat.blunders} blunders"
+        )
+    return lines
+
+
+def frame_notes(reply: AnalysisReply, names: list[str]) -> list[str]:
+    """For the replay: one evaluation line per frame (the start, then after each move)."""
+    notes = []
+    first = reply.moves[0] if reply.moves else None
+    if first is not None:
+        notes.append(
+            f"Eval: {names[0]} {first.win_before:.0%}, best {first.best} "
+            f"({score_text(first.score_before, first.win_in)})"
+        )
+    for move in reply.moves:
+        note = f"Eval: {names[0]} {seat0_win(move):.0%}"
+        if move.mark is not None:
+            note += f"; {move.move}{SUFFIX[move.mark]} {move.mark}, better {move.best}"
+        notes.append(note)
+    return notes
+
+
+async def analyse(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """``quoridor analyse GAME``."""
+    try:
+        connection = await _connect(args)
+        try:
+            record = await _fetch(connection, args.game)
+            reply = await _analysis(connection, args.game)
+            shown = await server_game(connection, record) if args.replay else None
+        finally:
+            await connection.close()
+    except Failure as failure:
+        stderr.write(f"quoridor: {failure}\n")
+        return 1
+    names = record.summary.players
+    stdout.write("\n".join(report(reply, names, ascii=args.ascii)) + "\n")
+    stdout.flush()
+    if shown is None:
+        return 0
+    shown.notes = frame_notes(reply, names)
+    plain = args.plain or not (_is_terminal(stdin) and _is_terminal(stdout))
+    if plain:
+        print_replay(shown, stdout, boards=not args.brief, ascii=args.ascii)
+    else:
+        from client.viewer import run_viewer  # prompt_toolkit only for the full screen
+
+        await run_viewer(shown, ascii=args.ascii, color=args.color and "NO_COLOR" not in os.environ)
+    return 0
+
+
+async def _analysis(connection: Connection, game: int) -> AnalysisReply:
+    try:
+        reply = await connection.ask(Analyse(game=game), within=WAIT)
+    except ConnectError as error:
+        raise Failure(error.message) from None
+    if isinstance(reply, Error):
+        if reply.code == ErrorCode.UNKNOWN_TYPE:
+            raise Failure("this server does not analyse games yet")
+        if reply.code == ErrorCode.CANNOT_ANALYSE:
+            raise Failure(f"game {game} cannot be analysed: {reply.message}")
+        if reply.code == ErrorCode.SERVER_BUSY:
+            raise Failure(f"the server is busy: {reply.message}")
+    if not isinstance(reply, AnalysisReply):
+        raise Failure(_refusal(reply))
+    return reply

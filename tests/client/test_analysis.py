@@ -1,0 +1,73 @@
+"""``quoridor analyse`` against a real server on 127.0.0.1 (the server analyses for real)."""
+
+from __future__ import annotations
+
+import functools
+
+from client.analysis import chart, sparkline
+from protocol.messages import Create, Join, Joined, MoveRequest, VariantSpec
+from tests.client.recorder import until
+from tests.client.test_replay import _answered, command
+from tests.wsclient import Client
+
+BLUNDER_GAME = "c2 d5 c3 d4 c4 b4h e4 d4h c4 d3 b4 d2 d1h c2 b3 c1".split()
+"""5x5, two walls each: Alice's b3 (move 15) lets Bob walk in with c1, where b1h won."""
+
+
+async def finished_game(url: str, moves: list[str]) -> None:
+    """Alice and Bob play ``moves`` on 5x5 with two walls each."""
+    alice, bob = await Client.connect(url, "Alice"), await Client.connect(url, "Bob")
+    await alice.send(Create(variant=VariantSpec(size=5, walls=2)))
+    room = (await alice.expect(Joined)).room
+    await bob.send(Join(room=room))
+    await bob.expect(Joined)
+    players = (alice, bob)
+    for ply, move in enumerate(moves):
+        await players[ply % 2].send(MoveRequest(id=ply, move=move, ply=ply))
+        await until(functools.partial(_answered, players[ply % 2], ply))
+    await alice.close()
+    await bob.close()
+
+
+async def test_analyse_shows_the_graph_the_marks_and_the_better_move(url: str) -> None:
+    await finished_game(url, BLUNDER_GAME)
+    code, out, err = await command(url, "analyse", "1")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == "Game 1: Alice (seat 0) against Bob (seat 1)"
+    chart_rows = [line for line in lines if line.startswith(("100% |", "  0% |"))]
+    assert len(chart_rows) == 2
+    assert all(len(row) <= len("100% |") + len(BLUNDER_GAME) for row in chart_rows)
+    blunder = next(line for line in lines if line.startswith("8. "))
+    assert blunder.split()[:3] == ["8.", "Alice", "b3??"]
+    assert "better b1h (wins in 5, 100%) - blunder" in blunder
+    assert lines[-2].startswith("Alice: 8 moves, average loss")
+    assert "1 blunders" in lines[-2]
+    # Asked again, the stored analysis comes back: the very same report.
+    code, again, _ = await command(url, "analyse", "1")
+    assert (code, again) == (0, out)
+
+
+async def test_analyse_replay_shows_the_evaluation_beside_each_position(url: str) -> None:
+    await finished_game(url, BLUNDER_GAME)
+    code, out, err = await command(url, "analyse", "1", "--replay", "--brief")
+    assert (code, err) == (0, "")
+    evals = [line for line in out.splitlines() if line.startswith("Eval: ")]
+    assert len(evals) == len(BLUNDER_GAME) + 1
+    assert evals[15] == "Eval: Alice 0%; b3?? blunder, better b1h"
+
+
+async def test_analyse_refusals_are_one_sentence(url: str) -> None:
+    code, _, err = await command(url, "analyse", "7")
+    assert code == 1
+    assert err == "quoridor: no game 7 in the server's history (quoridor history lists them)\n"
+
+
+def test_the_graph_draws_probabilities_as_heights() -> None:
+    assert sparkline([0.0, 0.5, 1.0]) == " ▄█"
+    assert sparkline([0.0, 0.5, 1.0], ascii=True) == " -#"
+    rows = chart([1.0, 0.0, 0.55], [None, "blunder", "inaccuracy"], ascii=True)
+    assert rows[0] == "100% |#  "
+    assert rows[2] == " 50% |# ."
+    assert rows[4] == "  0% |# #"
+    assert rows[-1] == "       !'"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 
 from protocol.messages import ErrorCode, Request, RequestId, ServerMessage
@@ -38,8 +40,8 @@ def decode_request(data: bytes | str) -> Request:
     try:
         return _requests.decode(data)
     except msgspec.ValidationError as exc:
-        text = str(exc)
-        unknown = text.endswith("`$.type`") or "required field `type`" in text
+        text = _with_field_path(str(exc))
+        unknown = text.endswith("`$.type`")
         code = ErrorCode.UNKNOWN_TYPE if unknown else ErrorCode.INVALID_FIELD
         raise BadRequest(code, text, request_id(data)) from None
     except msgspec.DecodeError as exc:
@@ -47,6 +49,23 @@ def decode_request(data: bytes | str) -> Request:
     except RecursionError:
         # msgspec recurses once per level of nesting; no request nests more than a few deep.
         raise BadRequest(ErrorCode.MALFORMED_JSON, TOO_DEEP, None) from None
+
+
+_MISSING = re.compile(r"^Object missing required field `([^`]*)`(?: - at `([^`]*)`)?$")
+
+
+def _with_field_path(message: str) -> str:
+    """msgspec's message, naming the path of the field at fault in every case.
+
+    msgspec names the path of a wrong value (``- at `$.variant.size```) but, for a
+    missing field, only the path of the object that lacks it (nothing at the top
+    level); PROTOCOL.md promises the field's own path, so it is added here.
+    """
+    missing = _MISSING.match(message)
+    if missing is None:
+        return message
+    name, parent = missing.group(1), missing.group(2) or "$"
+    return f"Object missing required field `{name}` - at `{parent}.{name}`"
 
 
 def request_id(data: bytes | str) -> RequestId:

@@ -127,6 +127,39 @@ async def test_invalid_field_names_the_path(table: Table) -> None:
     await table.unchanged(before)
 
 
+async def test_a_missing_field_is_named_by_its_path(table: Table) -> None:
+    before = table.snapshot()
+    await table.a.send_raw('{"type": "move", "move": "e2", "id": 1}')
+    error = await table.a.error(ErrorCode.INVALID_FIELD)
+    assert error.message == "Object missing required field `ply` - at `$.ply`"
+    await table.a.send_raw('{"type": "chat"}')
+    assert (await table.a.error(ErrorCode.INVALID_FIELD)).message.endswith("at `$.text`")
+    await table.unchanged(before)
+    lobby = table.b  # a nested object: the whole path
+    await lobby.send(Leave())
+    await lobby.expect(Left)
+    await table.a.state()
+    await lobby.send_raw('{"type": "create", "clock": {"increment": 1}}')
+    error = await lobby.error(ErrorCode.INVALID_FIELD)
+    assert error.message == "Object missing required field `base` - at `$.clock.base`"
+    await lobby.send_raw('{"id": 6}')
+    assert (await lobby.error(ErrorCode.UNKNOWN_TYPE)).message.endswith("at `$.type`")
+
+
+@pytest.mark.parametrize(
+    ("version", "accepted"),
+    [("1.0", True), ("1", True), ("1.7", True), ("10.0", False), ("01", False), ("2.0", False)],
+)
+async def test_the_version_rule(connect: Connect, version: str, accepted: bool) -> None:
+    """PROTOCOL.md section 4: the part before the first dot must be exactly 1."""
+    client = await connect(hello=False)
+    await client.send(Hello(id=1, version=version, name="v"))
+    if accepted:
+        await client.expect(Welcome)
+    else:
+        await client.error(ErrorCode.UNSUPPORTED_VERSION)
+
+
 async def test_unknown_fields_are_ignored(table: Table) -> None:
     await table.a.send_raw('{"type": "move", "move": "e2", "ply": 0, "future": [1]}')
     assert (await table.a.state()).ply == 1

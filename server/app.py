@@ -14,12 +14,10 @@ import errno
 import functools
 import itertools
 import logging
-import multiprocessing
 import socket
 import time
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from http import HTTPStatus
 from ipaddress import IPv4Network, IPv6Network, ip_address
 from typing import cast
@@ -43,6 +41,7 @@ from server.database import Synchronous
 from server.metrics import Metrics
 from server.rooms import Absence
 from server.store import Store, StoreError, StoreLocked
+from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
 
 log = logging.getLogger("quoridor.server")
 
@@ -121,8 +120,9 @@ class GameServer:
         self._drained.set()
         self._unsent: list[Action] = []
         """Actions to carry out at the end of this turn of the event loop (``_send``)."""
-        self._thinkers: ProcessPoolExecutor | None = None
-        """Worker processes for the computer's searches, started on first use."""
+        self.workers = WorkerPool(config.ai_workers)
+        """Worker processes for the computer's searches (and analysis), started on first use."""
+        self.core.computer_busy = lambda: self.workers.saturated
 
     @property
     def port(self) -> int:
@@ -233,8 +233,7 @@ class GameServer:
         self.closed = True
         if self.store is not None:
             await self.store.close()
-        if self._thinkers is not None:
-            self._thinkers.shutdown(wait=False, cancel_futures=True)
+        self.workers.shutdown()
 
     # -- plain HTTP on the same port ------------------------------------------------
 
@@ -468,22 +467,18 @@ class GameServer:
             except Exception as error:  # a transport that just broke: its close follows
                 log.warning("could not write to a client: %s", error, extra={"conn": target})
 
-    def _workers(self) -> ProcessPoolExecutor:
-        """The computer's worker processes, started on first use."""
-        if self._thinkers is None:
-            # spawn, not fork: a forked copy of a running event loop and its sockets is unsafe.
-            context = multiprocessing.get_context("spawn")
-            workers = max(1, self.config.ai_workers)
-            self._thinkers = ProcessPoolExecutor(workers, mp_context=context)
-        return self._thinkers
-
     def _start_analysing(self, step: AnalyseStep) -> None:
-        """Judge one move of a game in a worker process (``server.analysis``)."""
+        """Judge one move of a game in a worker process (``server.analysis``), after the
+        computer's moves in games going on."""
         variant = step.variant
         job = functools.partial(
             review_move, step.moves, step.ply, size=variant.size, walls=variant.walls
         )
-        future = asyncio.get_running_loop().run_in_executor(self._workers(), job)
+        try:
+            future = self.workers.submit(f"analysis:{step.game}", job, ANALYSIS)
+        except PoolFull:
+            self._carry_out(self.core.analysis_step(step.game, step.ply, None))
+            return
         task = asyncio.ensure_future(self._analysed(step, future))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
@@ -497,8 +492,10 @@ class GameServer:
         self._carry_out(self.core.analysis_step(step.game, step.ply, review))
 
     def _start_thinking(self, think: Think) -> None:
-        """Run the computer's search in a worker process; its move comes back as a request."""
-        pool = self._workers()
+        """Run the computer's search in a worker process; its move comes back as a request.
+
+        The room owns the search, so rooms share the workers fairly; it is dropped
+        unstarted if the game moved on meanwhile (a resign, a flag, an ended room)."""
         variant = think.variant
         search = functools.partial(
             choose_move,
@@ -509,7 +506,8 @@ class GameServer:
             level=think.level,
             budget=think.seconds,
         )
-        future = asyncio.get_running_loop().run_in_executor(pool, search)
+        wanted = functools.partial(self.core.still_thinking, think)
+        future = self.workers.submit(f"room:{think.room}", search, MOVE, wanted)
         task = asyncio.ensure_future(self._answer(think, future))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)

@@ -68,8 +68,9 @@ class Config:
         600.0, "seconds a connection outside any room may stay silent before it is closed"
     )
     ai_workers: int = _setting(
-        1,
-        "processes that think for the computer opponents (searches never run in the server's loop)",
+        0,
+        "processes that think for the computer opponents (searches never run in the server's "
+        "loop); 0 is one per core",
     )
     shutdown_delay: float = _setting(
         0.0,

@@ -176,6 +176,8 @@ class Core:
         """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.last_kind = ""
         """The type of the last request received (``invalid`` if it did not decode)."""
+        self.computer_busy: Callable[[], bool] = lambda: False
+        """Whether the computer's workers are saturated (then new computer games are refused)."""
         self._woken: list[Action] = []
         """Moves the computer owes in games taken back by ``restore``."""
 
@@ -403,6 +405,9 @@ class Core:
     # -- lobby -------------------------------------------------------------------
 
     def _create(self, session: Session, request: Create) -> list[Action]:
+        if request.ai is not None and self.computer_busy():
+            message = "the computer players are all busy; try again in a minute, or play a person"
+            return [self._error(session.conn, ErrorCode.SERVER_BUSY, message, request.id)]
         spec = self._variant(request.variant)
         public = not request.private and request.ai is None
         room = self._new_room(spec, public, request.clock, request.match)
@@ -723,6 +728,11 @@ class Core:
             room.code, game.turn, game.ply, list(room.actions), room.spec, holder.bot, holder.think
         )
         return [think]
+
+    def still_thinking(self, think: Think) -> bool:
+        """Whether the computer's move asked for by ``think`` is still awaited."""
+        room = self.rooms.get(think.room)
+        return room is not None and room.game.ply == think.ply and room.bot_to_move() is not None
 
     def bot_move(self, code: str, seat: int, ply: int, move: str | None) -> list[Action]:
         """The computer's answer to a ``Think`` (None: it failed; play any legal move).

@@ -1,0 +1,106 @@
+"""The computer's worker pool: real processes, a fair order, bounded queues."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+
+import pytest
+
+from protocol.messages import AiSpec, Create, ErrorCode, Joined, MoveRequest
+from server.app import GameServer
+from server.config import Config
+from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
+from tests.wsclient import Client
+
+
+def nap(seconds: float) -> functools.partial[None]:
+    return functools.partial(time.sleep, seconds)
+
+
+async def test_a_second_owner_goes_before_the_first_owners_backlog() -> None:
+    pool = WorkerPool(workers=1)
+    await pool.submit("warm-up", nap(0))  # the worker process is started
+    finished: list[str] = []
+
+    async def run(owner: str, name: str) -> None:
+        await pool.submit(owner, nap(0.2), MOVE)
+        finished.append(name)
+
+    greedy = [asyncio.create_task(run("room:a", f"a{n}")) for n in range(3)]
+    await asyncio.sleep(0.05)  # a0 is running, a1 and a2 wait
+    other = asyncio.create_task(run("room:b", "b0"))
+    await asyncio.gather(*greedy, other)
+    pool.shutdown()
+    assert finished == ["a0", "b0", "a1", "a2"]
+
+
+async def test_moves_go_before_analysis() -> None:
+    pool = WorkerPool(workers=1)
+    finished: list[str] = []
+
+    async def run(owner: str, priority: int, name: str) -> None:
+        await pool.submit(owner, nap(0.05), priority)
+        finished.append(name)
+
+    first = asyncio.create_task(run("x", ANALYSIS, "running"))
+    await asyncio.sleep(0)
+    later = [
+        asyncio.create_task(run("y", ANALYSIS, "analysis")),
+        asyncio.create_task(run("z", MOVE, "move")),
+    ]
+    await asyncio.gather(first, *later)
+    pool.shutdown()
+    assert finished == ["running", "move", "analysis"]
+
+
+async def test_queues_are_bounded_per_owner_and_in_all() -> None:
+    pool = WorkerPool(workers=1, per_owner=2, queued=3)
+    futures = [pool.submit("busy", nap(0.3))]  # running
+    futures += [pool.submit("a", nap(0)), pool.submit("a", nap(0))]
+    with pytest.raises(PoolFull, match="one player or room"):
+        pool.submit("a", nap(0))
+    futures.append(pool.submit("b", nap(0)))
+    with pytest.raises(PoolFull, match="all busy"):
+        pool.submit("c", nap(0), ANALYSIS)
+    futures.append(pool.submit("c", nap(0), MOVE))  # a game's move is never refused
+    assert pool.pending == 5
+    assert pool.saturated  # four per worker
+    await asyncio.gather(*futures)
+    pool.shutdown()
+
+
+async def test_work_no_longer_wanted_never_runs() -> None:
+    pool = WorkerPool(workers=1)
+    blocker = pool.submit("x", nap(0.2))
+    dropped = pool.submit("y", nap(5), wanted=lambda: False)
+    started = time.monotonic()
+    await blocker
+    with pytest.raises(asyncio.CancelledError):
+        await dropped
+    assert time.monotonic() - started < 2
+    pool.shutdown()
+
+
+async def test_new_computer_games_are_refused_while_the_workers_are_saturated() -> None:
+    config = Config(port=0, rate=1000, burst=1000, ai_workers=1)
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        players = [await Client.connect(url, f"p{n}") for n in range(5)]
+        for player in players[:4]:  # four long searches: four per worker is saturation
+            await player.send(Create(ai=AiSpec(level=5, seconds=3)))
+            await player.expect(Joined)
+            await player.state()
+            await player.send(MoveRequest(move="e2", ply=0))
+            await player.state()
+        assert server.workers.saturated
+        late = players[4]
+        await late.send(Create(id="late", ai=AiSpec(level=1)))
+        error = await late.error(ErrorCode.SERVER_BUSY)
+        assert error.id == "late"
+        assert "busy" in error.message
+        await late.send(Create(id="human"))  # a game against a person is still fine
+        assert (await late.expect(Joined)).id == "human"
+        for player in players:
+            await player.close()

@@ -1,9 +1,194 @@
-// The browser client's entry point: it only marks the page ready for now.
-// Placeholder text long enough to be worth compressing, so the gzip path is exercised.
-// Placeholder text long enough to be worth compressing, so the gzip path is exercised.
-// Placeholder text long enough to be worth compressing, so the gzip path is exercised.
-// Placeholder text long enough to be worth compressing, so the gzip path is exercised.
-// Placeholder text long enough to be worth compressing, so the gzip path is exercised.
-// Placeholder text long enough to be worth compressing, so the gzip path is exercised.
-// Placeholder text long enough to be worth compressing, so the gzip path is exercised.
-document.body.dataset.ready = "true";
+// @ts-check
+// The browser client's entry point: one connection, a hash router
+// (#/ lobby, #/room/CODE, #/watch/CODE, #/replay/GAME) and the banners.
+import { Connection, serverUrl } from "./connection.js";
+import { $, announce, h } from "./dom.js";
+import { GameView } from "./game.js";
+import { Lobby } from "./lobby.js";
+import { ReplayView } from "./replay.js";
+
+const NAME_KEY = "quoridor.name";
+const SECRET_KEY = "quoridor.secret.";
+
+/** @typedef {{code: string, role: "player"|"spectator", seat: number|null}} Seat */
+
+const main = $("#main");
+const linkBanner = $("#link");
+const toast = $("#toast");
+
+function savedName() {
+  let name = localStorage.getItem(NAME_KEY);
+  if (!name) {
+    name = `Guest ${Math.floor(1000 + Math.random() * 9000)}`;
+    localStorage.setItem(NAME_KEY, name);
+  }
+  return name;
+}
+
+const conn = new Connection(serverUrl(), savedName);
+/** The room this session is in, as the server last said. @type {Seat|null} */
+let seat = null;
+/** @type {GameView|Lobby|ReplayView|null} */
+let view = null;
+let entering = "";
+
+/** @param {string} text */
+function notice(text) {
+  toast.textContent = text;
+  toast.hidden = false;
+  clearTimeout(/** @type {any} */ (toast).timer);
+  /** @type {any} */ (toast).timer = setTimeout(() => { toast.hidden = true; }, 3500);
+}
+
+/** @param {string} hash */
+function go(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+/** @param {string} name */
+function rename(name) {
+  const clean = name.trim().slice(0, 32);
+  if (!clean || clean === savedName()) return;
+  localStorage.setItem(NAME_KEY, clean);
+  if (!seat) conn.restart(); // the name is the session's: a new one is needed
+  notice(`You are now ${clean}`);
+}
+
+/** @param {typeof view} next */
+function show(next) {
+  view?.destroy();
+  view = next;
+}
+
+const app = {
+  go, notice, rename, name: savedName,
+  leave: async () => {
+    await conn.request({ type: "leave" });
+    seat = null;
+    go("#/");
+  },
+};
+
+function route() {
+  const [, kind = "", arg = ""] = location.hash.split("/");
+  const code = decodeURIComponent(arg);
+  if ((kind === "room" || kind === "watch") && code) return enterRoom(code, kind === "watch");
+  if (kind === "replay" && arg) {
+    document.title = "Replay · Quoridor";
+    return show(new ReplayView(main, conn, Number(arg), app));
+  }
+  if (seat) conn.request({ type: "leave" }).then(() => { seat = null; });
+  document.title = "Quoridor";
+  if (!(view instanceof Lobby)) show(new Lobby(main, conn, app));
+  document.body.dataset.view = "lobby";
+}
+
+/**
+ * Take a seat: with the secret kept for this room, else the first free seat,
+ * else watch. (`#/watch/CODE` only watches.)
+ * @param {string} code @param {boolean} watchOnly
+ */
+async function enterRoom(code, watchOnly) {
+  if (seat?.code === code) return openGame();
+  if (conn.status !== "online" || entering === code) return; // the welcome will bring us back
+  entering = code;
+  try {
+    if (seat) {
+      await conn.request({ type: "leave" });
+      seat = null;
+    }
+    const secret = localStorage.getItem(SECRET_KEY + code);
+    let reply = null;
+    if (secret && !watchOnly) {
+      reply = await conn.request({ type: "join", room: code, secret });
+      if (reply.type === "error" && reply.code === "bad_secret") localStorage.removeItem(SECRET_KEY + code);
+    }
+    if (!watchOnly && (!reply || reply.type === "error") && reply?.code !== "room_not_found") reply = await conn.request({ type: "join", room: code });
+    if (reply?.type === "error" && ["room_full", "seat_taken", "game_over"].includes(reply.code)) reply = null;
+    if (!reply) reply = await conn.request({ type: "watch", room: code });
+    if (reply.type === "error") {
+      notice(reply.code === "room_not_found" ? `There is no room ${code}.` : reply.message);
+      go("#/");
+    }
+  } finally {
+    entering = "";
+  }
+}
+
+function openGame() {
+  if (!seat) return;
+  if (view instanceof GameView) view.setSeat(seat);
+  else show(new GameView(main, conn, seat, app));
+  document.title = `${seat.code} · Quoridor`;
+  document.body.dataset.view = "game";
+  document.body.dataset.role = seat.role;
+}
+
+conn.onWelcome = (welcome) => {
+  if (welcome.room) {
+    seat = { code: welcome.room, role: welcome.seat === null ? "spectator" : "player", seat: welcome.seat };
+    if (location.hash !== `#/room/${welcome.room}`) location.hash = `#/room/${welcome.room}`;
+    openGame();
+    return;
+  }
+  // The session did not survive (a new tab, a restarted server, a spectator): start afresh.
+  const wasIn = seat;
+  seat = null;
+  conn.lastEvent = null;
+  if (wasIn && !location.hash.includes(wasIn.code)) location.hash = `#/room/${wasIn.code}`;
+  route();
+};
+
+conn.onMessage = (message) => {
+  switch (message.type) {
+    case "joined": {
+      if (message.secret) localStorage.setItem(SECRET_KEY + message.room, message.secret);
+      const fresh = seat?.code !== message.room;
+      if (fresh) conn.lastEvent = null;
+      seat = { code: message.room, role: message.role, seat: message.seat };
+      if (location.hash !== `#/room/${message.room}` && !location.hash.startsWith(`#/watch/${message.room}`)) {
+        history.replaceState(null, "", `#/room/${message.room}`);
+      }
+      openGame();
+      if (fresh) announce(message.role === "player" ? `You joined room ${message.room}` : `You are watching room ${message.room}`);
+      break;
+    }
+    case "left":
+      if (message.id === null) {
+        notice("Your seat was taken back from another window.");
+        seat = null;
+        go("#/");
+      }
+      break;
+    case "state":
+      if (view instanceof GameView && seat?.code === message.room) view.onState(message);
+      break;
+    case "chat_line":
+      if (view instanceof GameView && seat?.code === message.room) view.onChat(message);
+      break;
+    case "error":
+      if (message.state && view instanceof GameView) view.onState(message.state);
+      break;
+  }
+};
+
+conn.onStatus = (status) => {
+  document.body.dataset.link = status;
+  linkBanner.hidden = status !== "offline";
+  if (status === "offline") announce("Connection lost. Reconnecting…");
+  if (status === "online" && view) announce("Connected");
+};
+
+window.addEventListener("hashchange", route);
+document.addEventListener("keydown", (e) => {
+  if (e.key === "/" && !/** @type {HTMLElement} */ (e.target).closest("input, textarea")) {
+    const command = document.querySelector(".command input");
+    if (command) {
+      e.preventDefault();
+      /** @type {HTMLInputElement} */ (command).focus();
+    }
+  }
+});
+main.append(h("p", { class: "loading", text: "Connecting…" }));
+conn.open();

@@ -1,0 +1,76 @@
+"""A real Chromium for the browser tests: one per session, a fresh server per test.
+
+Playwright drives the system's Chromium (Debian's ``chromium`` package), never a
+browser of its own. Without one, the tests skip on a developer's machine and
+fail under ``CI=true``: CI must never pass by not running them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, async_playwright
+
+from server.app import GameServer
+from server.config import Config
+
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--mute-audio",
+]
+HOW_TO_GET_IT = (
+    "the browser tests need Chromium: apt-get install chromium (Debian/Ubuntu), "
+    "or set QUORIDOR_CHROMIUM to a Chromium or Chrome executable"
+)
+
+
+def chromium_path() -> str | None:
+    explicit = os.environ.get("QUORIDOR_CHROMIUM")
+    if explicit:
+        return explicit if os.access(explicit, os.X_OK) else None
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"browser tests cannot run under CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def browser() -> AsyncIterator[Browser]:
+    path = chromium_path()
+    if path is None:
+        _unavailable(HOW_TO_GET_IT)
+    assert path is not None
+    async with async_playwright() as playwright:
+        try:
+            launched = await playwright.chromium.launch(executable_path=path, args=LAUNCH_ARGS)
+        except Exception as error:  # a broken install: say so, the same way
+            _unavailable(f"{HOW_TO_GET_IT} ({path} did not start: {error})")
+            raise
+        yield launched
+        await launched.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def site() -> AsyncIterator[GameServer]:
+    """A real server in the test's event loop, its database in memory."""
+    config = Config(port=0, rate=1000, burst=1000, grace=30, deliberate_grace=30)
+    async with GameServer(config).running() as running:
+        yield running

@@ -1,0 +1,127 @@
+"""Driving the browser client the way a person does: clicks on squares and grooves, keys."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from playwright.async_api import Browser, BrowserContext, Page
+
+from server.app import GameServer
+
+
+@dataclass
+class Player:
+    """One browser (its own context: storage, cookies) with its page."""
+
+    context: BrowserContext
+    page: Page
+    errors: list[str] = field(default_factory=list)
+
+    async def square_center(self, square: str) -> tuple[float, float]:
+        box = await self.page.locator(f'rect[data-square="{square}"]').bounding_box()
+        assert box is not None, square
+        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+    async def click_square(self, square: str) -> None:
+        x, y = await self.square_center(square)
+        await self.page.mouse.click(x, y)
+
+    async def wall_point(self, wall: str) -> tuple[float, float]:
+        """A point in the wall's groove, a little off its midpoint along the wall."""
+        col, row, orientation = ord(wall[0]) - 97, int(wall[1:-1]), wall[-1]
+
+        def name(c: int, r: int) -> str:
+            return f"{chr(97 + c)}{r}"
+
+        ax, ay = await self.square_center(name(col, row))
+        bx, by = await self.square_center(name(col + 1, row + 1))
+        along = name(col + 1, row) if orientation == "h" else name(col, row + 1)
+        cx, cy = await self.square_center(along)
+        mx, my = (ax + bx) / 2, (ay + by) / 2
+        return mx + (cx - ax) * 0.25, my + (cy - ay) * 0.25
+
+    async def hover_wall(self, wall: str) -> str | None:
+        """Point at a wall's groove; the ghost wall shown, if any."""
+        x, y = await self.wall_point(wall)
+        await self.page.mouse.move(x, y)
+        ghost = self.page.locator(".overlay .ghost")
+        if await ghost.count() == 0:
+            return None
+        return await ghost.get_attribute("data-wall")
+
+    async def place_wall(self, wall: str) -> None:
+        assert await self.hover_wall(wall) == wall
+        x, y = await self.wall_point(wall)
+        await self.page.mouse.click(x, y)
+
+    async def wait_ply(self, ply: int) -> None:
+        await self.page.wait_for_function(
+            f"() => document.body.dataset.ply === '{ply}'", timeout=10_000, polling=50
+        )
+
+    async def banner(self) -> str:
+        return (await self.page.locator(".banner").inner_text()).strip()
+
+
+async def open_player(
+    browser: Browser,
+    site: GameServer,
+    name: str,
+    path: str = "/",
+    viewport: tuple[int, int] = (1280, 800),
+) -> Player:
+    """A new browser context on the site, its name chosen before the first hello."""
+    context = await browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    key = "'quoridor.name'"
+    await context.add_init_script(
+        f"if (!localStorage.getItem({key})) localStorage.setItem({key}, {json.dumps(name)});"
+    )
+    page = await context.new_page()
+    player = Player(context, page)
+    page.on("pageerror", lambda error: player.errors.append(str(error)))
+    page.on(
+        "console",
+        lambda message: player.errors.append(message.text) if message.type == "error" else None,
+    )
+    await page.goto(f"http://127.0.0.1:{site.port}{path}")
+    await page.wait_for_function("() => document.body.dataset.link === 'online'")
+    return player
+
+
+async def create_room(
+    player: Player, size: int = 5, players: int = 2, walls: str = "", clock: str = ""
+) -> str:
+    """Create a room from the lobby form; the room code."""
+    page = player.page
+    await page.wait_for_selector(".lobby form.create")
+    await page.select_option("select[name=players]", str(players))
+    await page.select_option("select[name=size]", str(size))
+    if walls:
+        await page.fill("input[name=walls]", walls)
+    if clock:
+        await page.select_option("select[name=clock]", clock)
+    await page.click("form.create button[type=submit]")
+    await page.wait_for_function("() => document.body.dataset.view === 'game'")
+    await page.wait_for_selector(".banner.waiting")
+    return page.url.rsplit("/", 1)[1]
+
+
+async def game_between(
+    browser: Browser, site: GameServer, size: int = 5, names: tuple[str, ...] = ("Alice", "Bob")
+) -> tuple[list[Player], str]:
+    """Players in one new room, each joined through the room's link."""
+    first = await open_player(browser, site, names[0])
+    code = await create_room(first, size=size, players=len(names))
+    others = [await open_player(browser, site, name, f"/#/room/{code}") for name in names[1:]]
+    everyone = [first, *others]
+    for player in everyone:
+        await player.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    return everyone, code
+
+
+async def close_all(*players: Player) -> None:
+    for player in players:
+        await player.context.close()
+    errors = [error for player in players for error in player.errors]
+    assert not errors, errors

@@ -1,0 +1,188 @@
+"""The rest of the issue's browser checks: a protocol bot, four players, hostile text,
+only legal walls, the keyboard alone, and the page at a phone's and a desktop's size."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+from playwright.async_api import Browser
+
+from engine import Game
+from server.app import GameServer
+from tests.web.pages import Player, close_all, create_room, game_between, open_player
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+HOSTILE = "<img src=x onerror=__pwned=1>"  # fits a name's 32 characters
+
+
+async def test_a_browser_plays_the_protocol_bot(browser: Browser, site: GameServer) -> None:
+    alice = await open_player(browser, site, "Alice")
+    code = await create_room(alice, size=5)
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "client",
+        "bot",
+        "--server",
+        f"ws://127.0.0.1:{site.port}",
+        "--level",
+        "1",
+        "--seconds",
+        "0.05",
+        "--join",
+        code,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        await alice.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+        for ply in (0, 2, 4):
+            await alice.page.wait_for_selector(".banner.turn, .banner.won, .banner.lost")
+            if await alice.page.evaluate("() => document.body.dataset.status") != "playing":
+                break
+            target = alice.page.locator("circle.target").first
+            square = await target.get_attribute("data-target")
+            assert square is not None
+            await alice.click_square(square)
+            await alice.wait_ply(ply + 2)  # the bot answered
+        assert "bot-1" in await alice.page.locator(".players").inner_text()
+    finally:
+        bot.kill()
+        await bot.wait()
+    await close_all(alice)
+
+
+async def test_four_players_from_their_own_side(browser: Browser, site: GameServer) -> None:
+    players, _ = await game_between(browser, site, names=("Ann", "Ben", "Cat", "Dan"))
+    for seat, player in enumerate(players):
+        # Each page shows its own pawn lowest of the four.
+        centers = []
+        for pawn in range(4):
+            box = await player.page.locator(f'[data-pawn="{pawn}"]').bounding_box()
+            assert box is not None
+            centers.append(box["y"] + box["height"] / 2)
+        assert max(centers) == centers[seat], (seat, centers)
+    for ply in range(5):
+        mover = players[ply % 4]
+        square = await mover.page.locator("circle.target").first.get_attribute("data-target")
+        assert square is not None
+        await mover.click_square(square)
+        for player in players:
+            await player.wait_ply(ply + 1)
+    assert await players[0].page.locator(".movelist button").count() == 5
+    await close_all(*players)
+
+
+async def test_player_text_is_shown_as_text(browser: Browser, site: GameServer) -> None:
+    alice = await open_player(browser, site, HOSTILE)
+    code = await create_room(alice)
+    bob = await open_player(browser, site, "Bob", f"/#/room/{code}")
+    await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await alice.page.click("text=Chat")
+    await alice.page.fill(".chatform input", HOSTILE)
+    await alice.page.press(".chatform input", "Enter")
+    await bob.page.click("text=Chat")
+    await bob.page.wait_for_selector(".chatlog li")
+    for page in (alice.page, bob.page):
+        assert HOSTILE in await page.locator(".chatlog").inner_text()
+        assert HOSTILE in await page.locator(".players").inner_text()
+        assert await page.locator("main img").count() == 0
+        assert await page.evaluate("() => window.__pwned") is None
+    await close_all(alice, bob)
+
+
+async def test_only_legal_walls_are_offered(browser: Browser, site: GameServer) -> None:
+    (alice, bob), _ = await game_between(browser, site)
+    await alice.place_wall("a1h")
+    await bob.wait_ply(1)
+    await bob.click_square("c4")
+    await alice.wait_ply(2)
+    await alice.place_wall("c1h")
+    await bob.wait_ply(3)
+    await bob.click_square("c3")
+    await alice.wait_ply(4)
+    # Now d1v would shut Alice (c1) in: a1h and c1h close row 1 but for column e.
+    game = Game.from_moves(["a1h", "c4", "c1h", "c3"], size=5)
+    legal = set(game.legal_walls())
+    assert "d1v" not in legal
+    everything = [f"{c}{r}{o}" for c in "abcd" for r in "1234" for o in "hv"]
+    for wall in everything:
+        shown = await alice.hover_wall(wall)
+        if wall in legal:
+            assert shown == wall, wall
+        else:
+            assert shown is None or shown in legal, (wall, shown)
+            assert shown != wall
+    await alice.page.mouse.move(0, 0)
+    await close_all(alice, bob)
+
+
+async def test_keyboard_alone(browser: Browser, site: GameServer) -> None:
+    (alice, bob), _ = await game_between(browser, site)
+    page = alice.page
+    # The board takes focus with Tab; the cursor starts on Alice's pawn (c1).
+    await page.focus("svg.board")
+    await page.keyboard.press("ArrowUp")
+    await page.keyboard.press("Enter")  # c2
+    await bob.wait_ply(1)
+    await bob.click_square("c4")
+    await alice.wait_ply(2)
+    # Wall mode: the cursor sits on groove crossings; r turns the wall.
+    await page.keyboard.press("w")
+    for key in ("ArrowRight", "ArrowUp", "ArrowUp"):  # c2 -> crossing at (3, 3): c3h
+        await page.keyboard.press(key)
+    await page.keyboard.press("r")
+    await page.keyboard.press("Enter")
+    await bob.wait_ply(3)
+    assert await bob.page.locator('rect.wall[data-wall="c3v"]').count() == 1
+    await bob.click_square("b4")
+    await alice.wait_ply(4)
+    # The command box: "/" focuses it, then notation.
+    await page.keyboard.press("Escape")
+    await page.keyboard.press("/")
+    await page.keyboard.type("d2")
+    await page.keyboard.press("Enter")
+    await bob.wait_ply(5)
+    assert await bob.page.evaluate("() => document.body.dataset.ply") == "5"
+    await close_all(alice, bob)
+
+
+@pytest.mark.parametrize("viewport", [(360, 740), (1440, 900)])
+async def test_the_page_fits_phones_and_desktops(
+    browser: Browser, site: GameServer, viewport: tuple[int, int]
+) -> None:
+    width, height = viewport
+    alice = await open_player(browser, site, "Alice", viewport=viewport)
+    assert await no_horizontal_scroll(alice)
+    code = await create_room(alice, size=9, clock="300+3")
+    bob = await open_player(browser, site, "Bob", f"/#/room/{code}", viewport=viewport)
+    await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    for player in (alice, bob):
+        assert await no_horizontal_scroll(player)
+        size = await player.page.evaluate(
+            "() => [document.documentElement.scrollHeight, innerHeight]"
+        )
+        assert size[0] <= size[1], "a game needs no scrolling"
+        box = await player.page.locator("svg.board").bounding_box()
+        assert box is not None
+        assert box["x"] >= 0
+        assert box["y"] >= 0
+        assert box["x"] + box["width"] <= width
+        assert box["y"] + box["height"] <= height
+        assert box["width"] >= min(width, height) * 0.45
+        for corner in ("a1", "i9"):
+            square = await player.page.locator(f'rect[data-square="{corner}"]').bounding_box()
+            assert square is not None
+            assert square["x"] >= 0
+            assert square["x"] + square["width"] <= width
+    await close_all(alice, bob)
+
+
+async def no_horizontal_scroll(player: Player) -> bool:
+    widths = await player.page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    return bool(widths[0] <= widths[1])

@@ -1,0 +1,81 @@
+"""Losing and taking back a seat in a real Chromium: reload, new tab, dropped link; spectators."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser
+
+from server.app import GameServer
+from tests.web.pages import Player, close_all, game_between, open_player
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+async def play(players: list[Player], moves: list[str], start: int = 0) -> None:
+    for offset, move in enumerate(moves):
+        ply = start + offset
+        await players[ply % len(players)].click_square(move)
+        for player in players:
+            await player.wait_ply(ply + 1)
+
+
+async def test_a_reload_takes_the_seat_back(browser: Browser, site: GameServer) -> None:
+    (alice, bob), code = await game_between(browser, site)
+    await play([alice, bob], ["c2", "c4"])
+    await alice.page.reload()
+    await alice.page.wait_for_function("() => document.body.dataset.link === 'online'")
+    await alice.wait_ply(2)
+    assert alice.page.url.endswith(f"#/room/{code}")
+    assert "Your move" in await alice.banner()
+    await play([alice, bob], ["c3"], start=2)
+    # A new tab has no resume token (sessionStorage is per tab): the seat secret kept
+    # in localStorage takes the seat, and the old tab is told.
+    tab = await alice.context.new_page()
+    await tab.goto(f"http://127.0.0.1:{site.port}/#/room/{code}")
+    second = Player(alice.context, tab)
+    await second.wait_ply(3)
+    await tab.wait_for_function("() => document.body.dataset.role === 'player'")
+    # A background tab draws no animation frames: poll by time.
+    await alice.page.wait_for_function("() => document.body.dataset.view === 'lobby'", polling=100)
+    await bob.click_square("b4")
+    await second.wait_ply(4)
+    assert "Your move" in await second.banner()
+    await close_all(alice, bob)
+
+
+async def test_offline_shows_the_banner_and_play_resumes(
+    browser: Browser, site: GameServer
+) -> None:
+    (alice, bob), _ = await game_between(browser, site)
+    await play([alice, bob], ["c2"])
+    banner = alice.page.locator("#link")
+    assert await banner.is_hidden()
+    await alice.context.set_offline(True)
+    await banner.wait_for(state="visible")
+    assert "Reconnecting" in await banner.inner_text()
+    await bob.page.wait_for_selector('.player[data-seat="0"] .away')
+    await alice.context.set_offline(False)
+    await banner.wait_for(state="hidden")
+    await bob.page.wait_for_selector('.player[data-seat="0"] .dot.on')
+    await play([alice, bob], ["c4", "c3"], start=1)
+    await close_all(alice, bob)
+
+
+async def test_a_spectator_sees_the_game_and_cannot_touch_it(
+    browser: Browser, site: GameServer
+) -> None:
+    (alice, bob), code = await game_between(browser, site)
+    watcher = await open_player(browser, site, "Carol", f"/#/watch/{code}")
+    await watcher.page.wait_for_function("() => document.body.dataset.role === 'spectator'")
+    await play([alice, bob], ["c2", "c4"])
+    await watcher.wait_ply(2)
+    page = watcher.page
+    assert await page.locator(".target").count() == 0
+    assert await page.locator(".chatform").is_hidden()
+    assert await page.locator("text=Resign").count() == 0
+    assert await watcher.hover_wall("b2h") is None
+    assert await page.locator(".command").is_hidden()
+    await watcher.click_square("c3")  # Alice's square to go to: nothing happens
+    await play([alice, bob], ["c3"], start=2)
+    await watcher.wait_ply(3)
+    await close_all(alice, bob, watcher)

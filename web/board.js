@@ -1,0 +1,439 @@
+// @ts-check
+// The SVG board: drawing from the viewer's side, and turning clicks, taps and
+// keys into moves. It holds no rules: it offers only what the state says is
+// legal (legal_pawn_moves, and the legal_walls mask, PROTOCOL.md section 9).
+import { s } from "./dom.js";
+
+const P = 10; // one square plus one groove, in SVG units
+const G = 2.2; // groove width: a wall's thickness
+const M = 6; // margin for the coordinates
+
+export const SEAT_NAMES = ["red", "blue", "green", "yellow"];
+const SHAPES = ["circle", "square", "diamond", "hexagon"];
+
+/** @param {number} col */
+export const letter = (col) => "abcdefghijk"[col];
+
+/** @param {string} name e.g. "e5" @returns {[number, number]} col, row from 0 */
+export function parseSquare(name) {
+  return [name.charCodeAt(0) - 97, Number(name.slice(1)) - 1];
+}
+
+/** @param {string} name e.g. "e3h" @returns {{col: number, row: number, o: "h"|"v"}} */
+export function parseWall(name) {
+  const [col, row] = parseSquare(name.slice(0, -1));
+  return { col, row, o: /** @type {"h"|"v"} */ (name.slice(-1)) };
+}
+
+/** @param {number} col @param {number} row @param {string} [o] */
+export const wallName = (col, row, o = "") => `${letter(col)}${row + 1}${o}`;
+
+/**
+ * Whether the `legal_walls` mask allows a wall (PROTOCOL.md section 9).
+ * @param {string} hex @param {number} size @param {number} col @param {number} row @param {"h"|"v"} o
+ */
+export function wallAllowed(hex, size, col, row, o) {
+  const w = size - 1;
+  if (!hex || col < 0 || row < 0 || col >= w || row >= w) return false;
+  const slot = (o === "v" ? w * w : 0) + row * w + col;
+  const digit = parseInt(hex[hex.length - 1 - (slot >> 2)], 16);
+  return ((digit >> (slot & 3)) & 1) === 1;
+}
+
+/**
+ * Lattice point transforms for quarter turns: the viewer's pawn starts at the bottom.
+ * @param {number} turns 0..3 @param {number} n size
+ * @returns {[(x: number, y: number) => [number, number], (x: number, y: number) => [number, number]]}
+ */
+function transforms(turns, n) {
+  switch (turns) {
+    case 2: return [(x, y) => [n - x, n - y], (x, y) => [n - x, n - y]];
+    case 1: return [(x, y) => [n - y, x], (x, y) => [y, n - x]];
+    case 3: return [(x, y) => [y, n - x], (x, y) => [n - y, x]];
+    default: return [(x, y) => [x, y], (x, y) => [x, y]];
+  }
+}
+
+/**
+ * The view of one position.
+ * @typedef {{
+ *   size: number, players: number, pawns: string[], walls: string[],
+ *   lastMove: string|null, lastFrom: string|null, turn: number|null,
+ *   targets: string[], legalWalls: string, turns: number, interactive: boolean,
+ * }} BoardView
+ */
+
+export class Board {
+  /**
+   * @param {HTMLElement} host
+   * @param {{onMove: (move: string) => void, onPending: (wall: string|null) => void}} handlers
+   */
+  constructor(host, handlers) {
+    this.host = host;
+    this.handlers = handlers;
+    this.svg = /** @type {SVGSVGElement} */ (s("svg", { class: "board", role: "grid", tabindex: 0, "aria-label": "Board" }));
+    host.replaceChildren(this.svg);
+    /** @type {BoardView|null} */
+    this.view = null;
+    /** The wall under the pointer or keyboard cursor, and whether it is only pending a tap. */
+    /** @type {{col: number, row: number, o: "h"|"v"}|null} */
+    this.ghost = null;
+    this.pending = false;
+    this.rotated = false;
+    /** Keyboard cursor in display coordinates; wall mode puts it on a groove crossing. */
+    this.cursor = { x: 0, y: 0, wall: false, o: /** @type {"h"|"v"} */ ("h"), shown: false };
+    this.svg.addEventListener("pointermove", (e) => this.pointerMove(e));
+    this.svg.addEventListener("pointerleave", () => { if (!this.pending) this.setGhost(null); });
+    this.svg.addEventListener("pointerup", (e) => this.pointerUp(e));
+    this.svg.addEventListener("contextmenu", (e) => { e.preventDefault(); this.rotate(); });
+    this.svg.addEventListener("keydown", (e) => this.key(e));
+    this.svg.addEventListener("blur", () => { this.cursor.shown = false; this.drawOverlay(); });
+  }
+
+  /** @param {BoardView} view */
+  render(view) {
+    const sameFrame = this.view && this.view.size === view.size && this.view.turns === view.turns && this.view.players === view.players;
+    this.view = view;
+    const n = view.size;
+    [this.toScreen, this.toLogical] = transforms(view.turns, n);
+    if (!sameFrame) this.drawFrame();
+    this.drawPieces();
+    if (this.ghost && !this.ghostLegal(this.ghost)) this.setGhost(null);
+    else this.drawOverlay();
+  }
+
+  /** Lattice point (logical) -> SVG coordinates. @param {number} x @param {number} y @returns {[number, number]} */
+  point(x, y) {
+    const [dx, dy] = /** @type {any} */ (this.toScreen)(x, y);
+    return [dx * P, (/** @type {BoardView} */ (this.view).size - dy) * P];
+  }
+
+  drawFrame() {
+    const view = /** @type {BoardView} */ (this.view);
+    const n = view.size;
+    const span = n * P;
+    this.svg.setAttribute("viewBox", `${-M} ${-G} ${span + M + G} ${span + M + G}`);
+    const frame = s("g", { class: "frame" });
+    frame.append(s("rect", { class: "bed", x: -G / 2, y: -G / 2, width: span + G, height: span + G, rx: 1.2 }));
+    this.drawGoals(frame);
+    for (let col = 0; col < n; col++) {
+      for (let row = 0; row < n; row++) {
+        const [x, y] = this.squareCorner(col, row);
+        frame.append(s("rect", {
+          class: "square", x, y, width: P - G, height: P - G, rx: 0.8, "data-square": wallName(col, row),
+        }));
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const [bottomCol, bottomRow] = this.logicalSquare(i, 0);
+      const [leftCol, leftRow] = this.logicalSquare(0, i);
+      const even = view.turns % 2 === 0;
+      frame.append(s("text", { class: "coord", x: i * P + P / 2 - G / 2, y: span + M - 1.6, text: even ? letter(bottomCol) : String(bottomRow + 1) }));
+      frame.append(s("text", { class: "coord", x: -M / 2 - 0.4, y: (n - i) * P - P / 2 + 1.2, text: even ? String(leftRow + 1) : letter(leftCol) }));
+    }
+    this.pieces = s("g", { class: "pieces" });
+    this.overlay = s("g", { class: "overlay" });
+    this.svg.replaceChildren(frame, this.pieces, this.overlay);
+  }
+
+  /** A coloured strip on each seat's goal edge, so a glance tells where everyone runs. @param {SVGElement} frame */
+  drawGoals(frame) {
+    const view = /** @type {BoardView} */ (this.view);
+    const n = view.size;
+    const edges = view.players === 2 ? [[0, n, n, n], [0, 0, n, 0]] : [[0, n, n, n], [n, 0, n, n], [0, 0, n, 0], [0, 0, 0, n]];
+    edges.forEach(([x1, y1, x2, y2], seat) => {
+      const [ax, ay] = this.point(x1, y1);
+      const [bx, by] = this.point(x2, y2);
+      frame.append(s("line", { class: `goal seat${seat}`, x1: ax, y1: ay, x2: bx, y2: by }));
+    });
+  }
+
+  /** Top-left SVG corner of a logical square. @param {number} col @param {number} row @returns {[number, number]} */
+  squareCorner(col, row) {
+    const [ax, ay] = this.point(col, row);
+    const [bx, by] = this.point(col + 1, row + 1);
+    return [Math.min(ax, bx) + G / 2, Math.min(ay, by) + G / 2];
+  }
+
+  /** The logical square shown at display column i, display row j (0 at the bottom). @param {number} i @param {number} j */
+  logicalSquare(i, j) {
+    const [x, y] = /** @type {any} */ (this.toLogical)(i + 0.5, j + 0.5);
+    return [Math.floor(x), Math.floor(y)];
+  }
+
+  drawPieces() {
+    const view = /** @type {BoardView} */ (this.view);
+    const g = /** @type {SVGElement} */ (this.pieces);
+    const items = [];
+    if (view.lastFrom) {
+      const [x, y] = this.center(view.lastFrom);
+      items.push(s("circle", { class: "from", cx: x, cy: y, r: 1.2 }));
+    }
+    if (view.lastMove && !/[hv]$/.test(view.lastMove)) {
+      const [col, row] = parseSquare(view.lastMove);
+      const [x, y] = this.squareCorner(col, row);
+      items.push(s("rect", { class: "last", x, y, width: P - G, height: P - G, rx: 0.8 }));
+    }
+    for (const wall of view.walls) items.push(this.wallShape(parseWall(wall), wall === view.lastMove ? "wall last-wall" : "wall"));
+    if (view.interactive) {
+      for (const target of view.targets) {
+        const [x, y] = this.center(target);
+        items.push(s("circle", { class: "target", cx: x, cy: y, r: 1.6, "data-target": target }));
+      }
+    }
+    view.pawns.forEach((square, seat) => items.push(this.pawn(seat, square, seat === view.turn)));
+    g.replaceChildren(...items);
+  }
+
+  /** @param {string} square */
+  center(square) {
+    const [col, row] = parseSquare(square);
+    const [x, y] = this.squareCorner(col, row);
+    return [x + (P - G) / 2, y + (P - G) / 2];
+  }
+
+  /** @param {number} seat @param {string} square @param {boolean} toMove */
+  pawn(seat, square, toMove) {
+    const [x, y] = this.center(square);
+    const r = 3;
+    const cls = `pawn seat${seat}${toMove ? " to-move" : ""}`;
+    const label = `${SEAT_NAMES[seat]} pawn on ${square}`;
+    switch (SHAPES[seat]) {
+      case "square":
+        return s("rect", { class: cls, x: x - r * 0.88, y: y - r * 0.88, width: r * 1.76, height: r * 1.76, rx: 0.6, "aria-label": label, "data-pawn": seat });
+      case "diamond":
+        return s("polygon", { class: cls, points: `${x},${y - r * 1.15} ${x + r * 1.15},${y} ${x},${y + r * 1.15} ${x - r * 1.15},${y}`, "aria-label": label, "data-pawn": seat });
+      case "hexagon": {
+        const pts = [0, 1, 2, 3, 4, 5].map((k) => {
+          const a = Math.PI / 6 + (k * Math.PI) / 3;
+          return `${(x + r * 1.05 * Math.cos(a)).toFixed(2)},${(y + r * 1.05 * Math.sin(a)).toFixed(2)}`;
+        });
+        return s("polygon", { class: cls, points: pts.join(" "), "aria-label": label, "data-pawn": seat });
+      }
+      default:
+        return s("circle", { class: cls, cx: x, cy: y, r, "aria-label": label, "data-pawn": seat });
+    }
+  }
+
+  /** @param {{col: number, row: number, o: "h"|"v"}} wall @param {string} cls */
+  wallShape(wall, cls) {
+    const [mx, my] = this.point(wall.col + 1, wall.row + 1);
+    const turns = /** @type {BoardView} */ (this.view).turns;
+    const horizontal = (wall.o === "h") === (turns % 2 === 0);
+    const long = 2 * P - G - 0.3;
+    const thick = G - 0.25;
+    const attrs = horizontal
+      ? { x: mx - long / 2, y: my - thick / 2, width: long, height: thick }
+      : { x: mx - thick / 2, y: my - long / 2, width: thick, height: long };
+    return s("rect", { class: cls, ...attrs, rx: 0.5, "data-wall": wallName(wall.col, wall.row, wall.o) });
+  }
+
+  // -- input ----------------------------------------------------------------
+
+  /** The logical lattice position of a pointer event. @param {PointerEvent} e @returns {[number, number]} */
+  logicalAt(e) {
+    const pt = this.svg.createSVGPoint();
+    pt.x = e.clientX;
+    pt.y = e.clientY;
+    const local = pt.matrixTransform(/** @type {DOMMatrix} */ (this.svg.getScreenCTM()).inverse());
+    const n = /** @type {BoardView} */ (this.view).size;
+    return /** @type {any} */ (this.toLogical)(local.x / P, n - local.y / P);
+  }
+
+  /** What lies under the pointer: a square, a wall, or nothing. @param {PointerEvent} e */
+  hit(e) {
+    const view = this.view;
+    if (!view) return null;
+    const n = view.size;
+    const [x, y] = this.logicalAt(e);
+    if (x < 0 || y < 0 || x > n || y > n) return null;
+    const offX = Math.abs(x - Math.round(x));
+    const offY = Math.abs(y - Math.round(y));
+    const band = (G / 2 + 0.9) / P;
+    if (Math.min(offX, offY) > band) return { square: wallName(Math.floor(x), Math.floor(y)) };
+    const horizontal = offY <= offX;
+    const line = Math.round(horizontal ? y : x);
+    const along = horizontal ? x : y;
+    if (line < 1 || line > n - 1) return null;
+    const mid = Math.min(n - 1, Math.max(1, Math.round(along)));
+    const alt = Math.min(n - 1, Math.max(1, along >= mid ? mid + 1 : mid - 1));
+    /** @param {number} m @returns {{col: number, row: number, o: "h"|"v"}} */
+    const make = (m) => (horizontal ? { col: m - 1, row: line - 1, o: "h" } : { col: line - 1, row: m - 1, o: "v" });
+    let wall = make(mid);
+    if (!this.ghostLegal(this.turned(wall)) && this.ghostLegal(this.turned(make(alt)))) wall = make(alt);
+    return { wall: this.turned(wall) };
+  }
+
+  /** The wall with the rotation asked for applied. @param {{col: number, row: number, o: "h"|"v"}} wall */
+  turned(wall) {
+    return this.rotated ? { ...wall, o: /** @type {"h"|"v"} */ (wall.o === "h" ? "v" : "h") } : wall;
+  }
+
+  /** @param {{col: number, row: number, o: "h"|"v"}} wall */
+  ghostLegal(wall) {
+    const view = this.view;
+    return !!view && view.interactive && wallAllowed(view.legalWalls, view.size, wall.col, wall.row, wall.o);
+  }
+
+  /** @param {PointerEvent} e */
+  pointerMove(e) {
+    if (e.pointerType !== "mouse" || this.pending) return;
+    const hit = this.hit(e);
+    this.svg.classList.toggle("pointing", !!hit?.square && this.isTarget(hit.square));
+    this.setGhost(hit?.wall && this.ghostLegal(hit.wall) ? hit.wall : null);
+  }
+
+  /** @param {PointerEvent} e */
+  pointerUp(e) {
+    if (e.button !== 0 || !this.view?.interactive) return;
+    const hit = this.hit(e);
+    if (!hit) return;
+    if (hit.square) {
+      if (this.isTarget(hit.square)) {
+        this.clearPending();
+        this.handlers.onMove(hit.square);
+      }
+      return;
+    }
+    const wall = hit.wall;
+    if (!wall) return;
+    if (e.pointerType === "mouse") {
+      if (this.ghostLegal(wall)) this.handlers.onMove(wallName(wall.col, wall.row, wall.o));
+      return;
+    }
+    // Touch: the first tap shows the wall to confirm; tapping it again turns it.
+    const same = this.pending && this.ghost && this.ghost.col === wall.col && this.ghost.row === wall.row;
+    if (same) this.rotate();
+    else if (this.ghostLegal(wall)) {
+      this.pending = true;
+      this.setGhost(wall);
+    }
+  }
+
+  /** @param {string} square */
+  isTarget(square) {
+    return !!this.view?.interactive && this.view.targets.includes(square);
+  }
+
+  rotate() {
+    if (this.ghost) {
+      const other = { ...this.ghost, o: /** @type {"h"|"v"} */ (this.ghost.o === "h" ? "v" : "h") };
+      this.rotated = !this.rotated;
+      if (this.ghostLegal(other)) this.setGhost(other);
+    } else {
+      this.rotated = !this.rotated;
+    }
+    if (this.cursor.wall) {
+      this.cursor.o = this.cursor.o === "h" ? "v" : "h";
+      this.drawOverlay();
+    }
+  }
+
+  /** Confirm the wall waiting for a tap (touch screens). */
+  confirm() {
+    if (this.ghost && this.pending && this.ghostLegal(this.ghost)) {
+      const name = wallName(this.ghost.col, this.ghost.row, this.ghost.o);
+      this.clearPending();
+      this.handlers.onMove(name);
+    }
+  }
+
+  clearPending() {
+    this.pending = false;
+    this.rotated = false;
+    this.setGhost(null);
+  }
+
+  /** @param {{col: number, row: number, o: "h"|"v"}|null} wall */
+  setGhost(wall) {
+    const before = this.ghost ? wallName(this.ghost.col, this.ghost.row, this.ghost.o) : null;
+    this.ghost = wall;
+    const after = wall ? wallName(wall.col, wall.row, wall.o) : null;
+    if (before === after) return;
+    if (!wall) this.pending = false;
+    this.drawOverlay();
+    this.handlers.onPending(this.pending ? after : null);
+  }
+
+  drawOverlay() {
+    const overlay = this.overlay;
+    const view = this.view;
+    if (!overlay || !view) return;
+    const items = [];
+    if (this.ghost) items.push(this.wallShape(this.ghost, this.pending ? "ghost pending" : "ghost"));
+    if (this.cursor.shown && view.interactive) {
+      const { x, y, wall, o } = this.cursor;
+      if (wall) {
+        const [lx, ly] = /** @type {any} */ (this.toLogical)(x, y);
+        const logical = this.logicalWallAt(lx, ly, o);
+        if (this.ghostLegal(logical)) items.push(this.wallShape(logical, "ghost"));
+        items.push(s("circle", { class: "cursor", cx: x * P, cy: (view.size - y) * P, r: 1.8 }));
+      } else {
+        items.push(s("rect", { class: "cursor", x: x * P + G / 2 - 0.4, y: (view.size - y - 1) * P + G / 2 - 0.4, width: P - G + 0.8, height: P - G + 0.8, rx: 1 }));
+      }
+    }
+    overlay.replaceChildren(...items);
+  }
+
+  /** The wall through a logical lattice point, with a screen orientation. @param {number} lx @param {number} ly @param {"h"|"v"} screenO */
+  logicalWallAt(lx, ly, screenO) {
+    const turns = /** @type {BoardView} */ (this.view).turns;
+    const o = /** @type {"h"|"v"} */ ((screenO === "h") === (turns % 2 === 0) ? "h" : "v");
+    return { col: lx - 1, row: ly - 1, o };
+  }
+
+  /** @param {KeyboardEvent} e */
+  key(e) {
+    const view = this.view;
+    if (!view) return;
+    if (!this.cursor.shown && e.key !== "Tab") {
+      this.cursor.shown = true; // the cursor appears once the keyboard is used
+      this.drawOverlay();
+    }
+    const n = view.size;
+    const c = this.cursor;
+    const moves = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+    if (e.key in moves) {
+      const [mx, my] = moves[/** @type {keyof typeof moves} */ (e.key)];
+      const [lo, hi] = c.wall ? [1, n - 1] : [0, n - 1];
+      c.x = Math.min(hi, Math.max(lo, c.x + mx));
+      c.y = Math.min(hi, Math.max(lo, c.y + my));
+      c.shown = true;
+      this.drawOverlay();
+      e.preventDefault();
+      return;
+    }
+    if (e.key === "w" || e.key === "W") {
+      c.wall = !c.wall;
+      c.x = Math.min(n - 1, Math.max(c.wall ? 1 : 0, c.x));
+      c.y = Math.min(n - 1, Math.max(c.wall ? 1 : 0, c.y));
+      this.drawOverlay();
+    } else if (e.key === "r" || e.key === "R") {
+      this.rotate();
+    } else if (e.key === "Escape") {
+      c.wall = false;
+      this.clearPending();
+    } else if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      if (!view.interactive) return;
+      if (c.wall) {
+        const [lx, ly] = /** @type {any} */ (this.toLogical)(c.x, c.y);
+        const wall = this.logicalWallAt(lx, ly, c.o);
+        if (this.ghostLegal(wall)) this.handlers.onMove(wallName(wall.col, wall.row, wall.o));
+      } else {
+        const [col, row] = this.logicalSquare(c.x, c.y);
+        const square = wallName(col, row);
+        if (this.isTarget(square)) this.handlers.onMove(square);
+      }
+    }
+  }
+
+  /** Put the keyboard cursor on a square (the viewer's own pawn, at the start). @param {string} square */
+  placeCursor(square) {
+    if (!this.view) return;
+    const [col, row] = parseSquare(square);
+    const [dx, dy] = /** @type {any} */ (this.toScreen)(col + 0.5, row + 0.5);
+    this.cursor.x = Math.floor(dx);
+    this.cursor.y = Math.floor(dy);
+  }
+}

@@ -1,0 +1,177 @@
+// @ts-check
+// The websocket to the server: hello, resume after a lost link, request ids.
+// It knows the protocol's lifecycle (PROTOCOL.md sections 3 and 21), never the rules.
+
+const VERSION = "1.0";
+const TOKEN_KEY = "quoridor.resume";
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
+
+/**
+ * @typedef {{type: string, id?: any, [key: string]: any}} Message
+ * @typedef {"connecting"|"online"|"offline"} LinkStatus
+ */
+
+export class Connection {
+  /**
+   * @param {string} url
+   * @param {() => string} name the player's name, read at every hello
+   */
+  constructor(url, name) {
+    this.url = url;
+    this.name = name;
+    /** @type {WebSocket|null} */
+    this.ws = null;
+    /** @type {LinkStatus} */
+    this.status = "connecting";
+    this.session = "";
+    /** Highest room event seen: the `last_event` of a resume. @type {number|null} */
+    this.lastEvent = null;
+    this.prefix = Math.random().toString(36).slice(2, 7) + "-";
+    this.counter = 0;
+    this.attempt = 0;
+    /** @type {Map<string, (message: Message) => void>} */
+    this.waiting = new Map();
+    /** @type {(message: Message) => void} */
+    this.onMessage = () => {};
+    /** @type {(status: LinkStatus) => void} */
+    this.onStatus = () => {};
+    /** Called with each `welcome` (fresh or resumed). @type {(welcome: Message) => void} */
+    this.onWelcome = () => {};
+    /** @type {ReturnType<typeof setTimeout>|undefined} */
+    this.retry = undefined;
+    this.greeted = false;
+    window.addEventListener("offline", () => this.drop());
+    window.addEventListener("online", () => this.reconnectNow());
+  }
+
+  open() {
+    clearTimeout(this.retry);
+    this.setStatus("connecting");
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    this.greeted = false;
+    ws.onopen = () => this.hello();
+    ws.onmessage = (event) => this.receive(JSON.parse(String(event.data)));
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.setStatus("offline");
+      this.scheduleRetry();
+    };
+  }
+
+  /** Start over as a new session (a new name): the old one is left behind. */
+  restart() {
+    sessionStorage.removeItem(TOKEN_KEY);
+    this.lastEvent = null;
+    const old = this.ws;
+    this.ws = null;
+    old?.close(1000, "new session");
+    this.open();
+  }
+
+  /** The link is gone (the browser says it is offline): show it at once and retry. */
+  drop() {
+    const old = this.ws;
+    if (!old) return;
+    this.ws = null;
+    old.close(4001, "offline");
+    this.setStatus("offline");
+    this.scheduleRetry();
+  }
+
+  reconnectNow() {
+    if (this.ws) return;
+    this.attempt = 0;
+    this.open();
+  }
+
+  scheduleRetry() {
+    clearTimeout(this.retry);
+    const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    this.attempt += 1;
+    this.retry = setTimeout(() => this.open(), delay);
+  }
+
+  hello() {
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    /** @type {Message} */
+    const hello = { type: "hello", version: VERSION, name: this.name().slice(0, 32) };
+    if (token) {
+      hello.resume = token;
+      hello.last_event = this.lastEvent;
+    }
+    this.request(hello, true).then((reply) => {
+      if (reply.type === "error" && reply.code === "bad_token") {
+        sessionStorage.removeItem(TOKEN_KEY);
+        this.lastEvent = null;
+        this.hello();
+      } else if (reply.type === "error" && reply.code === "invalid_field") {
+        this.name = () => `Guest ${Math.floor(1000 + Math.random() * 9000)}`; // a name the server refused
+        this.hello();
+      }
+    });
+  }
+
+  /** @param {Message} message */
+  receive(message) {
+    if (message.type === "welcome") {
+      sessionStorage.setItem(TOKEN_KEY, message.resume_token);
+      this.session = message.session;
+      this.greeted = true;
+      this.attempt = 0;
+      this.setStatus("online");
+      this.onWelcome(message);
+    }
+    if ((message.type === "state" || message.type === "chat_line") && message.id !== undefined) {
+      if (this.lastEvent === null || message.event > this.lastEvent) this.lastEvent = message.event;
+    }
+    const id = message.id;
+    if (typeof id === "string" && this.waiting.has(id) && this.isMine(message)) {
+      const resolve = this.waiting.get(id);
+      this.waiting.delete(id);
+      resolve?.(message);
+    }
+    this.onMessage(message);
+  }
+
+  /** Ids carry this page's prefix, so another client's id is never taken for ours. @param {Message} message */
+  isMine(message) {
+    return typeof message.id === "string" && message.id.startsWith(this.prefix);
+  }
+
+  /**
+   * Send a request; the promise gets its reply (or the error in its place).
+   * @param {Message} message
+   * @param {boolean} [beforeHello] allowed before the welcome
+   * @returns {Promise<Message>}
+   */
+  request(message, beforeHello = false) {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN || (!this.greeted && !beforeHello)) {
+      return Promise.resolve({ type: "error", code: "offline", message: "not connected" });
+    }
+    const id = `${this.prefix}${++this.counter}`;
+    const reply = new Promise((resolve) => this.waiting.set(id, resolve));
+    ws.send(JSON.stringify({ ...message, id }));
+    return /** @type {Promise<Message>} */ (reply);
+  }
+
+  /** @param {LinkStatus} status */
+  setStatus(status) {
+    if (status === this.status) return;
+    this.status = status;
+    if (status === "offline") {
+      // Requests in flight will never be answered on this link.
+      for (const resolve of this.waiting.values()) resolve({ type: "error", code: "offline", message: "connection lost" });
+      this.waiting.clear();
+    }
+    this.onStatus(status);
+  }
+}
+
+/** The websocket URL of the server that sent this page. */
+export function serverUrl() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}/`;
+}

@@ -1,0 +1,449 @@
+// @ts-check
+// The game page: board, players and clocks, actions, move list, chat.
+// It renders the latest `state` and sends requests; the server decides everything.
+import { Board, SEAT_NAMES } from "./board.js";
+import { $, announce, fill, h, s } from "./dom.js";
+import { clockText, moveText, resultText, seatName, variantText } from "./words.js";
+
+const LOW_TIME_MS = 20_000;
+
+/**
+ * @typedef {import("./connection.js").Connection} Connection
+ * @typedef {{code: string, role: "player"|"spectator", seat: number|null}} Seat
+ */
+
+export class GameView {
+  /**
+   * @param {HTMLElement} root
+   * @param {Connection} conn
+   * @param {Seat} seat
+   * @param {{leave: () => void, notice: (text: string) => void}} app
+   */
+  constructor(root, conn, seat, app) {
+    this.conn = conn;
+    this.seat = seat;
+    this.app = app;
+    /** @type {any} */
+    this.state = null;
+    this.receivedAt = 0;
+    /** Ply shown from the move list; null follows the game. @type {number|null} */
+    this.viewing = null;
+    /** @type {{key: string, frames: any[]}|null} */
+    this.frames = null;
+    /** Pawn squares of the state before this one, to mark where the last move came from. */
+    this.previous = /** @type {any} */ (null);
+    this.confirming = false;
+    this.timer = setInterval(() => this.tick(), 100);
+    this.build(root);
+  }
+
+  build(/** @type {HTMLElement} */ root) {
+    const boardHost = h("div", { class: "board-host" });
+    this.wallbar = h("div", { class: "wallbar", hidden: true },
+      h("span", { class: "wallbar-text" }),
+      h("button", { type: "button", class: "primary", text: "Place wall", onclick: () => this.board.confirm() }),
+      h("button", { type: "button", text: "Rotate", onclick: () => this.board.rotate() }),
+      h("button", { type: "button", text: "Cancel", onclick: () => this.board.clearPending() }),
+    );
+    this.banner = h("div", { class: "banner", role: "status" });
+    this.playersList = h("ol", { class: "players", "aria-label": "Players" });
+    this.actions = h("div", { class: "actions" });
+    this.moveList = h("ol", { class: "movelist", "aria-label": "Moves" });
+    this.liveButton = h("button", { type: "button", class: "live", hidden: true, text: "Back to live ▸", onclick: () => this.showPly(null) });
+    this.chatLog = h("ol", { class: "chatlog", "aria-label": "Chat" });
+    this.chatInput = /** @type {HTMLInputElement} */ (h("input", { type: "text", maxLength: 300, placeholder: "Say something…", "aria-label": "Chat message", autocomplete: "off" }));
+    this.chatForm = h("form", { class: "chatform", onsubmit: (/** @type {Event} */ e) => this.sendChat(e) }, this.chatInput, h("button", { type: "submit", text: "Send" }));
+    this.command = /** @type {HTMLInputElement} */ (h("input", { type: "text", placeholder: "Type a move: e2, e3h", "aria-label": "Move in notation", autocomplete: "off", spellcheck: false, maxLength: 8 }));
+    const commandForm = this.commandForm = h("form", { class: "command", onsubmit: (/** @type {Event} */ e) => this.sendCommand(e) }, this.command, h("button", { type: "submit", text: "Play" }));
+    this.tabMoves = h("button", { type: "button", role: "tab", "aria-selected": "true", text: "Moves", onclick: () => this.tab("moves") });
+    this.tabChat = h("button", { type: "button", role: "tab", "aria-selected": "false", text: "Chat", onclick: () => this.tab("chat") });
+    this.movesPanel = h("div", { class: "panel moves", role: "tabpanel" }, this.liveButton, this.moveList);
+    this.chatPanel = h("div", { class: "panel chat", role: "tabpanel", hidden: true }, this.chatLog, this.chatForm);
+    this.title = h("div", { class: "room-title" });
+    const side = h("aside", { class: "side" },
+      this.title, this.banner, this.playersList, this.actions, commandForm,
+      h("div", { class: "tabs", role: "tablist" }, this.tabMoves, this.tabChat),
+      this.movesPanel, this.chatPanel,
+    );
+    this.root = h("div", { class: "game" }, h("div", { class: "board-area" }, boardHost, this.wallbar), side);
+    root.replaceChildren(this.root);
+    this.board = new Board(boardHost, {
+      onMove: (move) => this.play(move),
+      onPending: (wall) => this.pendingWall(wall),
+    });
+    this.keys = (/** @type {KeyboardEvent} */ e) => this.historyKeys(e);
+    document.addEventListener("keydown", this.keys);
+  }
+
+  destroy() {
+    clearInterval(this.timer);
+    document.removeEventListener("keydown", this.keys);
+  }
+
+  /** @param {"moves"|"chat"} which */
+  tab(which) {
+    const chat = which === "chat";
+    this.chatPanel.hidden = !chat;
+    this.movesPanel.hidden = chat;
+    this.tabChat.setAttribute("aria-selected", String(chat));
+    this.tabMoves.setAttribute("aria-selected", String(!chat));
+    this.tabChat.classList.remove("unread");
+    if (chat) this.chatInput.focus();
+  }
+
+  /** The seat's view turns: the viewer's own pawn starts at the bottom. */
+  turns() {
+    const seat = this.seat.seat;
+    if (seat === null || !this.state) return 0;
+    return this.state.variant.players === 2 ? (seat === 1 ? 2 : 0) : seat;
+  }
+
+  get isPlayer() {
+    return this.seat.role === "player" && this.seat.seat !== null;
+  }
+
+  /** @param {Seat} seat */
+  setSeat(seat) {
+    this.seat = seat;
+    if (this.state) this.render();
+  }
+
+  // -- messages ---------------------------------------------------------------
+
+  /** @param {any} state */
+  onState(state) {
+    const old = this.state;
+    if (old && state.event < old.event) return; // an older state arrived late: ignore
+    if (old && state.event === old.event && state.ply === old.ply && state.status === old.status) {
+      this.state = state;
+      this.receivedAt = performance.now();
+      this.render();
+      return;
+    }
+    this.previous = old && old.game === state.game && old.ply === state.ply - 1 ? old.pawns : null;
+    this.state = state;
+    this.receivedAt = performance.now();
+    this.describe(old, state);
+    this.render();
+  }
+
+  /** Announce what changed, in words. @param {any} old @param {any} state */
+  describe(old, state) {
+    const name = (/** @type {number} */ seat) => seatName(state, seat);
+    if (state.last_move && (!old || old.ply !== state.ply || old.game !== state.game) && state.ply > 0) {
+      announce(moveText(state.last_move.move, name(state.last_move.seat)));
+    }
+    if (state.status === "finished" && old?.status !== "finished") announce(resultText(state.result, name));
+    if (state.status === "playing" && old && old.game !== state.game) announce(`Game ${state.game} starts`);
+  }
+
+  /** @param {any} line */
+  onChat(line) {
+    const item = h("li", {}, h("b", { class: `seat${line.seat}`, text: `${line.name}: ` }), h("span", { text: line.text }));
+    this.chatLog.append(item);
+    this.chatLog.scrollTop = this.chatLog.scrollHeight;
+    if (this.chatPanel.hidden) this.tabChat.classList.add("unread");
+    announce(`${line.name} says: ${line.text}`);
+  }
+
+  /** @param {any} error */
+  onError(error) {
+    if (error.code === "offline") return;
+    this.app.notice(error.message);
+    announce(`Error: ${error.message}`);
+    if (error.state) this.onState(error.state);
+  }
+
+  // -- requests ---------------------------------------------------------------
+
+  /** @param {string} move */
+  async play(move) {
+    const state = this.state;
+    if (!state || !this.myTurn()) return;
+    window.quoridorTimes = { ...(window.quoridorTimes ?? {}), input: performance.timeOrigin + performance.now() };
+    const reply = await this.conn.request({ type: "move", move, ply: state.ply });
+    if (reply.type === "error") this.onError(reply);
+  }
+
+  myTurn() {
+    const state = this.state;
+    return !!state && this.isPlayer && state.status === "playing" && state.turn === this.seat.seat && this.viewing === null;
+  }
+
+  /** @param {Event} e */
+  sendCommand(e) {
+    e.preventDefault();
+    const text = this.command.value.trim().toLowerCase();
+    if (!text) return;
+    if (!this.myTurn()) {
+      this.app.notice(this.isPlayer ? "It is not your turn." : "Spectators cannot move.");
+      return;
+    }
+    this.command.value = "";
+    this.play(text);
+  }
+
+  /** @param {Event} e */
+  async sendChat(e) {
+    e.preventDefault();
+    const text = this.chatInput.value.trim();
+    if (!text) return;
+    this.chatInput.value = "";
+    const reply = await this.conn.request({ type: "chat", text });
+    if (reply.type === "error") this.onError(reply);
+  }
+
+  /** @param {Record<string, any>} message */
+  async act(message) {
+    const reply = await this.conn.request(message);
+    if (reply.type === "error") this.onError(reply);
+  }
+
+  /** @param {string|null} wall */
+  pendingWall(wall) {
+    this.wallbar.hidden = !wall;
+    if (wall) $(".wallbar-text", this.wallbar).textContent = `Wall ${wall}?`;
+  }
+
+  // -- drawing ----------------------------------------------------------------
+
+  render() {
+    const state = this.state;
+    if (!state) return;
+    fill(this.title, h("span", { class: "code", text: state.room }), " ", h("span", { class: "variant", text: variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 }) }));
+    this.renderBoard();
+    this.renderPlayers();
+    this.renderBanner();
+    this.renderActions();
+    this.renderMoves();
+    this.chatForm.hidden = !this.isPlayer;
+    this.commandForm.hidden = !this.isPlayer;
+    document.body.dataset.ply = String(state.ply);
+    document.body.dataset.status = state.status;
+    window.quoridorTimes = { ...(window.quoridorTimes ?? {}), render: performance.timeOrigin + performance.now() };
+  }
+
+  renderBoard() {
+    const state = this.state;
+    const frame = this.viewing !== null ? this.frames?.frames[this.viewing] : null;
+    const live = !frame;
+    const firstDraw = !this.board.view;
+    this.board.render({
+      size: state.variant.size,
+      players: state.variant.players,
+      pawns: frame ? frame.pawns : state.pawns,
+      walls: frame ? frame.walls : state.walls,
+      lastMove: frame ? frame.last_move : state.last_move?.move ?? null,
+      lastFrom: live && this.previous && state.last_move && !/[hv]$/.test(state.last_move.move) ? this.previous[state.last_move.seat] : null,
+      turn: frame ? (frame.winner === null ? frame.turn : null) : state.turn,
+      targets: this.myTurn() ? state.legal_pawn_moves : [],
+      legalWalls: this.myTurn() ? state.legal_walls : "",
+      turns: this.turns(),
+      interactive: this.myTurn(),
+    });
+    if (firstDraw && this.isPlayer) this.board.placeCursor(state.pawns[/** @type {number} */ (this.seat.seat)]);
+    this.root.classList.toggle("my-turn", this.myTurn());
+  }
+
+  renderPlayers() {
+    const state = this.state;
+    const items = state.players.map((/** @type {any} */ player, /** @type {number} */ seat) => {
+      const toMove = state.status === "playing" && state.turn === seat;
+      const you = this.isPlayer && seat === this.seat.seat;
+      const classes = ["player", `seat${seat}`];
+      if (toMove) classes.push("to-move");
+      if (!player.active) classes.push("out");
+      if (you) classes.push("you");
+      const status = !player.name ? "free seat" : player.bot ? `computer, level ${player.bot}` : player.connected ? "online" : "away";
+      return h("li", { class: classes.join(" "), "data-seat": seat },
+        swatch(seat),
+        h("span", { class: "who" },
+          h("span", { class: "name", text: player.name ?? "waiting…" }),
+          h("span", { class: "meta" },
+            h("span", { class: `dot ${player.connected || player.bot ? "on" : "off"}`, title: status, "aria-label": status }),
+            you ? " you · " : " ",
+            `${state.distances[seat] >= 0 ? state.distances[seat] : "–"} to go`,
+            player.claim_in_ms !== null && player.active ? h("span", { class: "away", "data-claim": player.claim_in_ms }) : null,
+          ),
+        ),
+        stock(state.walls_left[seat], state.variant.walls),
+        state.clock ? h("span", { class: "clock", "data-seat": seat }) : null,
+      );
+    });
+    this.playersList.replaceChildren(...items);
+    this.tick();
+  }
+
+  /** Clocks and away countdowns, counted down from the last state's figures. */
+  tick() {
+    const state = this.state;
+    if (!state) return;
+    const elapsed = performance.now() - this.receivedAt;
+    if (state.clock) {
+      for (const node of this.playersList.querySelectorAll(".clock")) {
+        const seat = Number(/** @type {HTMLElement} */ (node).dataset.seat);
+        const running = state.clock.running === seat;
+        const ms = state.clock.remaining_ms[seat] - (running ? elapsed : 0);
+        node.textContent = clockText(ms);
+        node.classList.toggle("running", running);
+        node.classList.toggle("low", ms < Math.min(LOW_TIME_MS, state.clock.base_ms / 4));
+      }
+    }
+    let claimable = false;
+    for (const node of this.playersList.querySelectorAll(".away")) {
+      const left = Number(/** @type {HTMLElement} */ (node).dataset.claim) - elapsed;
+      node.textContent = left > 0 ? ` · away, claim in ${Math.ceil(left / 1000)} s` : " · away, can be claimed";
+      if (left <= 0) claimable = true;
+    }
+    const claim = this.actions.querySelector(".claim");
+    if (claim) /** @type {HTMLButtonElement} */ (claim).disabled = !claimable;
+  }
+
+  renderBanner() {
+    const state = this.state;
+    const name = (/** @type {number} */ seat) => seatName(state, seat);
+    let text = "";
+    let kind = "";
+    if (state.status === "waiting") {
+      const link = `${location.origin}/#/room/${state.room}`;
+      fill(this.banner, h("span", { text: "Waiting for players. Send this link: " }),
+        h("a", { href: link, class: "share", text: link }),
+        h("button", { type: "button", class: "copy", text: "Copy", onclick: () => navigator.clipboard?.writeText(link).then(() => this.app.notice("Link copied")) }));
+      this.banner.className = "banner waiting";
+      return;
+    }
+    if (state.status === "finished") {
+      text = resultText(state.result, name);
+      const mine = this.isPlayer && state.result?.winner === this.seat.seat;
+      kind = state.result?.winner === null ? "draw" : mine ? "won" : this.isPlayer ? "lost" : "over";
+      if (state.match) text += ` · match ${state.match.scores.join("–")}${state.match.over ? " (over)" : ""}`;
+    } else if (this.viewing !== null) {
+      text = `Viewing move ${this.viewing} of ${state.ply}`;
+      kind = "history";
+    } else if (this.myTurn()) {
+      text = "Your move";
+      kind = "turn";
+    } else if (state.turn !== null) {
+      text = `${name(state.turn)} to move`;
+    }
+    if (state.draw_offers.length && state.status === "playing") text += ` · draw offered by ${state.draw_offers.map(name).join(", ")}`;
+    this.banner.className = `banner ${kind}`;
+    this.banner.textContent = text;
+  }
+
+  renderActions() {
+    const state = this.state;
+    const buttons = [];
+    if (this.isPlayer) {
+      const me = /** @type {number} */ (this.seat.seat);
+      if (state.status === "playing" && state.players[me].active) {
+        if (this.confirming) {
+          buttons.push(h("button", { type: "button", class: "danger", text: "Really resign?", onclick: () => { this.confirming = false; this.act({ type: "resign" }); } }));
+          buttons.push(h("button", { type: "button", text: "Keep playing", onclick: () => { this.confirming = false; this.renderActions(); } }));
+        } else {
+          buttons.push(h("button", { type: "button", text: "Resign", onclick: () => { this.confirming = true; this.renderActions(); } }));
+        }
+        const others = state.draw_offers.filter((/** @type {number} */ seat) => seat !== me);
+        if (state.draw_offers.includes(me)) buttons.push(h("button", { type: "button", disabled: true, text: "Draw offered" }));
+        else if (others.length) {
+          buttons.push(h("button", { type: "button", class: "primary", text: "Accept draw", onclick: () => this.act({ type: "draw", action: "accept" }) }));
+          buttons.push(h("button", { type: "button", text: "Decline", onclick: () => this.act({ type: "draw", action: "decline" }) }));
+        } else buttons.push(h("button", { type: "button", text: "Offer draw", onclick: () => this.act({ type: "draw", action: "offer" }) }));
+        const seats = state.players.filter((/** @type {any} */ p) => p.active).length;
+        if (state.ply < seats) buttons.push(h("button", { type: "button", text: "Abort", onclick: () => this.act({ type: "abort" }) }));
+        if (state.players.some((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.active && p.claim_in_ms !== null)) {
+          buttons.push(h("button", { type: "button", class: "claim", disabled: true, text: "Claim win", onclick: () => this.act({ type: "claim" }) }));
+        }
+      }
+      if (state.status === "finished" && (!state.match || state.match.over)) {
+        const asked = state.rematch.includes(me);
+        buttons.push(h("button", { type: "button", class: "primary", disabled: asked, text: asked ? `Rematch asked (${state.rematch.length}/${state.variant.players})` : state.rematch.length ? `Accept rematch (${state.rematch.length}/${state.variant.players})` : "Rematch", onclick: () => this.act({ type: "rematch" }) }));
+      }
+    }
+    this.confirming = this.confirming && state.status === "playing";
+    buttons.push(h("button", { type: "button", class: "leave", text: "Leave", onclick: () => this.app.leave() }));
+    this.actions.replaceChildren(...buttons);
+    this.tick();
+  }
+
+  renderMoves() {
+    const state = this.state;
+    const per = state.variant.players;
+    const items = [];
+    let round = 0;
+    let moves = 0;
+    state.moves.forEach((/** @type {string} */ move, /** @type {number} */ action) => {
+      // replay_frames has a frame after every action, retirements included: index by action.
+      const frame = action + 1;
+      if (move.startsWith("retire ")) {
+        items.push(h("li", { class: "retire", text: `${SEAT_NAMES[Number(move.slice(7))]} left` }));
+        return;
+      }
+      if (moves % per === 0) {
+        round += 1;
+        items.push(h("li", { class: "round", text: `${round}.` }));
+      }
+      moves += 1;
+      const button = h("button", { type: "button", class: frame === this.viewing ? "shown" : "", text: move, "data-ply": frame, onclick: () => this.showPly(frame) });
+      items.push(h("li", {}, button));
+    });
+    this.moveList.replaceChildren(...items);
+    this.liveButton.hidden = this.viewing === null;
+    if (this.viewing === null) this.moveList.parentElement?.scrollTo({ top: 1e6 });
+  }
+
+  /** Show the position after `ply` moves (null: the game as it is now). @param {number|null} ply */
+  async showPly(ply) {
+    const state = this.state;
+    if (!state) return;
+    if (ply === null || ply >= state.moves.length) {
+      this.viewing = null;
+      this.render();
+      return;
+    }
+    // Retirements are actions too: the frame index counts them (replay_frames has one per action).
+    const key = `${state.game}:${state.moves.length}`;
+    if (this.frames?.key !== key) {
+      const reply = await this.conn.request({ type: "replay", variant: state.variant, moves: state.moves });
+      if (reply.type !== "replay_frames") return this.onError(reply);
+      this.frames = { key, frames: reply.frames };
+    }
+    this.viewing = Math.max(0, Math.min(ply, this.frames.frames.length - 1));
+    this.render();
+  }
+
+  /** ← → Home End step through the game's moves, as in the replay viewer. @param {KeyboardEvent} e */
+  historyKeys(e) {
+    const target = /** @type {HTMLElement} */ (e.target);
+    if (!this.state || target.closest("input, textarea, svg")) return;
+    const now = this.viewing ?? this.state.moves.length;
+    const last = this.state.moves.length;
+    const next = { ArrowLeft: now - 1, ArrowRight: now + 1, Home: 0, End: last }[e.key];
+    if (next === undefined) return;
+    e.preventDefault();
+    this.showPly(next >= last ? null : Math.max(0, next));
+  }
+}
+
+/** A small pawn of the seat's colour and shape, for the players panel. @param {number} seat */
+export function swatch(seat) {
+  const svg = s("svg", { class: "swatch", viewBox: "0 0 10 10", "aria-hidden": "true" });
+  const shapes = [
+    s("circle", { cx: 5, cy: 5, r: 4 }),
+    s("rect", { x: 1.3, y: 1.3, width: 7.4, height: 7.4, rx: 1 }),
+    s("polygon", { points: "5,0.5 9.5,5 5,9.5 0.5,5" }),
+    s("polygon", { points: "9.2,5 7.1,8.6 2.9,8.6 0.8,5 2.9,1.4 7.1,1.4" }),
+  ];
+  const shape = shapes[seat];
+  shape.setAttribute("class", `pawn seat${seat}`);
+  svg.append(shape);
+  return svg;
+}
+
+/** Walls left, drawn as a stock of little walls (a number past ten). @param {number} left @param {number} total */
+function stock(left, total) {
+  const box = h("span", { class: "stock", title: `${left} walls left`, "aria-label": `${left} walls left` });
+  if (total > 10) box.append(h("span", { class: "count", text: `▮ ${left}` }));
+  else for (let i = 0; i < total; i++) box.append(h("i", { class: i < left ? "full" : "used" }));
+  return box;
+}

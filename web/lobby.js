@@ -1,0 +1,156 @@
+// @ts-check
+// The lobby: your name, create a room, join by code, quick match, the open
+// rooms (polled while shown) and the recent games.
+import { fill, h } from "./dom.js";
+import { ago, variantText } from "./words.js";
+
+const CLOCKS = [["", "Untimed"], ["60+0", "1+0 bullet"], ["180+2", "3+2 blitz"], ["300+3", "5+3 blitz"], ["600+5", "10+5 rapid"], ["900+10", "15+10 rapid"]];
+
+/**
+ * @typedef {import("./connection.js").Connection} Connection
+ * @typedef {{go: (hash: string) => void, notice: (text: string) => void, rename: (name: string) => void, name: () => string}} App
+ */
+
+export class Lobby {
+  /** @param {HTMLElement} root @param {Connection} conn @param {App} app */
+  constructor(root, conn, app) {
+    this.conn = conn;
+    this.app = app;
+    this.build(root);
+    this.refresh();
+    this.poll = setInterval(() => this.refresh(), 4000);
+  }
+
+  destroy() {
+    clearInterval(this.poll);
+    if (this.queued) this.conn.request({ type: "leave" });
+  }
+
+  build(/** @type {HTMLElement} */ root) {
+    const field = (/** @type {string} */ label, /** @type {HTMLElement} */ control) => h("label", { class: "field" }, h("span", { text: label }), control);
+    const select = (/** @type {string} */ name, /** @type {string[][]} */ options, /** @type {string} */ chosen) =>
+      h("select", { name }, ...options.map(([value, text]) => h("option", { value, text, selected: value === chosen })));
+    this.nameInput = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "name", maxLength: 32, required: true, value: this.app.name(), autocomplete: "nickname" }));
+    const nameForm = h("form", { class: "name-form", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.app.rename(this.nameInput.value); } },
+      field("Your name", this.nameInput), h("button", { type: "submit", text: "Save" }));
+    this.form = /** @type {HTMLFormElement} */ (h("form", { class: "create", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.create(); } },
+      h("div", { class: "row" },
+        field("Players", select("players", [["2", "2 players"], ["4", "4 players"]], "2")),
+        field("Board", select("size", [["5", "5×5"], ["7", "7×7"], ["9", "9×9"], ["11", "11×11"]], "9")),
+        field("Walls each", h("input", { type: "number", name: "walls", min: 0, max: 30, placeholder: "standard" })),
+      ),
+      h("div", { class: "row" },
+        field("Clock", select("clock", CLOCKS, "")),
+        field("Opponent", select("ai", [["", "People"], ["1", "Computer 1 (beginner)"], ["2", "Computer 2"], ["3", "Computer 3 (club)"], ["4", "Computer 4"], ["5", "Computer 5 (expert)"]], "")),
+      ),
+      h("div", { class: "row checks" },
+        h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }), " Private (link only)"),
+        h("label", { class: "check" }, h("input", { type: "checkbox", name: "match" }), " Two-game match"),
+      ),
+      h("div", { class: "row buttons" },
+        h("button", { type: "submit", class: "primary", text: "Create room" }),
+        h("button", { type: "button", text: "Quick match", onclick: () => this.quickMatch() }),
+      ),
+    ));
+    this.queueNote = h("p", { class: "queue", hidden: true });
+    this.codeInput = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "code", maxLength: 32, placeholder: "room code or link", autocomplete: "off", spellcheck: false }));
+    const joinForm = h("form", { class: "join", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.join(false); } },
+      field("Join a room", this.codeInput),
+      h("div", { class: "row buttons" }, h("button", { type: "submit", class: "primary", text: "Join" }), h("button", { type: "button", text: "Watch", onclick: () => this.join(true) })));
+    this.rooms = h("tbody");
+    this.games = h("tbody");
+    root.replaceChildren(h("div", { class: "lobby" },
+      h("section", { class: "card hero" }, h("h1", { text: "Quoridor" }), h("p", { class: "tagline", text: "Race your pawn across the board. Wall your opponents in — but never shut them out." }), nameForm),
+      h("section", { class: "card" }, h("h2", { text: "New game" }), this.form, this.queueNote),
+      h("section", { class: "card" }, h("h2", { text: "Join" }), joinForm),
+      h("section", { class: "card wide" }, h("h2", { text: "Open rooms" }), h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", { text: "Players" }), h("th", { text: "Game" }), h("th", { text: "" }))), this.rooms)),
+      h("section", { class: "card wide" }, h("h2", { text: "Recent games" }), h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", { text: "Players" }), h("th", { text: "Result" }), h("th", { text: "" }))), this.games)),
+    ));
+  }
+
+  /** The form's choices as protocol objects. */
+  choices() {
+    const data = new FormData(this.form);
+    const walls = String(data.get("walls") ?? "");
+    const variant = { players: Number(data.get("players")), size: Number(data.get("size")), walls: walls === "" ? null : Number(walls) };
+    const clockText = String(data.get("clock") ?? "");
+    const clock = clockText ? { base: Number(clockText.split("+")[0]), increment: Number(clockText.split("+")[1]) } : null;
+    const ai = String(data.get("ai") ?? "");
+    return { variant, clock, ai: ai ? { level: Number(ai) } : null, private: data.get("private") === "on", match: data.get("match") === "on" };
+  }
+
+  async create() {
+    const choice = this.choices();
+    const reply = await this.conn.request({ type: "create", ...choice });
+    if (reply.type === "error") this.app.notice(reply.message);
+  }
+
+  async quickMatch() {
+    if (this.queued) {
+      this.queued = false;
+      this.queueNote.hidden = true;
+      await this.conn.request({ type: "leave" });
+      return;
+    }
+    const { variant, clock } = this.choices();
+    const reply = await this.conn.request({ type: "quick_match", variant, clock });
+    if (reply.type === "error") return this.app.notice(reply.message);
+    if (reply.type === "queued") {
+      this.queued = true;
+      fill(this.queueNote, `Looking for ${variant.players === 4 ? "three opponents" : "an opponent"} (${variantText(reply.variant, clock)})… `,
+        h("button", { type: "button", text: "Cancel", onclick: () => this.quickMatch() }));
+      this.queueNote.hidden = false;
+    }
+  }
+
+  /** @param {boolean} watch */
+  join(watch) {
+    const text = this.codeInput.value.trim();
+    const code = text.includes("/room/") ? text.split("/room/").pop() ?? "" : text;
+    if (!code) return;
+    this.app.go(`#/${watch ? "watch" : "room"}/${encodeURIComponent(code)}`);
+  }
+
+  async refresh() {
+    if (this.conn.status !== "online") return;
+    const [rooms, history] = await Promise.all([
+      this.conn.request({ type: "list_rooms" }),
+      this.conn.request({ type: "history", limit: 12 }),
+    ]);
+    if (rooms.type === "rooms") this.showRooms(rooms.rooms);
+    if (history.type === "history_list") this.showGames(history.games);
+  }
+
+  /** @param {any[]} rooms */
+  showRooms(rooms) {
+    if (!rooms.length) {
+      this.rooms.replaceChildren(h("tr", {}, h("td", { colSpan: 3, class: "empty", text: "No open rooms. Create one, or try a quick match." })));
+      return;
+    }
+    this.rooms.replaceChildren(...rooms.map((room) => {
+      const free = room.status === "waiting" && room.players.includes(null);
+      const names = room.players.map((/** @type {string|null} */ name) => name ?? "—").join(" vs ");
+      return h("tr", {},
+        h("td", { class: "names", text: names }),
+        h("td", { text: `${variantText(room.variant, room.clock)}${room.match ? " · match" : ""}${room.spectators ? ` · ${room.spectators} watching` : ""}` }),
+        h("td", { class: "act" }, free
+          ? h("button", { type: "button", class: "primary", text: "Join", onclick: () => this.app.go(`#/room/${room.room}`) })
+          : h("button", { type: "button", text: "Watch", onclick: () => this.app.go(`#/watch/${room.room}`) })));
+    }));
+  }
+
+  /** @param {any[]} games */
+  showGames(games) {
+    if (!games.length) {
+      this.games.replaceChildren(h("tr", {}, h("td", { colSpan: 3, class: "empty", text: "No finished games yet." })));
+      return;
+    }
+    this.games.replaceChildren(...games.map((game) => {
+      const winner = game.winner === null ? (game.reason === "draw" ? "draw" : game.reason) : `${game.players[game.winner]} won`;
+      return h("tr", {},
+        h("td", { class: "names", text: game.players.join(" vs ") }),
+        h("td", { text: `${winner} · ${game.plies} moves · ${ago(game.finished)}` }),
+        h("td", { class: "act" }, h("button", { type: "button", text: "Replay", onclick: () => this.app.go(`#/replay/${game.game}`) })));
+    }));
+  }
+}

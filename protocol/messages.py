@@ -56,6 +56,8 @@ class ErrorCode(StrEnum):
     CANNOT_ABORT = "cannot_abort"
     GAME_NOT_OVER = "game_not_over"
     GAME_NOT_FOUND = "game_not_found"
+    CANNOT_HINT = "cannot_hint"
+    CANNOT_TAKE_BACK = "cannot_take_back"
     CANNOT_ANALYSE = "cannot_analyse"
     SERVER_BUSY = "server_busy"
 
@@ -190,6 +192,18 @@ class Rematch(Struct, kw_only=True, tag="rematch"):
     id: RequestId = None
 
 
+class Hint(Struct, kw_only=True, tag="hint"):
+    """Ask the computer which move it would play for you (casual games against it only)."""
+
+    id: RequestId = None
+
+
+class Takeback(Struct, kw_only=True, tag="takeback"):
+    """Take back your last move and the computer's reply (casual games against it only)."""
+
+    id: RequestId = None
+
+
 class Chat(Struct, kw_only=True, tag="chat"):
     """Say something to the room (players only; everyone in the room reads it)."""
 
@@ -257,6 +271,8 @@ Request = (
     | Abort
     | Rematch
     | Chat
+    | Hint
+    | Takeback
     | History
     | FetchGame
     | ReplayRequest
@@ -552,6 +568,15 @@ class AnalysisReply(Struct, kw_only=True, tag="analysis"):
     seats: list[SeatAnalysis]
 
 
+class Suggestion(Struct, kw_only=True, tag="suggestion"):
+    """The answer to ``hint``: the move the computer would play in your place."""
+
+    id: RequestId = None
+    ply: int
+    """The position it is for (the game's ``ply`` when you asked)."""
+    move: Notation
+
+
 class ChatMessage(Struct, kw_only=True, tag="chat_line"):
     """A chat line, pushed to everyone in the room; it is a room event."""
 
@@ -586,5 +611,6 @@ ServerMessage = (
     | GameRecordReply
     | ReplayFrames
     | AnalysisReply
+    | Suggestion
     | Error
 )

@@ -36,7 +36,7 @@ from engine.ai.evaluation import MoveReview, review_move
 from server import http, static
 from server.analysis import AnalyseStep
 from server.config import Config
-from server.core import Action, Close, Core, Limits, Send, Think
+from server.core import HINT_LEVEL, HINT_SECONDS, Action, Close, Core, Limits, Send, Suggest, Think
 from server.database import Synchronous
 from server.metrics import Metrics
 from server.rooms import Absence
@@ -447,6 +447,8 @@ class GameServer:
                 self._start_thinking(action)
             elif isinstance(action, AnalyseStep):
                 self._start_analysing(action)
+            elif isinstance(action, Suggest):
+                self._start_hint(action)
 
     def _write(self, send: Send) -> None:
         """Write one text frame to every target still open and reading.
@@ -490,6 +492,30 @@ class GameServer:
             log.exception("a step of the analysis of game %d failed", step.game)
             review = None
         self._carry_out(self.core.analysis_step(step.game, step.ply, review))
+
+    def _start_hint(self, suggest: Suggest) -> None:
+        """The computer's move for a player who asked for a hint, in a worker process."""
+        variant = suggest.variant
+        search = functools.partial(
+            choose_move,
+            suggest.actions,
+            size=variant.size,
+            walls=variant.walls,
+            level=HINT_LEVEL,
+            budget=HINT_SECONDS,
+        )
+        future = asyncio.get_running_loop().run_in_executor(self._workers(), search)
+        task = asyncio.ensure_future(self._hinted(suggest, future))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _hinted(self, suggest: Suggest, future: asyncio.Future[str]) -> None:
+        try:
+            move: str | None = await future
+        except Exception:
+            log.exception("the computer's hint failed", extra={"room": suggest.room})
+            move = None
+        self._carry_out(self.core.hint_move(suggest, move))
 
     def _start_thinking(self, think: Think) -> None:
         """Run the computer's search in a worker process; its move comes back as a request.

@@ -43,6 +43,7 @@ from protocol.messages import (
     FetchGame,
     Frame,
     Hello,
+    Hint,
     History,
     HistoryList,
     Join,
@@ -62,6 +63,8 @@ from protocol.messages import (
     Resign,
     Rooms,
     State,
+    Suggestion,
+    Takeback,
     TimeControl,
     VariantSpec,
     Watch,
@@ -90,7 +93,7 @@ CLOSE_REPLACED = 4000
 """Close code for a connection whose session was resumed on a newer one."""
 
 
-InRoomRequest = MoveRequest | Resign | Draw | Claim | Abort | Rematch | Chat
+InRoomRequest = MoveRequest | Resign | Draw | Claim | Abort | Rematch | Chat | Hint | Takeback
 """Requests that act in the room the session is in."""
 
 
@@ -117,7 +120,22 @@ class Think(NamedTuple):
     seconds: float | None
 
 
-Action = Send | Close | Think | AnalyseStep
+class Suggest(NamedTuple):
+    """Ask the computer for a hint for ``conn`` at ``ply``; answer with ``Core.hint_move``."""
+
+    conn: int
+    request: RequestId
+    room: str
+    ply: int
+    actions: list[str]
+    variant: VariantSpec
+
+
+HINT_LEVEL = 5
+HINT_SECONDS = 1.0
+"""How the computer thinks for a hint: its strongest level, a fixed second."""
+
+Action = Send | Close | Think | AnalyseStep | Suggest
 
 
 @dataclass(frozen=True)
@@ -170,6 +188,8 @@ class Core:
         self._tiebreak = 0
         self.history = GameHistory(self.limits.history)
         self.analyses = Analyses(self.limits.analyses, self.limits.analyses_per_session)
+        self._hinting: set[int] = set()
+        """Connections whose hint the computer is working out (one each at a time)."""
         self.journal = Journal()
         """Changes for the database (off until an adapter with one turns it on)."""
         self.counters: Counter[str] = Counter()
@@ -209,6 +229,7 @@ class Core:
         """The connection is gone (``deliberate``: the client closed it cleanly)."""
         connection = self.connections.pop(conn)
         self.analyses.forget(conn)
+        self._hinting.discard(conn)
         session = connection.session
         if session is None or session.conn != conn:
             return []
@@ -299,7 +320,17 @@ class Core:
                 return self._analyse(connection.id, session, request)
             case Leave():
                 return self._leave(session, request)
-            case MoveRequest() | Resign() | Draw() | Claim() | Abort() | Rematch() | Chat():
+            case (
+                MoveRequest()
+                | Resign()
+                | Draw()
+                | Claim()
+                | Abort()
+                | Rematch()
+                | Chat()
+                | Hint()
+                | Takeback()
+            ):
                 return self._in_room(session, request)
         if session.room is not None or session.queued is not None:
             where = f"room {session.room.code}" if session.room else "the quick-match queue"
@@ -572,6 +603,8 @@ class Core:
         if not room.active(seat):
             message = "you are out of this game"
             return [self._error(conn, ErrorCode.GAME_OVER, message, request.id, room, now)]
+        if isinstance(request, Hint | Takeback):
+            return self._help(conn, room, seat, request, now)
         match request:
             case Resign():
                 room.remove(seat, "resign", now)
@@ -715,6 +748,43 @@ class Core:
             actions.append(self._push(room))
         self._schedule(room)
         return actions + self._think(room)
+
+    # -- hints and takebacks (casual games against the computer) ------------------
+
+    def _help(
+        self, conn: int, room: Room, seat: int, request: Hint | Takeback, now: float
+    ) -> list[Action]:
+        code = ErrorCode.CANNOT_HINT if isinstance(request, Hint) else ErrorCode.CANNOT_TAKE_BACK
+        game = room.game
+        refusal = None
+        if not room.against_computer(seat):
+            refusal = "only in an untimed two-player game against the computer"
+        elif game.turn != seat:
+            refusal = "only on your turn: the computer is thinking"
+        elif isinstance(request, Takeback) and (game.ply < 2 or room.movers[-2] != seat):
+            refusal = "you have no move to take back"
+        elif isinstance(request, Hint) and conn in self._hinting:
+            refusal = "your last hint is still being worked out"
+        if refusal is not None:
+            return [self._error(conn, code, refusal, request.id, room, now)]
+        if isinstance(request, Takeback):
+            room.take_back(2)
+            self.counters["takebacks"] += 1
+            return self._after_results(room, request.id)
+        self._hinting.add(conn)
+        self.counters["hints"] += 1
+        return [Suggest(conn, request.id, room.code, game.ply, list(room.actions), room.spec)]
+
+    def hint_move(self, suggest: Suggest, move: str | None) -> list[Action]:
+        """The computer's hint came back (None: it failed)."""
+        self._hinting.discard(suggest.conn)
+        if suggest.conn not in self.connections:
+            return []
+        if move is None:
+            message = "the computer could not work out a hint: try again"
+            return [self._error(suggest.conn, ErrorCode.CANNOT_HINT, message, suggest.request)]
+        reply = Suggestion(id=suggest.request, ply=suggest.ply, move=move)
+        return [Send([suggest.conn], encode(reply))]
 
     # -- the computer ------------------------------------------------------------
 

@@ -287,6 +287,21 @@ class Room:
             return self.finish(None, "ply_cap", now)
         return []
 
+    def take_back(self, plies: int) -> None:
+        """Undo the last ``plies`` moves (an untimed two-player game only: no clock to wind
+        back, no retirements in the record)."""
+        for _ in range(plies):
+            self.game.undo()
+            self.movers.pop()
+            self.actions.pop()
+        self.draw_offers.clear()
+
+    def against_computer(self, seat: int) -> bool:
+        """Whether ``seat`` plays the computer in a casual game: two players, untimed, the
+        other seat held by the computer (where hints and takebacks are allowed)."""
+        other = self.seats[1 - seat] if self.spec.players == 2 else None
+        return self.clock is None and other is not None and other.bot is not None
+
     def remove(self, seat: int, reason: Reason, now: float) -> list[Result]:
         """Take ``seat`` out of the game (resigned, flagged, claimed); the games it ended."""
         if self.spec.players == 2:

@@ -504,7 +504,12 @@ class GameServer:
             level=HINT_LEVEL,
             budget=HINT_SECONDS,
         )
-        future = asyncio.get_running_loop().run_in_executor(self._workers(), search)
+        try:
+            # The hint waits behind the computer's moves; a session has one at a time.
+            future = self.workers.submit(f"hint:{suggest.conn}", search, ANALYSIS)
+        except PoolFull:
+            self._carry_out(self.core.hint_move(suggest, None))
+            return
         task = asyncio.ensure_future(self._hinted(suggest, future))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)

@@ -40,7 +40,8 @@ from server.core import HINT_LEVEL, HINT_SECONDS, Action, Close, Core, Limits, S
 from server.database import Synchronous
 from server.metrics import Metrics
 from server.rooms import Absence
-from server.store import Store, StoreError, StoreLocked
+from server.storage import Storage, open_storage
+from server.store import StoreError, StoreLocked
 from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
 
 log = logging.getLogger("quoridor.server")
@@ -81,9 +82,8 @@ class GameServer:
         self.config = config
         absence = Absence(config.grace, config.deliberate_grace, config.hard_limit)
         self.core = Core(Limits(rate=config.rate, burst=config.burst, absence=absence))
-        self.store: Store | None = None
-        if config.db:
-            self.store = Store(config.db, _synchronous(config.sync))
+        self.store: Storage | None = open_storage(config.db, _synchronous(config.sync))
+        if self.store is not None:
             self.core.persistent = True
         self.metrics = Metrics(self.core)
         if self.store is not None:

@@ -27,6 +27,7 @@ class Config:
     db: str = _setting(
         "",
         "SQLite file for games in progress and the history, created on first start; "
+        "or a postgresql:// URL (the store of a cluster, docs/cluster.md); "
         "empty keeps everything in memory",
     )
     sync: str = _setting(

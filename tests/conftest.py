@@ -1,1 +1,54 @@
 """Fixtures shared by the whole suite."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import pytest
+
+from tests.services import PostgresServer, RedisServer
+
+_numbers = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL for the whole session (each test gets a database of its own)."""
+    server = PostgresServer().start()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """A fresh, empty database on the session's PostgreSQL."""
+    import psycopg
+
+    name = f"test_{next(_numbers)}"
+    with psycopg.connect(postgres_server.url(), autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name}")
+        admin.execute(f"CREATE DATABASE {name}")
+    return postgres_server.url(name)
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """One Redis for the whole session (each test gets a key prefix of its own)."""
+    server = RedisServer().start()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def redis_prefix() -> str:
+    """Keys of one test, apart from every other test's on the shared Redis."""
+    return f"test{next(_numbers)}:"
+
+
+@pytest.fixture
+def own_redis() -> Iterator[RedisServer]:
+    """A Redis of the test's own, for tests that stop or restart it."""
+    server = RedisServer().start()
+    yield server
+    server.close()

@@ -243,6 +243,7 @@ async def test_a_lost_database_stops_the_server_and_nothing_unsaved_is_acknowled
         a, b, _room = await seat_two(url)
         await play([a, b], GAME[:2], 0)
         assert server.store is not None
+        assert isinstance(server.store, Store)
         assert server.store.pid is not None
         os.kill(server.store.pid, signal.SIGKILL)
         await a.send(MoveRequest(move=GAME[2], ply=2))
@@ -308,6 +309,7 @@ async def test_a_database_killed_while_idle_is_noticed_at_once(tmp_path: Path) -
     async with GameServer(config).running() as server:
         assert await http_get(server.port, "/readyz") == (200, "ready\n")
         assert server.store is not None
+        assert isinstance(server.store, Store)
         assert server.store.pid is not None
         os.kill(server.store.pid, signal.SIGKILL)  # nothing is being written
         async with asyncio.timeout(2):

@@ -1,0 +1,107 @@
+"""The server on PostgreSQL (``--db postgresql://...``): durable moves, and fencing.
+
+Against the real PostgreSQL of tests/services.py; the store's own behaviour is
+the shared suite's (test_store_contract.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+import pytest
+
+from protocol.messages import FetchGame, GameRecordReply, History, HistoryList
+from server.database import Batch, MoveDelta
+from server.pgstore import Fenced, PgStore
+from tests.process import ServerProcess
+from tests.server.test_store import GAME, play, resume, seat_two
+from tests.server.test_store_contract import room
+
+
+async def test_sigkill_mid_game_on_postgresql_loses_no_acknowledged_move(
+    postgres_url: str,
+) -> None:
+    server = await ServerProcess(postgres_url).start()
+    a, b, code = await seat_two(server.url)
+    half = 7
+    await play([a, b], GAME[:half], 0)  # each move acknowledged to both players
+    assert await server.stop(signal.SIGKILL) == -signal.SIGKILL
+
+    server = await ServerProcess(postgres_url).start()
+    a2 = await resume(server.url, a.welcome, "alice")
+    b2 = await resume(server.url, b.welcome, "bob")
+    assert a2.welcome is not None
+    assert (a2.welcome.room, a2.welcome.seat) == (code, 0)
+    state = await a2.state()
+    while not all(p.connected for p in state.players):
+        state = await a2.state()
+    assert state.ply == half
+    final = await play([a2, b2], GAME[half:], half)
+    assert final.result is not None
+    await a2.send(History())
+    (summary,) = (await a2.expect(HistoryList)).games
+    await a2.send(FetchGame(game=summary.game))
+    assert (await a2.expect(GameRecordReply)).moves == GAME
+    await asyncio.gather(a2.close(), b2.close())
+    assert await server.stop() == 0
+
+
+async def test_a_former_owner_cannot_write_a_room_claimed_under_a_newer_epoch(
+    postgres_url: str,
+) -> None:
+    old, new = PgStore(postgres_url), PgStore(postgres_url)
+    await old.open()
+    await new.open()
+    await old.claim("ffff", 1)
+    await old.write(Batch(rooms=[(room("ffff", ["e2"]), "playing")]))
+
+    await new.claim("ffff", 2)  # the takeover
+    taken, _sessions = await new.load_room("ffff")
+    assert taken is not None
+    assert taken.actions == ["e2"]
+
+    # The old owner wakes up and writes a move, and another room of its own with it.
+    stale = MoveDelta(
+        code="ffff",
+        status="playing",
+        event=2,
+        actions=["e8"],
+        movers=[1],
+        draw_offers=[],
+        clock=None,
+    )
+    with pytest.raises(Fenced) as refused:
+        await old.write(Batch(rooms=[(room("gggg", []), "playing")], moved=[stale]))
+    assert refused.value.codes == ["ffff"]
+    with pytest.raises(Fenced):
+        await old.write(Batch(dropped_rooms=["ffff"]))
+    with pytest.raises(Fenced):
+        await old.claim("ffff", 1)  # nor can it claim the room back under its old epoch
+
+    # Nothing of the refused batches was written; the new owner writes on.
+    await new.write(Batch(moved=[stale]))
+    rooms = {r.code: r for r in (await new.load()).rooms}
+    assert set(rooms) == {"ffff"}
+    assert rooms["ffff"].actions == ["e2", "e8"]
+    await old.close()
+    await new.close()
+
+
+async def test_a_claim_waits_for_the_former_owners_write_in_flight(postgres_url: str) -> None:
+    """The fence is read under a share lock: a claim cannot slip between the old owner's
+    check and its commit, so what the new owner loads after its claim is final."""
+    old, new = PgStore(postgres_url), PgStore(postgres_url)
+    await old.open()
+    await new.open()
+    await old.claim("hhhh", 1)
+    await old.write(Batch(rooms=[(room("hhhh", []), "playing")]))
+    assert old._conn is not None
+    async with old._conn.transaction():
+        await old._check_fences(old._conn, ["hhhh"])  # the old owner's batch, mid-commit
+        claim = asyncio.create_task(new.claim("hhhh", 2))
+        await asyncio.sleep(0.3)
+        assert not claim.done()
+    await asyncio.wait_for(claim, 10)
+    await old.close()
+    await new.close()

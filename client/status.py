@@ -71,7 +71,7 @@ def status_lines(
         if seat != me:
             lines.append([("class:situation", f"{_cap(who(state, seat, me))} wants a rematch")])
     lines.append([("class:situation", situation(state, me, brief=True))])
-    note = first_move_note(state, me)
+    note = first_move_note(state, me, elapsed)
     if note:
         lines.append([("class:coord", note)])
     return lines
@@ -121,13 +121,16 @@ def _player_line(
     return line
 
 
-def first_move_note(state: State, me: int | None) -> str:
-    """While the first moves are free (the clock not yet running), say so."""
-    clock = state.clock
-    if state.status != "playing" or clock is None or clock.running is not None:
+def first_move_note(state: State, me: int | None, elapsed: float = 0.0) -> str:
+    """While the first moves are played: that they are free of the clock, and how long the
+    seat to move has left to make one before the server aborts the game."""
+    if state.status != "playing" or state.ply >= len(state.players):
         return ""
-    if state.ply >= len(state.players):
-        return ""
-    if state.turn == me:
-        return "Your first move is free: the clocks start once everyone has moved."
-    return "First moves are free: the clocks start once everyone has moved."
+    parts = []
+    if state.clock is not None:
+        parts.append("First moves are free: the clocks start once everyone has moved.")
+    if state.first_move_in_ms is not None:
+        left = max(0, round(state.first_move_in_ms / 1000 - elapsed))
+        mover = "you" if state.turn == me else who(state, state.turn or 0, me)
+        parts.append(f"Aborted unless {mover} move{'' if mover == 'you' else 's'} in {left} s.")
+    return " ".join(parts)

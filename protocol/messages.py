@@ -450,6 +450,9 @@ class State(Struct, kw_only=True, tag="state"):
     moves: list[str] = msgspec.field(default_factory=list)
     """This game's record so far: every move in notation and, in a four-player game,
     ``retire N`` where seat N left (bots search from it; ``replay`` plays it)."""
+    first_move_in_ms: int | None = None
+    """While the first moves are played: milliseconds the seat to move has left to make its
+    first move before the server aborts the game; null otherwise (and for the computer)."""
 
 
 class GameSummary(Struct, kw_only=True):

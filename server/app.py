@@ -80,7 +80,9 @@ class GameServer:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        absence = Absence(config.grace, config.deliberate_grace, config.hard_limit)
+        absence = Absence(
+            config.grace, config.deliberate_grace, config.hard_limit, config.first_move
+        )
         self.core = Core(Limits(rate=config.rate, burst=config.burst, absence=absence))
         self.store: Storage | None = open_storage(config.db, _synchronous(config.sync))
         if self.store is not None:

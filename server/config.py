@@ -47,6 +47,11 @@ class Config:
     hard_limit: float = _setting(
         600.0, "seconds after which an unclaimed game is decided against the absent player"
     )
+    first_move: float = _setting(
+        60.0,
+        "seconds each seat has for its first move of a game once its turn comes; "
+        "past it the server aborts the game (0: no limit)",
+    )
     ping_interval: float = _setting(
         20.0, "seconds between keepalive pings; a peer silent for as long again is dropped"
     )

@@ -700,6 +700,7 @@ class Core:
 
     def _start_rematch(self, room: Room, rid: RequestId = None) -> list[Action]:
         room.start_rematch()
+        self._schedule(room)
         return [*self._seat_changes(room), self._push(room, rid), *self._think(room)]
 
     def _back(self, room: Room, seat: int) -> list[Action]:
@@ -1029,7 +1030,9 @@ class Core:
         """A new event in ``room``: its state, numbered, to everyone in it (``moved``: the
         event is a move and nothing else, see ``Journal.moved``)."""
         room.event += 1
-        return self._publish(room, encode(room.state(self.clock(), rid)), moved)
+        now = self.clock()
+        room.arm(now, self.limits.absence.first_move)  # a game that starts here counts from now
+        return self._publish(room, encode(room.state(now, rid)), moved)
 
     def _publish(self, room: Room, frame: bytes, moved: bool = False) -> Send:
         room.remember(room.event, frame)
@@ -1040,6 +1043,7 @@ class Core:
         return Send(room.connections(), frame)
 
     def _schedule(self, room: Room) -> None:
+        room.arm(self.clock(), self.limits.absence.first_move)
         when = room.deadline(self.limits.absence)
         if when is not None:
             self._tiebreak += 1

@@ -98,6 +98,9 @@ class Absence:
     """Before the others may claim, after a player closed or left on purpose."""
     hard_limit: float = 600.0
     """After which an unclaimed game is decided against the absent seat."""
+    first_move: float = 60.0
+    """Each seat's first move of a game must come this soon after its turn does, or the
+    server aborts the game (0: never)."""
 
 
 class Room:
@@ -130,6 +133,8 @@ class Room:
         self.match_game = 0
         self.finished: list[tuple[int, Result, list[str], list[str]]] = []
         """Games that ended and are not archived yet: (number, result, names, actions)."""
+        self.first_move_limit = 0.0
+        """Seconds each seat has for its first move (``Absence.first_move``, set by ``arm``)."""
         self._new_game()
 
     def _new_game(self) -> None:
@@ -140,6 +145,10 @@ class Room:
         self.actions: list[str] = []
         """Everything that changed the game, in order: moves, and ``retire N``."""
         self.started = False
+        self.turn_since: float | None = None
+        """While the first moves are played: when the seat to move got its turn (set by
+        ``arm`` once the game has started)."""
+        self.first_move_missed = False
         self.result: Result | None = None
         self.draw_offers: set[int] = set()
         self.rematch: set[int] = set()
@@ -281,6 +290,7 @@ class Room:
             # The first move of each seat is free: the clock runs from then on.
             following = game.turn if game.ply >= self.spec.players else None
             self.clock.moved(seat, following, now)
+        self.turn_since = now if game.ply < self.spec.players else None
         if game.winner is not None:
             return self.finish(game.winner, "goal", now)
         if game.ply >= BOT_PLY_CAP and all(self.holder(s).bot for s in self.active_seats()):
@@ -338,6 +348,8 @@ class Room:
         """After a match game ended: start the next one (or replay an aborted one)."""
         if not self.match_game or self.result is None:
             return False
+        if self.result.reason == "aborted" and self.first_move_missed:
+            return False  # nobody came to play: the match ends there
         if self.result.reason == "aborted":
             # A restarted game scores nothing and keeps its opener.
             self._new_game()
@@ -372,14 +384,33 @@ class Room:
 
     # -- time ----------------------------------------------------------------
 
+    def arm(self, now: float, first_move: float) -> None:
+        """Start the first-move countdown (``first_move`` seconds) of a game that has just
+        started (or been restored: the countdown starts afresh)."""
+        self.first_move_limit = first_move
+        first_moves = self.status == "playing" and self.game.ply < self.spec.players
+        if first_moves and self.turn_since is None:
+            self.turn_since = now
+
+    def first_move_due(self) -> float | None:
+        """When the game is aborted if the seat to move has not made its first move."""
+        if self.turn_since is None or self.first_move_limit <= 0 or self.status != "playing":
+            return None
+        if self.game.ply >= self.spec.players or self.holder(self.game.turn).bot is not None:
+            return None  # every seat has moved; or the computer, which never keeps anyone
+        return self.turn_since + self.first_move_limit
+
     def deadline(self, absence: Absence) -> float | None:
         """The next moment the room must act by itself (a flag, an abandonment, a seat
-        given up in a waiting room)."""
+        given up in a waiting room, a first move not made)."""
         if self.status == "waiting":
             kept = [h.gone_since + h.grace for h in self.seats if h and h.gone_since is not None]
             return min(kept, default=None)
         if self.status != "playing":
             return None
+        first = self.first_move_due()
+        if first is not None:
+            return first  # nothing else can happen before every seat has moved
         if self.clock is None and all(h is None or h.gone_since is None for h in self.seats):
             return None  # the common case, on every move: nothing can happen by itself
         moments = [
@@ -400,6 +431,11 @@ class Room:
         """
         if self.status != "playing":
             return []
+        first = self.first_move_due()
+        if first is not None and now >= first:
+            self.first_move_missed = True
+            self.finish(None, "aborted", now)
+            return ["aborted"]
         removed: list[Reason] = []
         clock = self.clock
         # Compare with the very deadline the timer was set for (not a recomputed
@@ -449,7 +485,12 @@ class Room:
             rematch=sorted(self.rematch) if self.rematch else [],
             match=self._match_info() if self.match_game else None,
             moves=self.actions,
+            first_move_in_ms=self._first_move_in(now),
         )
+
+    def _first_move_in(self, now: float) -> int | None:
+        due = self.first_move_due()
+        return None if due is None else max(0, round((due - now) * 1000))
 
     def _player(self, seat: int, now: float) -> PlayerInfo:
         holder = self.seats[seat]

@@ -142,6 +142,10 @@ def test_clocks_show_low_time_frozen_links_and_the_free_first_move() -> None:
     first = make_state(
         clock=ClockInfo(base_ms=60_000, increment_ms=0, remaining_ms=[60_000] * 2, running=None)
     )
-    assert first_move_note(first, 0).startswith("Your first move is free")
-    assert first_move_note(first, 1).startswith("First moves are free")
-    assert first_move_note(state, 0) == ""
+    first.first_move_in_ms = 42_000
+    assert first_move_note(first, 0, elapsed=2) == (
+        "First moves are free: the clocks start once everyone has moved. "
+        "Aborted unless you move in 40 s."
+    )
+    assert first_move_note(first, 1).endswith("Aborted unless Alice moves in 42 s.")
+    assert first_move_note(state, 0) == ""  # ply 2: everyone has moved

@@ -26,7 +26,8 @@ from protocol.messages import (
     VariantSpec,
     Welcome,
 )
-from server.core import CLOSE_REPLACED
+from server.core import CLOSE_REPLACED, Limits
+from server.rooms import Absence
 from tests.server.driver import Driver
 
 
@@ -180,7 +181,8 @@ def fingerprint(driver: Driver) -> object:
 
 @pytest.fixture(scope="module")
 def fuzz_table() -> tuple[Driver, int, int]:
-    driver = Driver()
+    # The clock moves a second per example: no first-move limit, or the game would end.
+    driver = Driver(limits=Limits(absence=Absence(first_move=0)))
     a, b, _room = start_game(driver)
     driver.send(a, MoveRequest(move="e2", ply=0))
     return driver, a, b

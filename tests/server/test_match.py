@@ -18,6 +18,7 @@ from protocol.messages import (
     MoveRequest,
     Rematch,
     Resign,
+    Result,
     ServerMessage,
     State,
     TimeControl,
@@ -29,7 +30,9 @@ from server.core import Limits
 from server.rooms import Absence
 from tests.server.driver import Driver
 
-ABSENCE = Absence(grace=60, deliberate_grace=15, hard_limit=600)
+ABSENCE = Absence(grace=60, deliberate_grace=15, hard_limit=600, first_move=0)
+"""No first-move limit here (those tests are at the end, with the default limit): these
+tests let minutes pass in the first moves to try claims and the hard limit."""
 
 
 def table(
@@ -342,3 +345,53 @@ def test_a_move_after_the_flag_fell_is_too_late_even_if_the_timer_is_late() -> N
     final = driver.last_state(b)
     assert final.result is not None
     assert (final.result.winner, final.result.reason) == (1, "time")
+
+
+# -- the first-move limit ---------------------------------------------------------------
+
+
+def limited_table(clock: TimeControl | None = None, match: bool = False) -> tuple[Driver, int, int]:
+    driver = Driver(limits=Limits(absence=Absence(first_move=60)))
+    a, b = driver.greet("a")[0], driver.greet("b")[0]
+    driver.send(a, Create(clock=clock, match=match))
+    driver.send(b, Join(room=driver.joined(a).room))
+    return driver, a, b
+
+
+def test_a_first_move_not_made_in_time_aborts_the_game() -> None:
+    driver, a, b = limited_table(clock=TimeControl(base=300, increment=0))
+    assert driver.last_state(a).first_move_in_ms == 60_000
+    driver.clock.advance(30)
+    move(driver, a, "e2")  # in time: now b has 60 s for its own first move
+    assert driver.last_state(b).first_move_in_ms == 60_000
+    driver.clock.advance(59.9)
+    driver.run(driver.core.tick())
+    assert driver.last_state(b).status == "playing"
+    driver.clock.advance(0.1)
+    driver.run(driver.core.tick())
+    state = driver.last_state(b)
+    assert state.status == "finished"
+    assert state.result == Result(winner=None, reason="aborted")
+    assert state.first_move_in_ms is None
+    assert driver.last_state(a).result == state.result  # both were told
+
+
+def test_once_everyone_has_moved_there_is_no_first_move_limit() -> None:
+    driver, a, b = limited_table()
+    move(driver, a, "e2")
+    move(driver, b, "e8")
+    assert driver.last_state(a).first_move_in_ms is None
+    assert driver.core.next_deadline() is None  # untimed: nothing left to wait for
+    driver.clock.advance(3600)
+    driver.run(driver.core.tick())
+    assert driver.last_state(a).status == "playing"
+
+
+def test_a_match_ends_when_a_first_move_is_missed() -> None:
+    driver, a, _b = limited_table(match=True)
+    driver.clock.advance(61)
+    driver.run(driver.core.tick())
+    state = driver.last_state(a)
+    assert state.status == "finished"
+    assert state.result == Result(winner=None, reason="aborted")
+    assert state.game == 1  # not replayed: nobody came to play

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 import pytest
+from msgspec.structs import replace
 
 from protocol.messages import (
     Create,
@@ -310,7 +311,11 @@ async def test_stale_ply_and_resend(table: Table) -> None:
     # The same move again (a resend after a lost reply): answered, not applied.
     await table.a.send(MoveRequest(id=1, move="e2", ply=0))
     again = await table.a.state()
-    assert again == applied
+    # The same state, but for the first-move countdown, which ran on meanwhile.
+    assert replace(again, first_move_in_ms=None) == replace(applied, first_move_in_ms=None)
+    assert again.first_move_in_ms is not None
+    assert applied.first_move_in_ms is not None
+    assert again.first_move_in_ms <= applied.first_move_in_ms
     await table.b.quiet()
     # A different move for a ply already played is stale.
     await table.a.send(MoveRequest(id=2, move="d1", ply=0))

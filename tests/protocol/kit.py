@@ -16,7 +16,8 @@ same bytes: room codes, session ids, resume tokens and seat secrets become
 first appearance in a server frame, the same value always the same placeholder, in
 the client's later frames and in messages too);
 ``finished`` times become a fixed date; clock times (``remaining_ms``) and
-absence countdowns (``claim_in_ms``) are rounded to 100 ms.
+absence and first-move countdowns (``claim_in_ms``, ``first_move_in_ms``) are rounded to
+100 ms.
 
 Usage::
 
@@ -361,7 +362,7 @@ class Normaliser:
             return node
         if key == "finished" and isinstance(node, float):
             return FINISHED
-        if key in ("remaining_ms", "claim_in_ms") and isinstance(node, int):
+        if key in ("remaining_ms", "claim_in_ms", "first_move_in_ms") and isinstance(node, int):
             return round(node / ROUND_MS) * ROUND_MS
         return node
 

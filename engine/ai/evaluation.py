@@ -40,8 +40,11 @@ from engine.ai.search import MATE_BOUND, RACE, STEP, WIN, Searcher
 from engine.game import Game
 from engine.notation import parse_move
 
-K = 0.5
-"""Logistic slope of the win probability per step of score (``bench/calibrate.py``)."""
+K = 0.35
+"""Logistic slope of the win probability per step of score, fitted by ``bench/calibrate.py``
+on 5,057 positions of 300 games between levels 1-4 (K = 0.3535; log loss 0.484 against
+0.693 for a coin flip). Predicted against observed, per tenth: 0.05, 0.12, 0.23, 0.30, 0.39,
+0.54, 0.69, 0.73, 0.86, 0.94: a step ahead is worth about 59 %, three steps 74 %."""
 SCORE_CAP = 20.0
 """The score reported for a forced win (minus it for a forced loss), in steps."""
 DEPTH = 4

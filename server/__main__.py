@@ -22,6 +22,7 @@ async def serve_until_stopped(config: Config) -> int:
         loop.add_signal_handler(sig, server.stopping.set)
     try:
         async with server.running():
+            freeze_heap()
             await server.stopping.wait()
     except StartupError as error:
         sys.stderr.write(f"quoridor-server: {error}\n")
@@ -38,16 +39,25 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def tune_interpreter() -> None:
-    """Settings measured with bench/load.py on 2 cores.
+    """Garbage collector thresholds, measured with bench/load.py and bench/core_cost.py.
 
-    - Rarer full garbage collections: with a thousand games the heap holds a few hundred
-      thousand tracked objects and a full collection pauses the loop for ~150 ms; raising
-      the oldest generation's threshold makes those pauses rare (memory is bounded by the
-      rooms themselves, which free their objects by reference counting).
+    Young collections are made rarer (every 10,000 net new container objects,
+    not 700) so that each pays for more work; full collections are rarer still
+    (100 middle collections, not 10): with a thousand games the heap holds a few
+    hundred thousand tracked objects and a full collection pauses the loop for
+    tens of milliseconds. Rooms free their objects by reference counting, so
+    rarer collections cost little memory.
     """
-    gc.freeze()
     first, second, _ = gc.get_threshold()
     gc.set_threshold(max(first, 10_000), second, 100)
+
+
+def freeze_heap() -> None:
+    """Once started (games recovered, modules imported): move every object alive now out
+    of the collector's sight, so no collection walks them again. They are the server's
+    long-lived core; what games allocate later is collected as usual."""
+    gc.collect()
+    gc.freeze()
 
 
 def _run(main: Coroutine[None, None, int]) -> int:

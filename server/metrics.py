@@ -15,6 +15,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from server.core import Core
+from server.gcwatch import GcCollector
 
 LATENCY_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25)
 
@@ -79,6 +80,7 @@ class Metrics:
     def __init__(self, core: Core) -> None:
         self.registry = CollectorRegistry()
         self.registry.register(CoreCollector(core))
+        self.registry.register(GcCollector())
         self.connections = Gauge(
             "quoridor_connections", "Open websocket connections", registry=self.registry
         )

@@ -1,0 +1,255 @@
+"""What one move costs the socket-free core, in figures that a busy machine does not move.
+
+Run from the repository root::
+
+    python bench/core_cost.py                    # CPU, allocations, GC pauses (about 20 s)
+    python bench/core_cost.py --callgrind        # instructions and mallocs per move (minutes)
+
+It drives ``server.core.Core`` directly, as the adapter does (a frame in, the
+actions out, the state encoded once for both players), over ``--games`` games
+open at once that replay complete legal games (the scripts of bench/load.py:
+pawn moves and walls, every state carrying the legal walls); a finished game's
+players leave and open a new room, so rooms come and go as on a live server.
+No sockets: the websockets path is what bench/load.py measures.
+
+Figures:
+
+CPU us per move
+    ``time.process_time`` over the moves: CPU time, which other processes on
+    the machine disturb far less than wall-clock rates (the median of
+    ``--rounds`` rounds, each shown).
+allocations per move
+    ``tracemalloc``: the peak of memory a move allocates on top of what was
+    held before it (KiB), sampled over the moves, and memory blocks still held
+    after all moves (a leak shows as a growing figure).
+garbage collections
+    per thousand moves, by generation, and the longest pause (``gc.callbacks``),
+    with the server's own interpreter settings (``server.__main__``).
+instructions per move (``--callgrind``)
+    valgrind's callgrind counts instructions exactly, whatever else runs: the
+    harness runs twice under it, with no moves and with ``--moves``, and prints
+    the difference per move, with the calls to the allocator
+    (``_PyObject_Malloc``, pymalloc's entry point) likewise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import itertools
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Sequence
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+_ROOT = _HERE.parent
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
+sys.path.insert(0, str(_ROOT))
+
+from bench.load import make_scripts  # noqa: E402
+from protocol.codec import encode  # noqa: E402
+from protocol.messages import VERSION, Create, Hello, Join, Leave, MoveRequest  # noqa: E402
+from server.__main__ import tune_interpreter  # noqa: E402
+from server.core import Core, Limits, Send  # noqa: E402
+from server.gcwatch import PAUSE_BUCKETS, watch  # noqa: E402
+
+_ROOM = re.compile(rb'"room":"([^"]+)"')
+
+
+class Bench:
+    """``games`` games between pairs of connections of one core, replaying scripts."""
+
+    def __init__(self, games: int, scripts: list[list[str]]) -> None:
+        self.core = Core(Limits(rate=1e9, burst=1e9))
+        self.scripts = scripts
+        self.frames = [
+            [encode(MoveRequest(move=move, ply=ply)) for ply, move in enumerate(script)]
+            for script in scripts
+        ]
+        self.hello = encode(Hello(version=VERSION, name="bench"))
+        self.create = encode(Create(private=True))
+        self.leave = encode(Leave())
+        self.ids = itertools.count(1)
+        self.tables = [self._seat(n) for n in range(games)]
+        """Per game: [conn of seat 0, conn of seat 1, script number, ply]."""
+        self.pushed = 0
+        """Bytes of the states pushed (each once, whatever the number of targets)."""
+
+    def _seat(self, number: int) -> list[int]:
+        a, b = next(self.ids), next(self.ids)
+        for conn in (a, b):
+            self.core.open(conn)
+            self.core.receive(conn, self.hello)
+        return self._new_room(a, b, number)
+
+    def _new_room(self, a: int, b: int, number: int) -> list[int]:
+        (created, *_) = self.core.receive(a, self.create)
+        assert isinstance(created, Send)
+        found = _ROOM.search(created.payload)
+        assert found is not None, created.payload
+        self.core.receive(b, encode(Join(room=found.group(1).decode())))
+        return [a, b, number % len(self.scripts), 0]
+
+    def moves(self, count: int) -> None:
+        """Play ``count`` moves, round robin over the games."""
+        tables, frames, receive = self.tables, self.frames, self.core.receive
+        played = 0
+        while played < count:
+            for table in tables:
+                a, b, script, ply = table
+                for action in receive(a if ply % 2 == 0 else b, frames[script][ply]):
+                    if isinstance(action, Send):
+                        self.pushed += len(action.payload)
+                played += 1
+                if ply + 1 == len(frames[script]):
+                    receive(a, self.leave)
+                    receive(b, self.leave)
+                    table[:] = self._new_room(a, b, script + 1)
+                else:
+                    table[3] = ply + 1
+                if played == count:
+                    return
+
+
+def measure_cpu(bench: Bench, moves: int) -> float:
+    """CPU microseconds per move over ``moves`` moves."""
+    started = time.process_time()
+    bench.moves(moves)
+    return (time.process_time() - started) / moves * 1e6
+
+
+def measure_allocations(bench: Bench, moves: int) -> tuple[float, float, int]:
+    """(mean and largest peak KiB allocated by one move, blocks still held after them)."""
+    tracemalloc.start()
+    held_before = tracemalloc.get_traced_memory()[0]
+    peaks = []
+    for _ in range(moves):
+        tracemalloc.reset_peak()
+        current = tracemalloc.get_traced_memory()[0]
+        bench.moves(1)
+        peaks.append((tracemalloc.get_traced_memory()[1] - current) / 1024)
+    held_after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return statistics.mean(peaks), max(peaks), held_after - held_before
+
+
+def measure_gc(bench: Bench, moves: int) -> tuple[list[float], float]:
+    """(collections per thousand moves by generation, longest pause in ms)."""
+    gc_watch = watch()
+    before = [list(counts) for counts in gc_watch.buckets]
+    bench.moves(moves)
+    collections, longest = [], 0.0
+    for counts, earlier in zip(gc_watch.buckets, before, strict=True):
+        new = [now - then for now, then in zip(counts, earlier, strict=True)]
+        collections.append(sum(new) / moves * 1000)
+        for index, count in enumerate(new):
+            if count:
+                bound = PAUSE_BUCKETS[index] if index < len(PAUSE_BUCKETS) else float("inf")
+                longest = max(longest, bound)
+    return collections, longest * 1000
+
+
+def report(args: argparse.Namespace) -> None:
+    scripts = make_scripts(args.scripts)
+    tune_interpreter()
+    watch()
+    bench = Bench(args.games, scripts)
+    gc.freeze()  # as the server does once started
+    bench.moves(args.moves // 4)  # warm-up: caches, first rematches
+    rounds = [measure_cpu(bench, args.moves) for _ in range(args.rounds)]
+    pushed_before, moved = bench.pushed, args.moves
+    collections, longest = measure_gc(bench, moved)
+    state = (bench.pushed - pushed_before) / moved
+    mean_peak, worst_peak, held = measure_allocations(bench, min(args.moves, 5000))
+    print(f"core cost per move (bench/core_cost.py): {args.games} games open, {args.moves} moves")
+    print(f"  CPU us per move, median of {args.rounds}: {statistics.median(rounds):.1f} "
+          f"(rounds: {', '.join(f'{r:.1f}' for r in rounds)})")  # fmt: skip
+    print(f"  state pushed per move: {state:.0f} bytes")
+    print(f"  tracemalloc: peak {mean_peak:.1f} KiB allocated per move on average, "
+          f"{worst_peak:.1f} at most; {held / 1024:.1f} KiB more held after the moves")  # fmt: skip
+    gens = ", ".join(f"gen {g} {n:.2f}" for g, n in enumerate(collections))
+    print(f"  garbage collections per 1000 moves: {gens}; longest pause <= {longest:g} ms "
+          f"(thresholds {gc.get_threshold()}, {gc.get_freeze_count()} objects frozen)")  # fmt: skip
+
+
+def run_only(args: argparse.Namespace) -> None:
+    """The body callgrind measures: set up, then ``--moves`` moves (maybe none)."""
+    bench = Bench(args.games, make_scripts(args.scripts))
+    bench.moves(args.moves)
+
+
+def callgrind(args: argparse.Namespace) -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed (apt-get install valgrind)")
+    folder = Path(tempfile.mkdtemp(prefix="core-cost-"))
+    totals = []
+    try:
+        for moves in (0, args.moves):
+            out = folder / f"callgrind-{moves}.out"
+            command = [
+                "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                sys.executable, __file__, "--run-only", "--moves", str(moves),
+                "--games", str(args.games), "--scripts", str(args.scripts),
+            ]  # fmt: skip
+            env = {**os.environ, "PYTHONHASHSEED": "0"}
+            subprocess.run(command, check=True, capture_output=True, env=env)
+            totals.append(_callgrind_totals(out))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    (base_ir, base_malloc), (ir, malloc) = totals
+    print(f"callgrind: {args.games} games open, {args.moves} moves")
+    print(f"  instructions per move: {(ir - base_ir) / args.moves:,.0f}")
+    print(f"  _PyObject_Malloc calls per move: {(malloc - base_malloc) / args.moves:.1f}")
+
+
+def _callgrind_totals(path: Path) -> tuple[int, int]:
+    """(instructions in all, calls to pymalloc's allocator) from a callgrind output file."""
+    annotated = subprocess.run(
+        ["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(path)],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    total = re.search(r"^([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS", annotated, re.M)
+    assert total is not None, annotated[:2000]
+    calls = 0
+    text = path.read_text(errors="replace")
+    # "cfn=(id) _PyObject_Malloc" then "calls=N ..." lines: sum every call site.
+    names = dict(re.findall(r"^c?fn=\((\d+)\) (\S+)", text, re.M))
+    ids = {key for key, name in names.items() if name == "_PyObject_Malloc"}
+    for match in re.finditer(r"^cfn=\((\d+)\)(?: \S+)?\ncalls=(\d+)", text, re.M):
+        if match.group(1) in ids:
+            calls += int(match.group(2))
+    return int(total.group(1).replace(",", "")), calls
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="What one move costs the server's core.")
+    parser.add_argument("--games", type=int, default=1000, help="games open (default 1000)")
+    parser.add_argument("--moves", type=int, default=20000, help="moves per round")
+    parser.add_argument("--rounds", type=int, default=3, help="CPU rounds (median shown)")
+    parser.add_argument("--scripts", type=int, default=64, help="distinct games to replay")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="instructions and mallocs per move under valgrind")  # fmt: skip
+    parser.add_argument("--run-only", action="store_true", help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse(argv)
+    if args.run_only:
+        run_only(args)
+    elif args.callgrind:
+        callgrind(args)
+    else:
+        report(args)
+
+
+if __name__ == "__main__":
+    main()

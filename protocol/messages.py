@@ -60,6 +60,7 @@ class ErrorCode(StrEnum):
     CANNOT_TAKE_BACK = "cannot_take_back"
     CANNOT_ANALYSE = "cannot_analyse"
     SERVER_BUSY = "server_busy"
+    TOO_MANY_ROOMS = "too_many_rooms"
 
 
 class VariantSpec(Struct, kw_only=True, forbid_unknown_fields=False):

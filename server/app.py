@@ -83,7 +83,7 @@ class GameServer:
         absence = Absence(
             config.grace, config.deliberate_grace, config.hard_limit, config.first_move
         )
-        self.core = Core(Limits(rate=config.rate, burst=config.burst, absence=absence))
+        self.core = Core(_limits(config, absence))
         self.store: Storage | None = open_storage(config.db, _synchronous(config.sync))
         if self.store is not None:
             self.core.persistent = True
@@ -279,7 +279,7 @@ class GameServer:
         self.sockets[conn] = ws
         self.per_ip[address] += 1
         self.metrics.connections.inc()
-        self.core.open(conn)
+        self.core.open(conn, address)
         opened = time.monotonic()
         log.debug("connection open", extra={"conn": conn, "ip": address})
         try:
@@ -621,6 +621,16 @@ def _unusable_database(path: str, error: StoreError) -> str:
     return (
         f"cannot use the database {path} ({error}); if it is damaged, move it aside and "
         "restore a backup (deploy/README.md, Backups), or start with another --db"
+    )
+
+
+def _limits(config: Config, absence: Absence) -> Limits:
+    return Limits(
+        rate=config.rate,
+        burst=config.burst,
+        absence=absence,
+        rooms_per_address=config.rooms_per_ip,
+        max_rooms=config.max_rooms,
     )
 
 

@@ -62,6 +62,12 @@ class Config:
         "other browsers get 403",
     )
     max_per_ip: int = _setting(20, "open connections one IP address may hold; more get 429")
+    rooms_per_ip: int = _setting(
+        20, "rooms the players of one IP address may hold open at once; more get too_many_rooms"
+    )
+    max_rooms: int = _setting(
+        5000, "rooms the server holds at most; past it new rooms are refused with server_busy"
+    )
     trusted_proxies: str = _setting(
         "",
         "comma-separated addresses or networks (10.0.0.0/8) of reverse proxies whose "

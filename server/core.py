@@ -154,6 +154,13 @@ class Limits:
     absence: Absence = field(default_factory=Absence)
     restart_bonus: float = 10.0
     """Seconds added, after a restart, to the bank of the seat whose clock was running."""
+    rooms_per_session: int = 3
+    """Rooms one session may own at once (created, or paired by quick match, and not yet
+    forgotten): leaving a room keeps it for a while, so this bounds hopping between them."""
+    rooms_per_address: int = 20
+    """Rooms the sessions of one IP address may own at once."""
+    max_rooms: int = 5000
+    """Rooms the server holds at most; past it new rooms are refused with ``server_busy``."""
     history: int = 1000
     """Finished games kept for ``history`` and ``fetch_game``."""
     analyses: int = 8
@@ -178,6 +185,8 @@ class Core:
         self.sessions: dict[bytes, Session] = {}
         """Sessions by the hash of their resume token."""
         self.rooms: dict[str, Room] = {}
+        self.owned: Counter[str] = Counter()
+        """Rooms held by each ``session:<id>`` and ``address:<ip>`` (see ``Room.owners``)."""
         self.queues: dict[tuple[object, ...], list[Session]] = {}
         self.accepting = True
         """False while shutting down: no new rooms or seats."""
@@ -203,9 +212,9 @@ class Core:
 
     # -- the adapter's calls -----------------------------------------------------
 
-    def open(self, conn: int) -> None:
+    def open(self, conn: int, address: str = "") -> None:
         bucket = TokenBucket(self.limits.rate, self.limits.burst, self.clock())
-        self.connections[conn] = Connection(conn, bucket)
+        self.connections[conn] = Connection(conn, bucket, address)
 
     def receive(self, conn: int, data: bytes | str) -> list[Action]:
         # A deadline that passed but was not acted on yet (its timer is late)
@@ -371,6 +380,7 @@ class Core:
         if hello.resume is not None:
             return self._resume(connection, hello)
         session, token = Session.new(name, self._chat_bucket())
+        session.address = connection.address
         self.sessions[session.token_digest] = session
         log.debug("hello", extra={"conn": conn, "session": session.id})
         return [self._attach(connection, session, token, hello.id)]
@@ -435,13 +445,39 @@ class Core:
 
     # -- lobby -------------------------------------------------------------------
 
+    def _room_refused(self, session: Session, rid: RequestId) -> Send | None:
+        """The error for a session that may not open another room now, if it may not."""
+        limits = self.limits
+        if len(self.rooms) >= limits.max_rooms:
+            message = f"the server holds as many rooms as it may ({limits.max_rooms}); try later"
+            return self._error(session.conn, ErrorCode.SERVER_BUSY, message, rid)
+        if self.owned[f"session:{session.id}"] >= limits.rooms_per_session:
+            message = (
+                f"you already have {limits.rooms_per_session} rooms open; "
+                "finish or leave one (a room you left closes after its grace period)"
+            )
+            return self._error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
+        if session.address and self.owned[f"address:{session.address}"] >= limits.rooms_per_address:
+            message = f"your address already has {limits.rooms_per_address} rooms open"
+            return self._error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
+        return None
+
+    def _own(self, room: Room, session: Session) -> None:
+        room.owners = (f"session:{session.id}",)
+        if session.address:
+            room.owners += (f"address:{session.address}",)
+        self.owned.update(room.owners)
+
     def _create(self, session: Session, request: Create) -> list[Action]:
+        if (refused := self._room_refused(session, request.id)) is not None:
+            return [refused]
         if request.ai is not None and self.computer_busy():
             message = "the computer players are all busy; try again in a minute, or play a person"
             return [self._error(session.conn, ErrorCode.SERVER_BUSY, message, request.id)]
         spec = self._variant(request.variant)
         public = not request.private and request.ai is None
         room = self._new_room(spec, public, request.clock, request.match)
+        self._own(room, session)
         if request.ai is not None:
             for seat in range(1, spec.players):
                 name = f"Computer L{request.ai.level}"
@@ -521,6 +557,8 @@ class Core:
         return [Send([session.conn], encode(joined)), self._push(room)]
 
     def _quick_match(self, session: Session, request: QuickMatchRequest) -> list[Action]:
+        if (refused := self._room_refused(session, request.id)) is not None:
+            return [refused]
         spec = self._variant(request.variant)
         clock = request.clock
         key = (spec.players, spec.size, spec.walls, clock.base if clock else None,
@@ -532,8 +570,13 @@ class Core:
         actions: list[Action] = [Send([session.conn], encode(session.queued))]
         if len(queue) < spec.players:
             return actions
-        players, self.queues[key] = queue[: spec.players], queue[spec.players :]
+        players, rest = queue[: spec.players], queue[spec.players :]
+        if rest:
+            self.queues[key] = rest
+        else:
+            del self.queues[key]
         room = self._new_room(spec, False, clock, False)
+        self._own(room, players[0])
         for seat, player in enumerate(players):
             assert player.queued is not None
             rid, player.queued = player.queued.id, None
@@ -1054,6 +1097,10 @@ class Core:
         if room.anyone_connected() or room.status == "playing" or room.seats_kept():
             return
         del self.rooms[room.code]
+        self.owned.subtract(room.owners)
+        for owner in room.owners:
+            if self.owned[owner] <= 0:
+                del self.owned[owner]
         self.journal.drop_room(room.code)
         for holder in room.seats:
             if holder is not None and holder.session.room is room:
@@ -1070,9 +1117,11 @@ class Core:
     def _unqueue(self, session: Session) -> None:
         if session.queued is None:
             return
-        for queue in self.queues.values():
+        for key, queue in list(self.queues.items()):
             if session in queue:
                 queue.remove(session)
+            if not queue:
+                del self.queues[key]  # keys are variants and clocks: unbounded if kept
         session.queued = None
 
     def _chat_bucket(self) -> TokenBucket:

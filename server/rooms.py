@@ -123,6 +123,8 @@ class Room:
         self.match = match and spec.players == 2
         self.seats: list[SeatHolder | None] = [None] * spec.players
         self.spectators: set[Session] = set()
+        self.owners: tuple[str, ...] = ()
+        """Whom the room counts against (``Core``'s caps): its creator's session and address."""
         self.event = 0
         """Number of the last event pushed to the room."""
         self.log: deque[tuple[int, bytes]] = deque()
@@ -414,7 +416,7 @@ class Room:
         if self.clock is None and all(h is None or h.gone_since is None for h in self.seats):
             return None  # the common case, on every move: nothing can happen by itself
         moments = [
-            h.gone_since + absence.hard_limit
+            h.gone_since + self._patience(h, absence)
             for seat in self.active_seats()
             if (h := self.holder(seat)).gone_since is not None
         ]
@@ -445,11 +447,32 @@ class Room:
             self.remove(clock.running, "time", now)
             removed.append("time")
         for seat in self.active_seats():
-            gone = self.holder(seat).gone_since
-            if gone is not None and now >= gone + absence.hard_limit and self.status == "playing":
+            holder = self.holder(seat)
+            gone = holder.gone_since
+            patience = self._patience(holder, absence)
+            if gone is not None and now >= gone + patience and self.status == "playing":
                 self.remove(seat, "abandon", now)
                 removed.append("abandon")
+        if self.status == "playing" and self.has_computer and not self.humans_playing():
+            # Only the computer is left, and no person is here: nobody to play for.
+            self.finish(None, "abandon", now)
+            removed.append("abandon")
         return removed
+
+    @property
+    def has_computer(self) -> bool:
+        return any(h is not None and h.bot is not None for h in self.seats)
+
+    def humans_playing(self) -> bool:
+        """Whether a person is still in the game, or at least here to watch it."""
+        humans = [s for s in range(self.spec.players) if self.holder(s).bot is None]
+        return any(self.active(s) or self.connected(s) for s in humans)
+
+    def _patience(self, holder: SeatHolder, absence: Absence) -> float:
+        """How long an absent seat keeps its place in the game: in a game against the
+        computer, only its grace (nobody else waits for it, and the computer's work
+        is wasted); otherwise the hard limit, the others claiming before if they like."""
+        return holder.grace if self.has_computer else absence.hard_limit
 
     # -- messages --------------------------------------------------------------
 

@@ -40,6 +40,8 @@ class Session:
     queued: Queued | None = None
     """While waiting in the quick-match queue: the ``queued`` reply it was given (the
     variant and time control waited for, and the request id the pairing answers)."""
+    address: str = ""
+    """The IP address the session was created from (for the per-address caps)."""
     stored: tuple[bytes, str, int | None] | None = None
     """(token hash, room, seat) as last written to the database, if it is there."""
 
@@ -61,6 +63,8 @@ class Connection:
 
     id: int
     bucket: TokenBucket
+    address: str = ""
+    """The client's IP address."""
     session: Session | None = None
     strikes: int = 0
     """Requests refused in a row for exceeding the rate limit."""

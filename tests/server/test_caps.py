@@ -1,0 +1,125 @@
+"""What one client can make the server hold: rooms per session, per address and in all,
+computer games nobody plays any more, quick-match queues. Over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from protocol.messages import (
+    AiSpec,
+    Create,
+    ErrorCode,
+    Joined,
+    Leave,
+    Left,
+    MoveRequest,
+    Queued,
+    QuickMatch,
+    TimeControl,
+)
+from server.app import GameServer
+from server.config import Config
+from tests.wsclient import Client
+
+
+async def serve(**settings: object) -> AsyncIterator[GameServer]:
+    config = Config(port=0, rate=1000, burst=1000, **settings)  # type: ignore[arg-type]
+    async with GameServer(config).running() as server:
+        yield server
+
+
+@pytest.fixture
+async def capped() -> AsyncIterator[GameServer]:
+    async for server in serve(rooms_per_ip=4, max_rooms=6, deliberate_grace=30.0):
+        yield server
+
+
+def url(server: GameServer) -> str:
+    return f"ws://127.0.0.1:{server.port}"
+
+
+async def computer_game_left(client: Client) -> None:
+    """Create a game against the computer, move, and leave it (the room stays a while)."""
+    await client.send(Create(ai=AiSpec(level=1, seconds=0.05)))
+    await client.expect(Joined)
+    await client.state()
+    await client.send(MoveRequest(move="e2", ply=0))
+    await client.send(Leave(id="leave"))
+    while not isinstance(await client.recv(), Left):
+        pass
+
+
+async def test_one_session_may_hold_three_rooms(capped: GameServer) -> None:
+    client = await Client.connect(url(capped))
+    for _ in range(3):
+        await computer_game_left(client)
+    assert len(capped.core.rooms) == 3
+    await client.send(Create(id="fourth"))
+    error = await client.error(ErrorCode.TOO_MANY_ROOMS)
+    assert error.id == "fourth"
+    assert len(capped.core.rooms) == 3
+    await client.close()
+
+
+async def test_one_address_may_hold_its_cap_of_rooms(capped: GameServer) -> None:
+    for n in range(4):  # each a fresh connection: a room kept for a dropped player
+        client = await Client.connect(url(capped), f"churn{n}")
+        await client.send(Create())
+        await client.expect(Joined)
+        client.ws.transport.abort()
+    await asyncio.sleep(0.2)
+    assert len(capped.core.rooms) == 4
+    late = await Client.connect(url(capped), "late")
+    await late.send(Create())
+    assert "address" in (await late.error(ErrorCode.TOO_MANY_ROOMS)).message
+    await late.send(QuickMatch())
+    await late.error(ErrorCode.TOO_MANY_ROOMS)
+    await late.close()
+
+
+async def test_the_server_refuses_rooms_past_its_cap() -> None:
+    async for server in serve(max_rooms=2):
+        clients = [await Client.connect(url(server), f"p{n}") for n in range(3)]
+        for client in clients[:2]:
+            await client.send(Create())
+            await client.expect(Joined)
+        await clients[2].send(Create())
+        error = await clients[2].error(ErrorCode.SERVER_BUSY)
+        assert "as many rooms" in error.message
+        for client in clients:
+            await client.close()
+
+
+async def test_a_computer_game_nobody_plays_is_ended_and_forgotten() -> None:
+    async for server in serve(deliberate_grace=0.3, grace=0.3):
+        client = await Client.connect(url(server))
+        await computer_game_left(client)
+        assert len(server.core.rooms) == 1
+        await asyncio.sleep(0.6)
+        assert server.core.rooms == {}
+        assert [game.reason for game in server.core.history.games] == ["abandon"]
+        dropped = await Client.connect(url(server), "dropped")  # the connection goes instead
+        await dropped.send(Create(ai=AiSpec(level=1, seconds=0.05)))
+        await dropped.expect(Joined)
+        await dropped.close()
+        await asyncio.sleep(0.6)
+        assert server.core.rooms == {}
+        await client.close()
+
+
+async def test_quick_match_queues_left_empty_are_forgotten(capped: GameServer) -> None:
+    client = await Client.connect(url(capped))
+    for base in (61.5, 62.5, 63.5):
+        await client.send(QuickMatch(clock=TimeControl(base=base)))
+        await client.expect(Queued)
+        await client.send(Leave())
+        await client.expect(Left)
+    assert capped.core.queues == {}
+    await client.send(QuickMatch(clock=TimeControl(base=64.5)))
+    await client.expect(Queued)
+    await client.close()
+    await asyncio.sleep(0.2)
+    assert capped.core.queues == {}

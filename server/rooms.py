@@ -412,7 +412,9 @@ class Room:
             return None
         first = self.first_move_due()
         if first is not None:
-            return first  # nothing else can happen before every seat has moved
+            # Nothing else can happen before every seat has moved, but for a player of
+            # the computer who left: nobody waits for them past their grace.
+            return min([first, *self._computer_waits()])
         if self.clock is None and all(h is None or h.gone_since is None for h in self.seats):
             return None  # the common case, on every move: nothing can happen by itself
         moments = [
@@ -438,6 +440,9 @@ class Room:
             self.first_move_missed = True
             self.finish(None, "aborted", now)
             return ["aborted"]
+        if first is not None and any(now >= wait for wait in self._computer_waits()):
+            self.finish(None, "aborted", now)  # left the computer before the game began
+            return ["aborted"]
         removed: list[Reason] = []
         clock = self.clock
         # Compare with the very deadline the timer was set for (not a recomputed
@@ -458,6 +463,12 @@ class Room:
             self.finish(None, "abandon", now)
             removed.append("abandon")
         return removed
+
+    def _computer_waits(self) -> list[float]:
+        """When each absent person in a game against the computer runs out of grace."""
+        if not self.has_computer:
+            return []
+        return [h.gone_since + h.grace for h in self.seats if h and h.gone_since is not None]
 
     @property
     def has_computer(self) -> bool:

@@ -93,6 +93,13 @@ class GameServer:
             self.store.lost = self._database_lost
         self.sockets: dict[int, ServerConnection] = {}
         self.proxy_networks = config.proxy_networks
+        self.gate = http.Gate(
+            config.max_per_ip,
+            config.max_connections or http.default_connection_cap(),
+            lambda peer: _within(peer, self.proxy_networks),
+        )
+        """Counts connections from accept (the per-IP cap, the server-wide cap)."""
+        self.metrics.count_refusals(self.gate.refused)
         self.origins = frozenset(config.origin_list)
         """Sites other than the server's own whose pages may open a websocket."""
         self.assets = static.load_assets()
@@ -178,7 +185,7 @@ class GameServer:
                 close_timeout=5,
                 backlog=1024,
                 start_serving=False,
-                create_connection=http.GatedConnection,
+                create_connection=http.gated(self.gate),
             )
         except OSError as error:
             raise StartupError(_listen_error(config.host, config.port, error)) from None

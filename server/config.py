@@ -62,6 +62,11 @@ class Config:
         "other browsers get 403",
     )
     max_per_ip: int = _setting(20, "open connections one IP address may hold; more get 429")
+    max_connections: int = _setting(
+        0,
+        "TCP connections the server holds at once, counted from accept; more get 503. "
+        "0: the open-file limit (ulimit -n) less 100",
+    )
     rooms_per_ip: int = _setting(
         20, "rooms the players of one IP address may hold open at once; more get too_many_rooms"
     )

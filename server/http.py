@@ -11,11 +11,18 @@ Other plain GETs are for the browser client's files (``server.static``).
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import resource
+from collections import Counter
+from collections.abc import Callable
 from http import HTTPStatus
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Response
+
+log = logging.getLogger("quoridor.server")
 
 WEBSOCKET_PATH = "/"
 TEXT = "text/plain; charset=utf-8"
@@ -53,6 +60,8 @@ class GatedConnection(ServerConnection):
 
     _prefix = b""
     _method_known = False
+    _peer: str | None = None
+    """The address counted by the server's ``Gate`` while this connection is open."""
 
     def data_received(self, data: bytes) -> None:
         if not self._method_known:
@@ -65,3 +74,75 @@ class GatedConnection(ServerConnection):
                     self.transport.close()
                     return
         super().data_received(data)
+
+
+SERVER_FULL = text(HTTPStatus.SERVICE_UNAVAILABLE, "the server is full; try again soon")
+TOO_MANY = text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
+
+
+class Gate:
+    """Counts every TCP connection from the moment it is accepted, before any byte of HTTP:
+    a client that opens sockets and never finishes its request (slowloris) holds them
+    against its address's cap like any websocket, and the whole server keeps below its
+    file-descriptor limit with a clear 503 rather than failing to accept."""
+
+    def __init__(self, per_address: int, total: int, proxies: Callable[[str], bool]) -> None:
+        self.per_address = per_address
+        self.total = total
+        self.proxied = proxies
+        """Whether a peer is a trusted proxy (counted per client at the handshake instead)."""
+        self.open: Counter[str] = Counter()
+        self.count = 0
+        self.refused: Counter[str] = Counter()
+        """Connections refused at accept, by reason (``full``, ``address``), for the metrics."""
+
+    def admit(self, peer: str) -> Response | None:
+        """Count a new connection from ``peer``; the refusal to send instead, if any."""
+        if self.count >= self.total:
+            self.refused["full"] += 1
+            return SERVER_FULL
+        if not self.proxied(peer) and self.open[peer] >= self.per_address:
+            self.refused["address"] += 1
+            return TOO_MANY
+        self.open[peer] += 1
+        self.count += 1
+        return None
+
+    def release(self, peer: str) -> None:
+        self.count -= 1
+        self.open[peer] -= 1
+        if not self.open[peer]:
+            del self.open[peer]
+
+
+def default_connection_cap(headroom: int = 100) -> int:
+    """The process's open-file limit less ``headroom`` descriptors for the database, the
+    worker processes' pipes and the logs (at least 10)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        soft = 1 << 20
+    return max(10, soft - headroom)
+
+
+def gated(gate: Gate) -> type[GatedConnection]:
+    """The connection class of a server whose connections ``gate`` counts."""
+
+    class Counted(GatedConnection):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            peer = transport.get_extra_info("peername")
+            self._peer = str(peer[0]) if peer else "unknown"
+            refusal = gate.admit(self._peer)
+            if refusal is not None:
+                self._peer = None
+                log.debug("connection refused at accept: %s", refusal.body.decode().strip())
+                self.transport.write(refusal.serialize())
+                self.transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._peer is not None:
+                gate.release(self._peer)
+                self._peer = None
+            super().connection_lost(exc)
+
+    return Counted

@@ -8,7 +8,8 @@ the metrics library. Latencies are observed by the adapter.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Gauge, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -74,6 +75,14 @@ class CoreCollector(Collector):
             yield CounterMetricFamily(f"quoridor_{name}", text, value=counts[name])
 
 
+class _Callback(Collector):
+    def __init__(self, collect: Callable[[], Iterator[CounterMetricFamily]]) -> None:
+        self._collect = collect
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        return self._collect()
+
+
 class Metrics:
     """The server's registry (one per server, so tests can run several)."""
 
@@ -98,6 +107,21 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+
+    def count_refusals(self, refused: Counter[str]) -> None:
+        """Export the connections refused at accept (``http.Gate.refused``)."""
+
+        def collect() -> Iterator[CounterMetricFamily]:
+            family = CounterMetricFamily(
+                "quoridor_connections_refused",
+                "Connections refused when accepted: per-address cap, or the server full",
+                labels=["reason"],
+            )
+            for reason in ("address", "full"):
+                family.add_metric([reason], refused[reason])
+            yield family
+
+        self.registry.register(_Callback(collect))
 
     def request_time(self, kind: str) -> Histogram:
         """The latency histogram of one request type (children cached: this is per frame)."""

@@ -1,0 +1,64 @@
+"""Redis connections and key names shared by the cluster modules."""
+
+from __future__ import annotations
+
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError, TimeoutError
+
+RedisClient = Redis
+"""``redis.asyncio.Redis`` with bytes replies (no decoding)."""
+
+
+def connect(url: str) -> Redis:
+    """A client for ``url`` (``redis://host:port/db``) that reconnects by itself on the next
+    command after Redis comes back (commands in between fail with ``ConnectionError``)."""
+    return Redis.from_url(
+        url,
+        socket_connect_timeout=2.0,
+        socket_timeout=5.0,
+        # A connection Redis closed (it restarted) is replaced and the command sent again.
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),
+        retry_on_error=[ConnectionError, TimeoutError],
+    )
+
+
+class Keys:
+    """Every key of one cluster, under its prefix (several clusters, or tests, can share a
+    Redis)."""
+
+    def __init__(self, prefix: str = "quoridor:") -> None:
+        self.prefix = prefix
+
+    def lease(self, room: str) -> str:
+        return f"{self.prefix}lease:{room}"
+
+    def epoch(self, room: str) -> str:
+        return f"{self.prefix}epoch:{room}"
+
+    def alive(self, node: str) -> str:
+        return f"{self.prefix}alive:{node}"
+
+    def lobby(self, node: str) -> str:
+        return f"{self.prefix}lobby:{node}"
+
+    def nodes(self) -> str:
+        return f"{self.prefix}nodes"
+
+    def queue(self, pool: str) -> str:
+        return f"{self.prefix}queue:{pool}"
+
+    def queued(self, pool: str) -> str:
+        return f"{self.prefix}queued:{pool}"
+
+    def matched(self, session: str) -> str:
+        return f"{self.prefix}matched:{session}"
+
+    def channel(self, node: str) -> str:
+        return f"{self.prefix}node:{node}"
+
+
+def text(value: bytes | str) -> str:
+    """A Redis reply as text (replies are bytes; the client's types also allow str)."""
+    return value.decode() if isinstance(value, bytes) else value

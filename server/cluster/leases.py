@@ -1,0 +1,166 @@
+"""Room ownership: a lease in Redis with a TTL and an epoch, renewed by its owner.
+
+A node owns a room while it holds the room's lease. Each acquisition gets a new
+epoch, higher than every earlier one; the owner writes the room to PostgreSQL
+only under that epoch (``server.pgstore.PgStore.claim``), so a former owner
+that stalled past its lease's end and wakes up is refused by PostgreSQL even if
+it still believes it owns the room (the fencing-token rule). The lease itself
+is only the cluster's way to agree, most of the time, on one owner; the fence
+is what makes two owners harmless.
+
+Redis may lose everything (a restart without persistence): epochs then start
+again from the counter's floor, which ``acquire`` takes from PostgreSQL's fence
+so that a new epoch is always above the last one claimed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from server.cluster.keys import Keys, text
+
+log = logging.getLogger("quoridor.cluster")
+
+_ACQUIRE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+local epoch = redis.call('INCR', KEYS[2])
+local floor = tonumber(ARGV[3])
+if epoch <= floor then
+    epoch = floor + 1
+    redis.call('SET', KEYS[2], epoch)
+end
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. epoch, 'PX', ARGV[2])
+return epoch
+"""
+"""Take a free lease: KEYS lease, epoch counter; ARGV node, ttl ms, floor."""
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+"""Extend a lease if it is still this holder's: KEYS lease; ARGV 'node epoch', ttl ms."""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class Lease:
+    room: str
+    node: str
+    epoch: int
+
+    @property
+    def value(self) -> bytes:
+        return f"{self.node} {self.epoch}".encode()
+
+
+class Leases:
+    """One node's leases: acquire, renew, release, and a loop keeping them (``keep``)."""
+
+    def __init__(self, redis: Redis, keys: Keys, node: str, ttl: float = 3.0) -> None:
+        self.redis = redis
+        self.keys = keys
+        self.node = node
+        self.ttl = ttl
+        self.held: dict[str, Lease] = {}
+        self.renewals = 0
+        """Successful renewals (a metric)."""
+        self.healthy = True
+        """False while Redis cannot be reached (the node is not ready)."""
+        self._acquire = redis.register_script(_ACQUIRE)
+        self._renew = redis.register_script(_RENEW)
+        self._release = redis.register_script(_RELEASE)
+
+    @property
+    def _ttl_ms(self) -> int:
+        return int(self.ttl * 1000)
+
+    async def acquire(self, room: str, floor: int = 0) -> Lease | None:
+        """The room's lease with a new epoch above ``floor``, or None if another node holds
+        it."""
+        epoch = await self._acquire(
+            keys=[self.keys.lease(room), self.keys.epoch(room)],
+            args=[self.node, self._ttl_ms, floor],
+        )
+        if epoch is None:
+            return None
+        lease = Lease(room, self.node, int(epoch))
+        self.held[room] = lease
+        return lease
+
+    async def renew(self, lease: Lease) -> bool:
+        """Extend the lease by the TTL; False if it is not ours any more (expired, taken)."""
+        renewed = await self._renew(
+            keys=[self.keys.lease(lease.room)], args=[lease.value, self._ttl_ms]
+        )
+        if renewed:
+            self.renewals += 1
+            return True
+        self.held.pop(lease.room, None)
+        return False
+
+    async def release(self, lease: Lease) -> None:
+        """Give the room up (a rolling restart hands rooms over this way, at once)."""
+        self.held.pop(lease.room, None)
+        await self._release(keys=[self.keys.lease(lease.room)], args=[lease.value])
+
+    async def owner(self, room: str) -> tuple[str, int] | None:
+        """(node, epoch) holding the room's lease, or None."""
+        value = await self.redis.get(self.keys.lease(room))
+        if value is None:
+            return None
+        node, epoch = text(value).rsplit(" ", 1)
+        return node, int(epoch)
+
+    async def keep(self, on_lost: Callable[[str], None]) -> None:
+        """Renew every held lease (and this node's liveness) every third of the TTL until
+        cancelled. ``on_lost(room)`` is called for each lease found gone or taken, and for
+        every lease once Redis has been unreachable for a whole TTL: another node may own
+        those rooms by then, so this node must stop serving them."""
+        last_success = time.monotonic()
+        while True:
+            try:
+                await self.redis.set(self.keys.alive(self.node), b"1", px=self._ttl_ms)
+                for lease in list(self.held.values()):
+                    if not await self.renew(lease):
+                        on_lost(lease.room)
+                last_success = time.monotonic()
+                if not self.healthy:
+                    log.info("redis reachable again; leases kept")
+                self.healthy = True
+            except (RedisError, OSError) as error:
+                if self.healthy:
+                    log.warning("redis unreachable (%s); leases at risk", error)
+                self.healthy = False
+                if time.monotonic() - last_success >= self.ttl:
+                    for room in list(self.held):
+                        del self.held[room]
+                        on_lost(room)
+            await asyncio.sleep(self.ttl / 3)
+
+    async def alive(self, node: str) -> bool:
+        """Whether ``node`` renewed its liveness within the TTL."""
+        return bool(await self.redis.exists(self.keys.alive(node)))
+
+
+@contextlib.asynccontextmanager
+async def keeping(
+    leases: Leases, on_lost: Callable[[str], None]
+) -> AsyncIterator[asyncio.Task[None]]:
+    """Run ``leases.keep`` for the duration of the block."""
+    task = asyncio.create_task(leases.keep(on_lost))
+    try:
+        yield task
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -1,0 +1,53 @@
+"""The channel between nodes on a real Redis: messages in order, and again after Redis
+restarts."""
+
+from __future__ import annotations
+
+import asyncio
+
+from server.cluster.channel import NodeChannel
+from server.cluster.keys import Keys
+from tests.services import RedisServer
+
+
+async def send_until_heard(sender: NodeChannel, node: str, payload: bytes) -> None:
+    async with asyncio.timeout(10):
+        while not await sender.send(node, payload):  # noqa: ASYNC110 (asking Redis again)
+            await asyncio.sleep(0.05)
+
+
+async def test_nodes_talk_in_order_and_again_after_redis_restarts(
+    own_redis: RedisServer, redis_prefix: str
+) -> None:
+    keys = Keys(redis_prefix)
+    heard: list[bytes] = []
+    arrived = asyncio.Event()
+
+    def hear(payload: bytes) -> None:
+        heard.append(payload)
+        arrived.set()
+
+    a = NodeChannel(own_redis.url, keys, "node-a", lambda payload: None)
+    b = NodeChannel(own_redis.url, keys, "node-b", hear)
+    listening = asyncio.create_task(b.run())
+    await asyncio.wait_for(b.subscribed.wait(), 10)
+    for n in range(20):
+        assert await a.send("node-b", f"m{n}".encode()) == 1
+    async with asyncio.timeout(10):
+        while len(heard) < 20:
+            arrived.clear()
+            await arrived.wait()
+    assert heard == [f"m{n}".encode() for n in range(20)]
+    assert await a.send("node-c", b"nobody") == 0  # nobody listens there: the sender knows
+
+    own_redis.restart()
+    await send_until_heard(a, "node-b", b"after")
+    async with asyncio.timeout(10):
+        while heard[-1] != b"after":
+            arrived.clear()
+            await arrived.wait()
+    assert b.subscriptions == 2  # subscribed again, once
+    listening.cancel()
+    await asyncio.gather(listening, return_exceptions=True)
+    await a.close()
+    await b.close()

@@ -1,0 +1,95 @@
+"""Room ownership leases on a real Redis: one holder, rising epochs, renewal, expiry, loss."""
+
+from __future__ import annotations
+
+import asyncio
+
+from redis.asyncio import Redis
+
+from server.cluster.keys import Keys, connect
+from server.cluster.leases import Leases, keeping
+from tests.services import RedisServer
+
+
+async def test_one_holder_at_a_time_and_each_owner_a_higher_epoch(
+    redis: Redis, other_redis: Redis, keys: Keys
+) -> None:
+    a = Leases(redis, keys, "node-a", ttl=0.3)
+    b = Leases(other_redis, keys, "node-b", ttl=0.3)
+    first = await a.acquire("room1")
+    assert first is not None
+    assert await b.acquire("room1") is None
+    assert await b.owner("room1") == ("node-a", first.epoch)
+    assert not await b.renew(type(first)("room1", "node-b", first.epoch))  # not b's
+    await asyncio.sleep(0.45)  # a stalls past its TTL
+    second = await b.acquire("room1")
+    assert second is not None
+    assert second.epoch == first.epoch + 1
+    assert not await a.renew(first)  # the stalled owner finds out
+    assert "room1" not in a.held
+    await b.release(second)
+    assert await a.owner("room1") is None
+
+
+async def test_a_floor_keeps_epochs_above_the_fence_after_redis_lost_its_counters(
+    redis: Redis, keys: Keys
+) -> None:
+    leases = Leases(redis, keys, "node-a")
+    lease = await leases.acquire("room2", floor=41)  # PostgreSQL's fence says 41
+    assert lease is not None
+    assert lease.epoch == 42
+    await leases.release(lease)
+    again = await leases.acquire("room2", floor=3)
+    assert again is not None
+    assert again.epoch == 43
+
+
+async def test_kept_leases_outlive_their_ttl_and_a_taken_one_is_reported(
+    redis: Redis, other_redis: Redis, keys: Keys
+) -> None:
+    a = Leases(redis, keys, "node-a", ttl=0.5)
+    lost: list[str] = []
+    held = await a.acquire("kept")
+    taken = await a.acquire("taken")
+    assert held is not None
+    assert taken is not None
+    async with keeping(a, lost.append):
+        await asyncio.sleep(1.6)  # more than three TTLs
+        assert await a.owner("kept") == ("node-a", held.epoch)
+        assert await a.alive("node-a")
+        assert a.renewals >= 6
+        # Another node takes one (an operator's hand, or a lease that expired in a stall).
+        await other_redis.delete(keys.lease("taken"))
+        b = Leases(other_redis, keys, "node-b", ttl=0.5)
+        assert await b.acquire("taken") is not None
+        await asyncio.sleep(0.5)
+    assert lost == ["taken"]
+    assert set(a.held) == {"kept"}
+    await asyncio.sleep(0.7)
+    assert not await a.alive("node-a")  # stopped renewing: no longer alive
+
+
+async def test_redis_restarted_or_away_loses_the_leases_and_the_node_notices(
+    own_redis: RedisServer, redis_prefix: str
+) -> None:
+    keys = Keys(redis_prefix)
+    client = connect(own_redis.url)
+    leases = Leases(client, keys, "node-a", ttl=0.3)
+    assert await leases.acquire("r1") is not None
+    lost: list[str] = []
+    async with keeping(leases, lost.append):
+        own_redis.restart()  # everything it held is gone, the lease too
+        await asyncio.sleep(0.5)
+        assert lost == ["r1"]
+        assert leases.healthy
+        # The node can own the room again, with a fresh lease.
+        assert await leases.acquire("r1") is not None
+        own_redis.stop()  # now Redis is away for longer than a TTL
+        await asyncio.sleep(0.8)
+        assert not leases.healthy
+        assert lost == ["r1", "r1"]
+        assert leases.held == {}
+        own_redis.start()
+        await asyncio.sleep(0.5)
+        assert leases.healthy
+    await client.aclose()

@@ -176,6 +176,13 @@ def _components(ref_template: str) -> tuple[Document, Document, dict[str, Docume
     server_defs = {
         renames.get(name, name): _renamed(doc, renames) for name, doc in server_defs.items()
     }
+    for name, renamed in renames.items():
+        component = server_defs[renamed]
+        component["title"] = renamed
+        component["description"] = (
+            f"{component.get('description', name)} As the server writes it: every field"
+            f" present (`{name}` is the same object as a client may send it)."
+        )
     components = {**client_defs, **server_defs}
     clash = {CLIENT_UNION, SERVER_UNION} & components.keys()
     assert not clash, f"a message type is named like a union: {clash}"

@@ -80,7 +80,8 @@ function route() {
   }
   if (seat) conn.request({ type: "leave" }).then(() => { seat = null; });
   document.title = "Quoridor";
-  if (!(view instanceof Lobby)) show(new Lobby(main, conn, app));
+  if (view instanceof Lobby) view.refresh();
+  else show(new Lobby(main, conn, app));
   document.body.dataset.view = "lobby";
 }
 
@@ -190,5 +191,7 @@ document.addEventListener("keydown", (e) => {
     }
   }
 });
-main.append(h("p", { class: "loading", text: "Connecting…" }));
 conn.open();
+// The lobby is drawn at once; its lists fill in when the server has said welcome.
+if (location.hash === "" || location.hash === "#/") route();
+else main.append(h("p", { class: "loading", text: "Connecting…" }));

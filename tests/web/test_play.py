@@ -6,7 +6,7 @@ import pytest
 from playwright.async_api import Browser
 
 from server.app import GameServer
-from tests.web.pages import close_all, game_between
+from tests.web.pages import close_all, game_between, open_player
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -36,11 +36,63 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     assert "Alice wins" in await alice.banner()
     assert "Alice wins" in await bob.banner()
     print(f"click to the opponent's board: {sorted(latencies)} ms")
+    # The move list shows past positions while the live game stays a click away.
+    await alice.page.click('.movelist button[data-ply="2"]')
+    await alice.page.wait_for_selector(".movelist button.shown")
+    assert await alice.page.locator("rect.wall").count() == 0
+    await alice.page.click("text=Back to live")
+    await alice.page.wait_for_selector('rect.wall[data-wall="d3h"]')
     # Both ask for a rematch: a new game with the seats turned, so Bob opens.
     await alice.page.click("text=Rematch")
     await bob.page.click("text=Accept rematch (1/2)")
     await bob.page.wait_for_function("() => document.body.dataset.ply === '0'")
     await bob.page.wait_for_selector(".banner.turn")
     assert "Your move" in await bob.banner()
+    # The finished game is in the history: its replay steps with the keyboard.
+    await alice.page.click("text=Leave")
+    await alice.page.click(".lobby >> text=Replay")
+    await alice.page.wait_for_function("() => document.body.dataset.replay === '7'")
+    await alice.page.keyboard.press("ArrowLeft")
+    await alice.page.wait_for_function("() => document.body.dataset.replay === '6'")
+    await alice.page.keyboard.press("Home")
+    await alice.page.wait_for_function("() => document.body.dataset.replay === '0'")
+    assert await alice.page.locator("rect.wall").count() == 0
     await close_all(alice, bob)
     assert code
+
+
+async def test_draws_aborts_and_resignations(browser: Browser, site: GameServer) -> None:
+    (alice, bob), _ = await game_between(browser, site)
+    await alice.page.click("text=Offer draw")
+    await bob.page.click("text=Decline")
+    await alice.page.wait_for_selector("button:has-text('Offer draw'):enabled")
+    await alice.page.click("text=Offer draw")
+    await bob.page.click("text=Accept draw")
+    for player in (alice, bob):
+        await player.page.wait_for_selector(".banner:has-text('Draw by agreement')")
+    await alice.page.click("text=Rematch")
+    await bob.page.click("text=Accept rematch")
+    await bob.page.wait_for_selector(".banner.turn")
+    await bob.page.click("text=Abort")
+    await alice.page.wait_for_selector(".banner:has-text('Game aborted')")
+    await alice.page.click("text=Rematch")
+    await bob.page.click("text=Accept rematch")
+    await alice.page.wait_for_selector(".banner.turn")
+    await alice.page.click("text=Resign")
+    assert await alice.page.evaluate("() => document.body.dataset.status") == "playing"
+    await alice.page.click("text=Really resign?")
+    await bob.page.wait_for_selector(".banner.won:has-text('Bob wins')")
+    await alice.page.wait_for_selector(".banner.lost")
+    await close_all(alice, bob)
+
+
+async def test_quick_match_pairs_two_browsers(browser: Browser, site: GameServer) -> None:
+    alice = await open_player(browser, site, "Alice")
+    bob = await open_player(browser, site, "Bob")
+    for player in (alice, bob):
+        await player.page.select_option("select[name=size]", "7")
+        await player.page.click("text=Quick match")
+    for player in (alice, bob):
+        await player.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    assert "7\u00d77" in await alice.page.locator(".room-title").inner_text()
+    await close_all(alice, bob)

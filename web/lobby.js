@@ -1,6 +1,7 @@
 // @ts-check
 // The lobby: your name, create a room, join by code, quick match, the open
 // rooms (polled while shown) and the recent games.
+import { Board } from "./board.js";
 import { fill, h } from "./dom.js";
 import { ago, variantText } from "./words.js";
 
@@ -57,15 +58,25 @@ export class Lobby {
     const joinForm = h("form", { class: "join", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.join(false); } },
       field("Join a room", this.codeInput),
       h("div", { class: "row buttons" }, h("button", { type: "submit", class: "primary", text: "Join" }), h("button", { type: "button", text: "Watch", onclick: () => this.join(true) })));
+    const picture = h("div", { class: "hero-board", "aria-hidden": "true" });
     this.rooms = h("tbody");
     this.games = h("tbody");
     root.replaceChildren(h("div", { class: "lobby" },
-      h("section", { class: "card hero" }, h("h1", { text: "Quoridor" }), h("p", { class: "tagline", text: "Race your pawn across the board. Wall your opponents in — but never shut them out." }), nameForm),
+      h("section", { class: "card hero" },
+        h("div", { class: "hero-top" },
+          h("div", {}, h("h1", { text: "Quoridor" }), h("p", { class: "tagline", text: "Race your pawn across the board. Wall your opponents in — but never shut them out." })),
+          picture),
+        nameForm),
       h("section", { class: "card" }, h("h2", { text: "New game" }), this.form, this.queueNote),
       h("section", { class: "card" }, h("h2", { text: "Join" }), joinForm),
       h("section", { class: "card wide" }, h("h2", { text: "Open rooms" }), h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", { text: "Players" }), h("th", { text: "Game" }), h("th", { text: "" }))), this.rooms)),
       h("section", { class: "card wide" }, h("h2", { text: "Recent games" }), h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", { text: "Players" }), h("th", { text: "Result" }), h("th", { text: "" }))), this.games)),
     ));
+    // A small board in a game's middle, as a picture of what the game is.
+    new Board(picture, { onMove: () => {}, onPending: () => {} }).render({
+      size: 5, players: 2, pawns: ["c3", "d4"], walls: ["b3h", "c3v", "d1v"], lastMove: "c3v", lastFrom: null,
+      turn: 0, targets: [], legalWalls: "", turns: 0, interactive: false,
+    });
   }
 
   /** The form's choices as protocol objects. */

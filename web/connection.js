@@ -88,6 +88,7 @@ export class Connection {
 
   scheduleRetry() {
     clearTimeout(this.retry);
+    if (!navigator.onLine) return; // the browser's "online" event brings us back
     const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
     this.attempt += 1;
     this.retry = setTimeout(() => this.open(), delay);

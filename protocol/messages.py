@@ -57,6 +57,7 @@ class ErrorCode(StrEnum):
     GAME_NOT_OVER = "game_not_over"
     GAME_NOT_FOUND = "game_not_found"
     CANNOT_HINT = "cannot_hint"
+    CANNOT_EVALUATE = "cannot_evaluate"
     CANNOT_TAKE_BACK = "cannot_take_back"
     CANNOT_ANALYSE = "cannot_analyse"
     SERVER_BUSY = "server_busy"
@@ -115,6 +116,9 @@ class Create(Struct, kw_only=True, tag="create"):
     """A two-game match (two players only): each player opens once."""
     ai: AiSpec | None = None
     """Play the computer: every other seat is taken by it, and the game starts at once."""
+    spectator_eval: bool = False
+    """Let spectators follow the computer's evaluation (untimed two-player games, and only
+    once every player allowed it)."""
 
 
 class Join(Struct, kw_only=True, tag="join"):
@@ -123,6 +127,8 @@ class Join(Struct, kw_only=True, tag="join"):
     id: RequestId = None
     room: RoomCode
     seat: Seat | None = None
+    spectator_eval: bool = False
+    """Allow spectators to follow the computer's evaluation (as in ``create``)."""
     secret: Annotated[str, Meta(max_length=128)] | None = None
 
 
@@ -191,6 +197,13 @@ class Rematch(Struct, kw_only=True, tag="rematch"):
     """Agree to play again in this room once the game is over; the opener changes."""
 
     id: RequestId = None
+
+
+class LiveEval(Struct, kw_only=True, tag="live_eval"):
+    """As a spectator, follow (or stop following) the computer's evaluation of the game."""
+
+    id: RequestId = None
+    on: bool = True
 
 
 class Hint(Struct, kw_only=True, tag="hint"):
@@ -274,6 +287,7 @@ Request = (
     | Chat
     | Hint
     | Takeback
+    | LiveEval
     | History
     | FetchGame
     | ReplayRequest
@@ -581,6 +595,35 @@ class Suggestion(Struct, kw_only=True, tag="suggestion"):
     move: Notation
 
 
+class LiveEvalSet(Struct, kw_only=True, tag="live_eval_set"):
+    """The answer to ``live_eval``: whether you now follow the evaluation."""
+
+    id: RequestId = None
+    on: bool
+
+
+class Evaluation(Struct, kw_only=True, tag="evaluation"):
+    """The computer's evaluation of a room's position, pushed to the spectators who follow it
+    (never to a player), at most once per move."""
+
+    id: RequestId = None
+    """Always null: a push, not a reply."""
+    room: str
+    ply: int
+    """The position evaluated: the game's ``ply``."""
+    score: float
+    """Seat 0's advantage in steps of the race (negative: seat 1 is ahead)."""
+    win: float
+    """Seat 0's win probability, 0 to 1."""
+    win_in: int | None
+    """Plies to a forced end: positive when seat 0 wins, negative when seat 1 does; else null."""
+    best: Notation
+    """The best move for the seat to move."""
+    pv: list[Notation]
+    """The principal variation, starting with ``best``."""
+    depth: int
+
+
 class ChatMessage(Struct, kw_only=True, tag="chat_line"):
     """A chat line, pushed to everyone in the room; it is a room event."""
 
@@ -616,5 +659,7 @@ ServerMessage = (
     | ReplayFrames
     | AnalysisReply
     | Suggestion
+    | LiveEvalSet
+    | Evaluation
     | Error
 )

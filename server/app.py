@@ -32,11 +32,24 @@ from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
 
 from engine.ai import choose_move
-from engine.ai.evaluation import MoveReview, review_move
+from engine.ai.evaluation import Evaluation, MoveReview, evaluate, review_move
 from server import http, static
 from server.analysis import AnalyseStep
 from server.config import Config
-from server.core import HINT_LEVEL, HINT_SECONDS, Action, Close, Core, Limits, Send, Suggest, Think
+from server.core import (
+    HINT_LEVEL,
+    HINT_SECONDS,
+    LIVE_DEPTH,
+    LIVE_NODES,
+    Action,
+    Close,
+    Core,
+    Limits,
+    LiveEvalStep,
+    Send,
+    Suggest,
+    Think,
+)
 from server.database import Synchronous
 from server.metrics import Metrics
 from server.rooms import Absence
@@ -458,6 +471,8 @@ class GameServer:
                 self._start_analysing(action)
             elif isinstance(action, Suggest):
                 self._start_hint(action)
+            elif isinstance(action, LiveEvalStep):
+                self._start_live(action)
 
     def _write(self, send: Send) -> None:
         """Write one text frame to every target still open and reading.
@@ -501,6 +516,38 @@ class GameServer:
             log.exception("a step of the analysis of game %d failed", step.game)
             review = None
         self._carry_out(self.core.analysis_step(step.game, step.ply, review))
+
+    def _start_live(self, step: LiveEvalStep) -> None:
+        """Evaluate a position for its spectators, after the computer's moves; dropped
+        unstarted if the game moved on."""
+        variant = step.variant
+        work = functools.partial(
+            evaluate,
+            step.actions,
+            size=variant.size,
+            walls=variant.walls,
+            depth=LIVE_DEPTH,
+            nodes=LIVE_NODES,
+        )
+        wanted = functools.partial(self.core.still_live, step)
+        try:
+            future = self.workers.submit(f"live:{step.room}", work, ANALYSIS, wanted)
+        except PoolFull:
+            self._carry_out(self.core.live_evaluated(step, None))
+            return
+        task = asyncio.ensure_future(self._live_done(step, future))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _live_done(self, step: LiveEvalStep, future: asyncio.Future[Evaluation]) -> None:
+        found: Evaluation | None = None
+        try:
+            found = await future
+        except asyncio.CancelledError:
+            pass  # dropped unstarted: the game moved on
+        except Exception:
+            log.exception("the live evaluation failed", extra={"room": step.room})
+        self._carry_out(self.core.live_evaluated(step, found))
 
     def _start_hint(self, suggest: Suggest) -> None:
         """The computer's move for a player who asked for a hint, in a worker process."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from engine import Game, Variant
+from engine.ai.evaluation import Evaluation as EngineEvaluation
 from engine.ai.evaluation import MoveReview
 from protocol.codec import BadRequest, decode_request, encode, request_id
 from protocol.messages import (
@@ -40,6 +41,7 @@ from protocol.messages import (
     Draw,
     Error,
     ErrorCode,
+    Evaluation,
     FetchGame,
     Frame,
     Hello,
@@ -51,6 +53,8 @@ from protocol.messages import (
     Leave,
     Left,
     ListRooms,
+    LiveEval,
+    LiveEvalSet,
     MoveRequest,
     Ping,
     Pong,
@@ -135,7 +139,21 @@ HINT_LEVEL = 5
 HINT_SECONDS = 1.0
 """How the computer thinks for a hint: its strongest level, a fixed second."""
 
-Action = Send | Close | Think | AnalyseStep | Suggest
+
+class LiveEvalStep(NamedTuple):
+    """Evaluate ``room`` at ``ply`` for its spectators; answer with ``Core.live_evaluated``."""
+
+    room: str
+    ply: int
+    actions: list[str]
+    variant: VariantSpec
+
+
+LIVE_DEPTH = 3
+LIVE_NODES = 4_000
+"""The live evaluation's small fixed budget: 3 plies, at most 4,000 positions (tens of ms)."""
+
+Action = Send | Close | Think | AnalyseStep | Suggest | LiveEvalStep
 
 
 @dataclass(frozen=True)
@@ -327,6 +345,8 @@ class Core:
                 return [self._replay_game(connection.id, request)]
             case Analyse():
                 return self._analyse(connection.id, session, request)
+            case LiveEval():
+                return self._live_eval(connection.id, session, request)
             case Leave():
                 return self._leave(session, request)
             case (
@@ -483,7 +503,9 @@ class Core:
                 name = f"Computer L{request.ai.level}"
                 bot, _ = Session.new(name, self._chat_bucket())
                 room.seat_bot(seat, bot, request.ai.level, request.ai.seconds)
-        return self._take_seat(session, room, 0, request.id)
+        actions = self._take_seat(session, room, 0, request.id)
+        room.holder(0).allows_eval = request.spectator_eval
+        return actions
 
     def _join(self, session: Session, request: Join) -> list[Action]:
         room = self.rooms.get(request.room)
@@ -503,7 +525,9 @@ class Core:
         elif room.seats[seat] is not None:
             message = f"seat {seat} in room {room.code} is taken"
             return [self._error(session.conn, ErrorCode.SEAT_TAKEN, message, request.id)]
-        return self._take_seat(session, room, seat, request.id)
+        actions = self._take_seat(session, room, seat, request.id)
+        room.holder(seat).allows_eval = request.spectator_eval
+        return actions
 
     def _reclaim(
         self, session: Session, room: Room, seat: int | None, request: Join
@@ -791,7 +815,7 @@ class Core:
             actions += self._seat_changes(room)
             actions.append(self._push(room))
         self._schedule(room)
-        return actions + self._think(room)
+        return actions + self._think(room) + self._live(room)
 
     # -- hints and takebacks (casual games against the computer) ------------------
 
@@ -829,6 +853,84 @@ class Core:
             return [self._error(suggest.conn, ErrorCode.CANNOT_HINT, message, suggest.request)]
         reply = Suggestion(id=suggest.request, ply=suggest.ply, move=move)
         return [Send([suggest.conn], encode(reply))]
+
+    # -- the evaluation for spectators --------------------------------------------
+
+    def _live_eval(self, conn: int, session: Session, request: LiveEval) -> list[Action]:
+        room = session.room
+        if room is None:
+            return [self._error(conn, ErrorCode.NOT_IN_ROOM, "watch a room first", request.id)]
+        refusal = None
+        if session.seat is not None:
+            refusal = "players never see the computer's evaluation; spectators may"
+        elif request.on and not room.evaluable():
+            refusal = (
+                "this room has no evaluation: only untimed two-player games whose players all "
+                "allowed it (spectator_eval), or games between computers"
+            )
+        if refusal is not None:
+            return [self._error(conn, ErrorCode.CANNOT_EVALUATE, refusal, request.id)]
+        reply = Send([conn], encode(LiveEvalSet(id=request.id, on=request.on)))
+        if not request.on:
+            room.eval_followers.discard(session)
+            return [reply]
+        room.eval_followers.add(session)
+        if room.live is not None and room.live[0] == room.game.ply:
+            return [reply, Send([conn], room.live[1])]
+        return [reply, *self._live(room)]
+
+    def _live(self, room: Room) -> list[Action]:
+        """Have the position evaluated when a spectator follows it: once per position."""
+        ply = room.game.ply
+        if room.status != "playing" or not room.eval_followers or not room.evaluable():
+            return []
+        if room.live_pending == ply or (room.live is not None and room.live[0] == ply):
+            return []
+        room.live_pending = ply
+        return [LiveEvalStep(room.code, ply, list(room.actions), room.spec)]
+
+    def _eval_followers(self, room: Room) -> list[int]:
+        """The connections of the spectators following the evaluation: never a player's."""
+        conns = []
+        for session in list(room.eval_followers):
+            if session.room is not room or session.seat is not None:
+                room.eval_followers.discard(session)  # left, or took a seat since
+            elif session.conn is not None:
+                conns.append(session.conn)
+        return conns
+
+    def still_live(self, step: LiveEvalStep) -> bool:
+        """Whether the evaluation ``step`` asked for is still of use (the game is there)."""
+        room = self.rooms.get(step.room)
+        return room is not None and room.game.ply == step.ply and room.status == "playing"
+
+    def live_evaluated(self, step: LiveEvalStep, found: EngineEvaluation | None) -> list[Action]:
+        """The computer's evaluation for spectators came back (None: it failed or was
+        dropped); pushed to those following, if the game is still at that position."""
+        room = self.rooms.get(step.room)
+        if room is None:
+            return []
+        if room.live_pending == step.ply:
+            room.live_pending = None
+        if found is None or not self.still_live(step):
+            return []
+        flip = room.game.turn == 1  # the engine speaks for the side to move
+        frame = encode(
+            Evaluation(
+                room=room.code,
+                ply=step.ply,
+                score=-found.score if flip else found.score,
+                win=round(1.0 - found.win_probability if flip else found.win_probability, 4),
+                win_in=None if found.win_in is None else -found.win_in if flip else found.win_in,
+                best=found.best,
+                pv=list(found.pv),
+                depth=found.depth,
+            )
+        )
+        room.live = (step.ply, frame)
+        self.counters["live_evaluations"] += 1
+        targets = self._eval_followers(room)
+        return [Send(targets, frame)] if targets else []
 
     # -- the computer ------------------------------------------------------------
 

@@ -21,6 +21,8 @@ class SeatRecord(msgspec.Struct, kw_only=True):
     bot: int | None = None
     """The computer's level, when it holds the seat."""
     think: float | None = None
+    allows_eval: bool = False
+    """The player let spectators follow the computer's evaluation."""
     account: int | None = None
     """The registered player's (or the computer level's) account, in rated rooms."""
 

@@ -77,6 +77,8 @@ class SeatHolder:
     """The computer's level when the computer holds this seat."""
     think: float | None = None
     """The computer's time per move (None: its level's own)."""
+    allows_eval: bool = False
+    """The player let spectators follow the computer's evaluation (``spectator_eval``)."""
 
     def new_secret(self) -> str:
         """Issue a new secret for this seat (any earlier one stops working)."""
@@ -125,6 +127,12 @@ class Room:
         self.spectators: set[Session] = set()
         self.owners: tuple[str, ...] = ()
         """Whom the room counts against (``Core``'s caps): its creator's session and address."""
+        self.eval_followers: set[Session] = set()
+        """Spectators who asked for the computer's evaluation (``live_eval``)."""
+        self.live: tuple[int, bytes] | None = None
+        """The last evaluation pushed: its ply and its frame."""
+        self.live_pending: int | None = None
+        """The ply whose evaluation the computer is working out."""
         self.event = 0
         """Number of the last event pushed to the room."""
         self.log: deque[tuple[int, bytes]] = deque()
@@ -313,6 +321,16 @@ class Room:
         other seat held by the computer (where hints and takebacks are allowed)."""
         other = self.seats[1 - seat] if self.spec.players == 2 else None
         return self.clock is None and other is not None and other.bot is not None
+
+    def evaluable(self) -> bool:
+        """Whether spectators may follow the computer's evaluation: an untimed two-player
+        game whose every seat is the computer's or a player's who allowed it."""
+        return (
+            self.spec.players == 2
+            and self.clock is None
+            and self.time_control is None
+            and all(h is not None and (h.bot is not None or h.allows_eval) for h in self.seats)
+        )
 
     def remove(self, seat: int, reason: Reason, now: float) -> list[Result]:
         """Take ``seat`` out of the game (resigned, flagged, claimed); the games it ended."""

@@ -45,6 +45,7 @@ def room_record(room: Room, now: float) -> RoomRecord:
                 points=h.points,
                 bot=h.bot,
                 think=h.think,
+                allows_eval=h.allows_eval,
             )
             if h is not None
             else None
@@ -115,9 +116,11 @@ def restore_room(
         # A seat whose session was not kept can still be reclaimed with its secret.
         session = sessions.get(saved.session) or Session(saved.session, saved.name, b"", chat)
         digest = bytes.fromhex(saved.digest)
-        room.seats[seat] = SeatHolder(
+        holder = SeatHolder(
             session, saved.name, digest, points=saved.points, bot=saved.bot, think=saved.think
         )
+        holder.allows_eval = saved.allows_eval
+        room.seats[seat] = holder
     if record.clock is not None and room.time_control is not None:
         control = room.time_control
         room.clock = FischerClock(

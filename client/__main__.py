@@ -25,6 +25,7 @@ from client import analysis, archive
 from client.connection import ConnectError, Connection, normalize_url
 from client.controller import Controller, Intent
 from client.plain import PlainView, read_lines
+from client.seats import SeatBook
 from client.tui import TuiView, run_tui
 from protocol.messages import (
     AiSpec,
@@ -160,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[_common(defaults=True)],
         epilog="Two players: one runs 'quoridor create', the other 'quoridor join CODE'.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # No COMMAND: offer to resume the game in progress kept in the state directory.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = [_common(defaults=False)]
 
     create = sub.add_parser("create", parents=common, help="create a room and wait for players")
@@ -181,7 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
     join = sub.add_parser("join", parents=common, help="take a seat in a room")
     join.add_argument("code", help="the room's code")
     join.add_argument("--seat", type=int, default=None, help="the seat to take (0-3)")
-    join.add_argument("--secret", default=None, help="your seat's secret, to come back to it")
+    join.add_argument(
+        "--secret",
+        default=None,
+        help="your seat's secret, to come back to it (default: the one kept for this room)",
+    )
 
     match = sub.add_parser("match", parents=common, help="play the next player who asks too")
     _variant_options(match)
@@ -327,6 +333,16 @@ def _is_terminal(stream: TextIO) -> bool:
 async def play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """Connect, then run the plain or the full-screen mode; the exit status."""
     name = player_name(args)
+    seats = SeatBook()
+    try:
+        url = normalize_url(args.server)
+    except ConnectError as error:
+        stderr.write(f"quoridor: {error.message}\n")
+        return 1
+    if args.command == "join" and args.secret is None:
+        saved = seats.find(url, args.code)
+        if saved is not None and args.seat in (None, saved.seat):
+            args.seat, args.secret = saved.seat, saved.secret  # your own seat, back
     intent = INTENTS[args.command](args)
     plain = (
         args.plain or args.command == "list" or not (_is_terminal(stdin) and _is_terminal(stdout))
@@ -340,12 +356,16 @@ async def play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     plain_view = PlainView(stdout, ascii=args.ascii)
     view = plain_view if plain else tui_view
     try:
-        url = normalize_url(args.server)
         connection = Connection(url, name, post=lambda event: None)
         # A script (input not a terminal) is done when the game is; a person may want a rematch.
         scripted = not _is_terminal(stdin)
         controller = Controller(
-            connection, intent, view, premove=plain, exit_when_over=plain and scripted
+            connection,
+            intent,
+            view,
+            exit_when_over=plain and scripted,
+            interactive=not scripted,
+            seats=seats,
         )
         plain_view.controller = tui_view.controller = controller
         welcome = await connection.open()
@@ -362,6 +382,38 @@ async def play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     return await controller.run(welcome)
 
 
+async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """No subcommand: offer to go back to the newest game kept in the state directory."""
+    try:
+        url = normalize_url(args.server)
+    except ConnectError as error:
+        stderr.write(f"quoridor: {error.message}\n")
+        return 1
+    kept = SeatBook().free(url)
+    if not kept:
+        stdout.write(
+            f"No game of yours is in progress on {url}.\n"
+            "Start one: quoridor create   (or join one: quoridor join CODE; "
+            "every command: quoridor --help)\n"
+        )
+        return 0
+    saved = kept[0]
+    where = f"room {saved.room} (seat {saved.seat}, as {saved.name or 'you'})"
+    if not _is_terminal(stdin):
+        for seat in kept:
+            stdout.write(f"Game in progress: room {seat.room}: quoridor join {seat.room}\n")
+        return 0
+    stdout.write(f"You have a game in progress in {where} on {url}. Resume it? [Y/n] ")
+    stdout.flush()
+    answer = (await asyncio.to_thread(stdin.readline)).strip().lower()
+    if answer not in ("", "y", "yes"):
+        stdout.write(f"Later, then: quoridor join {saved.room}\n")
+        return 0
+    args.command, args.code, args.seat, args.secret = "join", saved.room, saved.seat, saved.secret
+    args.name = args.name if args.name != default_name() else (saved.name or args.name)
+    return await play(args, stdin, stdout, stderr)
+
+
 def player_name(args: argparse.Namespace) -> str:
     return (args.name or default_name()).strip()[:NAME_LIMIT] or "player"
 
@@ -372,6 +424,8 @@ async def dispatch(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stde
         args.name = (args.name or f"bot-{args.level}").strip()[:NAME_LIMIT] or "bot"
     else:
         args.name = player_name(args)
+    if args.command is None:
+        return await resume(args, stdin, stdout, stderr)
     return await RUNNERS.get(args.command, play)(args, stdin, stdout, stderr)
 
 

@@ -73,6 +73,21 @@ class Moves:
 
 
 @dataclass(frozen=True)
+class Cancel:
+    """Drop the moves waiting for the player's turn."""
+
+
+@dataclass(frozen=True)
+class Yes:
+    """Yes to the question asked (resign? leave?)."""
+
+
+@dataclass(frozen=True)
+class No:
+    """No to the question asked."""
+
+
+@dataclass(frozen=True)
 class Invalid:
     """A line that is not a command, and why."""
 
@@ -80,7 +95,21 @@ class Invalid:
 
 
 Command = (
-    Move | Chat | Resign | Draw | Claim | Abort | Rematch | Help | Quit | Board | Moves | Invalid
+    Move
+    | Chat
+    | Resign
+    | Draw
+    | Claim
+    | Abort
+    | Rematch
+    | Help
+    | Quit
+    | Board
+    | Moves
+    | Cancel
+    | Yes
+    | No
+    | Invalid
 )
 
 WORDS: dict[str, str] = {
@@ -95,6 +124,7 @@ WORDS: dict[str, str] = {
     "abort": "abort         call the game off before everyone has moved",
     "rematch": "rematch       ask to play again once the game is over",
     "moves": "moves         list the squares your pawn may go to",
+    "cancel": "cancel        drop the move typed before your turn (it waits for it)",
     "board": "board         draw the board (plain mode)",
     "help": "help          this text",
     "quit": "quit          leave (your seat stays yours to come back to)",
@@ -171,6 +201,12 @@ def parse(line: str) -> Command | None:
             return Board()
         case "moves":
             return Moves()
+        case "cancel":
+            return Cancel()
+        case "y" | "yes":
+            return Yes()
+        case "n" | "no":
+            return No()
     return Invalid(f"{text!r} is not a move or a command; type help")
 
 

@@ -6,8 +6,13 @@ what happened. It runs one loop over one inbox, so server events and typed
 lines are handled strictly one at a time. It never judges a move: a move
 goes to the server with the current ``ply`` and the server's answer is shown.
 
-In the plain mode (``premove``) typed lines run in order and a move waits
-for the player's turn, so a script can pipe a whole game in at once.
+Both modes treat a move typed before the player's turn alike (``premove``):
+it waits and is sent when the turn comes (``cancel`` drops it), so a script
+can pipe a whole game in at once. A script's lines run strictly in order; a
+person's other commands (``interactive``) run at once, and ``quit`` always
+does. A person is asked before resigning or leaving a game in progress.
+Seats handed out are kept in ``seats`` (``client.seats``) until their game
+is over, so the player can come back to them from another run.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Literal, Protocol
 from client import commands
 from client.connection import Connected, Connection, Event, Failed, Garbled, Lost, Received
 from client.describe import describe, rooms_text, situation, who
+from client.seats import SavedSeat, SeatBook
 from protocol.messages import (
     Abort,
     Chat,
@@ -53,7 +59,7 @@ Intent = Create | Join | QuickMatch | Watch | ListRooms
 InRoom = MoveRequest | Chat | Resign | Draw | Claim | Abort | Rematch
 """Requests that act in the room."""
 
-Kind = Literal["info", "event", "error", "chat", "help", "link"]
+Kind = Literal["info", "event", "error", "chat", "help", "link", "situation"]
 """What a notice is: the views style (and may filter) by kind."""
 
 
@@ -86,6 +92,11 @@ class _InputEnded:
 
 
 @dataclass(frozen=True)
+class _Leave:
+    """Leave now, without asking (the screen is gone)."""
+
+
+@dataclass(frozen=True)
 class _ClaimDue:
     """The claim countdown shown in the state with this event has run out."""
 
@@ -108,8 +119,10 @@ class Controller:
         intent: Intent,
         view: View,
         *,
-        premove: bool = False,
+        premove: bool = True,
         exit_when_over: bool = False,
+        interactive: bool = False,
+        seats: SeatBook | None = None,
     ) -> None:
         self.connection = connection
         connection.post = self.post
@@ -118,7 +131,16 @@ class Controller:
         self.view = view
         self.premove = premove
         self.exit_when_over = exit_when_over
-        self.inbox: asyncio.Queue[Event | _Typed | _InputEnded | _ClaimDue] = asyncio.Queue()
+        self.interactive = interactive
+        """A person types (not a script): ask before resigning or leaving a running game."""
+        self.seats = seats
+        self.asking: commands.Resign | commands.Quit | None = None
+        """The command waiting for the player's yes."""
+        self.link_note = ""
+        """While reconnecting: the last attempt, in words (one line the views update)."""
+        self.inbox: asyncio.Queue[Event | _Typed | _InputEnded | _ClaimDue | _Leave] = (
+            asyncio.Queue()
+        )
         self.ready = asyncio.Event()
         """Set once the intent is answered (or the controller is done)."""
         self.state: State | None = None
@@ -153,6 +175,10 @@ class Controller:
     def type(self, line: str) -> None:
         """A line the player typed."""
         self.inbox.put_nowait(_Typed(line))
+
+    def leave(self) -> None:
+        """Quit at once, without the question ``quit`` may ask."""
+        self.inbox.put_nowait(_Leave())
 
     def input_ended(self) -> None:
         """No more lines will come (end of a piped standard input)."""
@@ -218,24 +244,39 @@ class Controller:
         ):
             return [
                 f"You left a game in progress: come back soon, or the others may claim it. "
-                f"To come back: quoridor join {state.room} --seat {self.seat} "
-                f"--secret {self.secret}"
+                f"To come back: quoridor join {state.room} (or plain quoridor; from another "
+                f"machine: quoridor join {state.room} --seat {self.seat} --secret {self.secret})"
             ]
         return []
 
-    async def _handle(self, item: Event | _Typed | _InputEnded | _ClaimDue) -> None:
+    async def _handle(self, item: Event | _Typed | _InputEnded | _ClaimDue | _Leave) -> None:
         match item:
             case _Typed(line):
                 command = commands.parse(line)
+                if command is not None and (asked := self.asking) is not None:
+                    command = self._answer(command)
+                    if command is asked:
+                        await self._command(command, confirmed=True)
+                        return
                 if command is None:
                     return
-                if self.premove:
-                    move = isinstance(command, commands.Move)
-                    if move and not self._lines and not self._may_send_move():
-                        self.view.notice("info", f"{line.strip()}: sent when it is your turn.")
-                    self._lines.append(command)
-                else:
+                move = isinstance(command, commands.Move)
+                at_once = isinstance(command, commands.Quit | commands.Cancel | commands.Help)
+                if not self.premove or at_once or (self.interactive and not move):
                     await self._command(command)
+                    return
+                if move and not self._lines and not self._may_send_move():
+                    self.view.notice(
+                        "info", f"{line.strip()}: sent when it is your turn (cancel drops it)."
+                    )
+                self._lines.append(command)
+            case _Leave():
+                await self._command(commands.Quit(), confirmed=True)
+            case _InputEnded() if self.interactive:
+                # Ctrl-D on a terminal: the person leaves, now (their seat is kept).
+                for line in self.summary():
+                    self.view.notice("info", line)
+                self.finish(0)
             case _InputEnded():
                 self._input_ended = True
             case _ClaimDue(event):
@@ -247,10 +288,10 @@ class Controller:
             case Lost(reason, retry_in, attempt):
                 if self.lost_at is None:
                     self.lost_at = asyncio.get_running_loop().time()
+                    self.view.notice("link", f"Connection lost: {_clause(reason)}. Reconnecting...")
                 self.link = "reconnecting"
-                self.view.notice(
-                    "link",
-                    f"Connection lost: {reason}. Reconnecting in {retry_in:.1f} s (try {attempt}).",
+                self.link_note = (
+                    f"{_sentence(reason)} Trying again in {retry_in:.1f} s (try {attempt})."
                 )
                 self.view.changed()
             case Failed(reason):
@@ -292,7 +333,47 @@ class Controller:
 
     # -- commands ----------------------------------------------------------------
 
-    async def _command(self, command: commands.Command) -> None:
+    def _answer(self, command: commands.Command) -> commands.Command | None:
+        """The player's answer to the question asked; what to run now."""
+        asked, self.asking = self.asking, None
+        self.view.changed()
+        if isinstance(command, commands.Yes) or type(command) is type(asked):
+            return asked  # yes (or the same command again: Ctrl-C twice)
+        staying = "Not resigning." if isinstance(asked, commands.Resign) else "Staying."
+        self.view.notice("info", staying)
+        return None if isinstance(command, commands.No) else command
+
+    def _ask(self, command: commands.Resign | commands.Quit) -> bool:
+        """Ask before resigning or leaving a running game; True when asked (wait)."""
+        state = self.state
+        running = (
+            self.interactive
+            and state is not None
+            and state.status == "playing"
+            and self.role == "player"
+            and self.seat is not None
+            and state.players[self.seat].active
+        )
+        if not running or self.asking is not None:
+            return False
+        self.asking = command
+        if isinstance(command, commands.Resign):
+            question = "Resign this game? y to resign, n (or anything else) to play on."
+        else:
+            question = (
+                "Leave this game in progress? Your seat stays yours, but the others may claim "
+                "the game if you stay away. y (or Ctrl-C again) to leave, n to stay."
+            )
+        self.view.notice("situation", question)
+        return True
+
+    async def _command(self, command: commands.Command, confirmed: bool = False) -> None:
+        if (
+            isinstance(command, commands.Resign | commands.Quit)
+            and not confirmed
+            and self._ask(command)
+        ):
+            return
         match command:
             case commands.Move(notation):
                 await self._move(notation)
@@ -318,6 +399,13 @@ class Controller:
                 self.view.show_board()
             case commands.Moves():
                 self._list_moves()
+            case commands.Cancel():
+                dropped = [c.notation for c in self._lines if isinstance(c, commands.Move)]
+                self._lines = deque(c for c in self._lines if not isinstance(c, commands.Move))
+                text = "No move was waiting." if not dropped else f"Dropped {', '.join(dropped)}."
+                self.view.notice("info", text)
+            case commands.Yes() | commands.No():
+                self.view.notice("info", "Nothing was asked.")
             case commands.Invalid(message):
                 self.view.notice("error", message)
 
@@ -363,7 +451,7 @@ class Controller:
                 self._chat(message)
             case Queued(variant=variant):
                 self.queued = True
-                self._answer()
+                self._answered_intent()
                 size = variant.size
                 self.view.notice(
                     "info",
@@ -372,7 +460,7 @@ class Controller:
             case Rooms(rooms=rooms):
                 self.view.notice("info", "\n".join(rooms_text(rooms)))
                 if isinstance(self.intent, ListRooms):
-                    self._answer()
+                    self._answered_intent()
                     self.finish(0)
             case Left(id=None):
                 self.view.notice(
@@ -381,7 +469,7 @@ class Controller:
                 self.room = self.role = self.seat = self.secret = None
                 self.finish(1)
 
-    def _answer(self) -> None:
+    def _answered_intent(self) -> None:
         self._answered = True
         self.ready.set()
 
@@ -399,7 +487,8 @@ class Controller:
         self.room, self.role, self.seat = joined.room, joined.role, joined.seat
         if joined.secret is not None:
             self.secret = joined.secret
-        self._answer()
+        self._keep_seat()
+        self._answered_intent()
         if rejoin:
             self.view.notice("link", f"Back in room {joined.room}.")
         elif moved:
@@ -412,6 +501,26 @@ class Controller:
                 text += f" Your opponent joins with: quoridor join {joined.room}"
             self.view.notice("info", text)
         self.view.changed()
+
+    def _keep_seat(self) -> None:
+        """Write our seat down (client.seats), to come back to it from another run."""
+        if self.seats is None or self.role != "player" or self.room is None:
+            return
+        if self.seat is None or self.secret is None:
+            return
+        saved = SavedSeat(
+            server=self.connection.url,
+            room=self.room,
+            seat=self.seat,
+            secret=self.secret,
+            resume_token=self.connection.resume_token,
+            name=self.connection.name,
+        )
+        self.seats.keep(saved)
+
+    def _forget_seat(self) -> None:
+        if self.seats is not None and self.room is not None:
+            self.seats.forget(self.connection.url, self.room)
 
     def _chat(self, line: ChatMessage) -> None:
         if line.room != self.room:
@@ -446,6 +555,8 @@ class Controller:
         self._watch_claims(state)
         self.view.changed()
         over = state.status == "finished" and (state.match is None or state.match.over)
+        if over and self.role == "player":
+            self._forget_seat()  # nothing left to come back to
         if over and self.exit_when_over:
             self.finish(0)
 
@@ -497,6 +608,11 @@ class Controller:
             self._answered = False
             await self._send(self.intent, _Pending("intent"))
         elif what in ("intent", "rejoin"):
+            intent = self.intent
+            came_back = isinstance(intent, Join) and intent.secret is not None
+            if what == "intent" and came_back and self.seats is not None:
+                assert isinstance(intent, Join)
+                self.seats.forget(self.connection.url, intent.room)  # gone: never offer it again
             self.view.notice("error", error.message)
             self.finish(1)
         elif error.code == ErrorCode.UNKNOWN_TYPE and what is not None:
@@ -522,6 +638,7 @@ class Controller:
     async def _reconnected(self, welcome: Welcome) -> None:
         self.link = "connected"
         self.lost_at = None
+        self.link_note = ""
         self.view.changed()
         if welcome.room is not None:
             if welcome.seat is not None and welcome.seat != self.seat:
@@ -549,6 +666,11 @@ class Controller:
             await self._send(self.intent, _Pending("intent"))
         else:
             self.view.notice("link", "Reconnected.")
+
+
+def _clause(text: str) -> str:
+    """``text`` without its final full stop or question mark, to go inside a sentence."""
+    return text.rstrip(".?!")
 
 
 def _sentence(text: str) -> str:

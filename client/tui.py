@@ -73,6 +73,7 @@ STYLE = Style.from_dict(
         "error": "ansired",
         "chat": "ansicyan",
         "link": "ansimagenta",
+        "situation.ask": "ansiyellow bold",
         "help": "",
         "clock.low": "ansired bold",
         "clock.low.running": "ansired bold reverse",
@@ -266,6 +267,8 @@ class TuiView:
             width=self.side_width(),
             link=controller.link,
         )
+        if controller.link_note:
+            lines.insert(1, [("class:offline", controller.link_note)])
         return _wrap(lines, self.side_width())
 
     def moves(self) -> list[Line]:
@@ -325,9 +328,14 @@ class TuiView:
                 controller.type(buffer.text)
             return False
 
+        def prompt() -> StyleAndTextTuples:
+            if controller.asking is not None:
+                return [("class:situation", "y/n? ")]
+            return [("", "> ")]
+
         input_area = TextArea(
             height=1,
-            prompt="> ",
+            prompt=prompt,
             multiline=False,
             history=InMemoryHistory(),
             completer=_MoveCompleter(self),
@@ -464,7 +472,7 @@ async def run_tui(controller: Controller, view: TuiView, welcome: Welcome, out: 
     task.add_done_callback(stop)
     await app.run_async(pre_run=pre_run)
     if not task.done():
-        controller.type("quit")
+        controller.leave()
     code = await task
     return _farewell(controller, view, code, out, show_log=False)
 

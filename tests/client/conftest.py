@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -19,3 +20,11 @@ async def server() -> AsyncIterator[GameServer]:
 @pytest.fixture
 def url(server: GameServer) -> str:
     return f"ws://127.0.0.1:{server.port}"
+
+
+@pytest.fixture(autouse=True)
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Seats kept by the client go to a folder of the test's own (see client.seats)."""
+    home = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    return home

@@ -66,7 +66,12 @@ class Screen:
 
 @contextlib.asynccontextmanager
 async def full_screen(
-    url: str, name: str, intent: Intent, size: tuple[int, int] = (80, 24), absolute: bool = False
+    url: str,
+    name: str,
+    intent: Intent,
+    size: tuple[int, int] = (80, 24),
+    absolute: bool = False,
+    interactive: bool = False,
 ) -> AsyncIterator[Screen]:
     """The full-screen client on a pipe for keys and a terminal of ``size`` (columns, rows)."""
     columns, rows = size
@@ -74,7 +79,7 @@ async def full_screen(
     with create_pipe_input() as keys, create_app_session(input=keys, output=output):
         connection = Connection(url, name, lambda event: None)
         view = TuiView(name, absolute=absolute)
-        controller = Controller(connection, intent, view)
+        controller = Controller(connection, intent, view, interactive=interactive)
         out = io.StringIO()
         task = asyncio.create_task(run_tui(controller, view, await connection.open(), out))
         screen = Screen(keys, view, controller, task, out)
@@ -82,7 +87,7 @@ async def full_screen(
             yield screen
         finally:
             if not task.done():
-                keys.send_text("\x03")  # Ctrl-C quits
+                controller.leave()
             await asyncio.wait_for(task, 5)
 
 

@@ -88,7 +88,8 @@ async def test_leaving_a_game_in_progress_says_how_to_come_back(url: str) -> Non
         await bob.close()
     secret = alice.controller.secret
     assert alice.out.getvalue().endswith(
-        f"To come back: quoridor join {room} --seat 0 --secret {secret}\n"
+        f"To come back: quoridor join {room} (or plain quoridor; from another machine: "
+        f"quoridor join {room} --seat 0 --secret {secret})\n"
     )
 
 

@@ -1,0 +1,102 @@
+"""Seats kept between runs: the secret (and resume token) of each game you play.
+
+``quoridor join CODE`` takes your own seat back with them, and a plain
+``quoridor`` offers to resume a game in progress. They live in the user's
+state directory (``$XDG_STATE_HOME/quoridor/seats.json``, by default
+``~/.local/state/quoridor/seats.json``), readable by the user alone (0600,
+in a 0700 folder): a seat secret is what lets anyone play your seat. A seat
+is kept from the moment the server hands it out until its game (or match)
+is over; a file that cannot be read is treated as empty, never as an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+
+import msgspec
+
+MAX_SEATS = 50
+"""Seats kept at most (the oldest go first): a few games in progress is the normal case."""
+
+
+class SavedSeat(msgspec.Struct, kw_only=True):
+    server: str
+    room: str
+    seat: int
+    secret: str
+    resume_token: str | None = None
+    name: str = ""
+    saved: float = 0.0
+    """When it was written (Unix time), newest first in ``SeatBook.seats``."""
+    pid: int | None = None
+    """The client process playing it: while that process runs, the seat is in use (a second
+    terminal of the same user joining the room is another player, not a comeback)."""
+
+    def in_use(self) -> bool:
+        """Whether another running client plays this seat now."""
+        if self.pid is None or self.pid == os.getpid():
+            return False
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True  # it exists, under another user
+        return True
+
+
+def state_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or ""
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "state"
+    return root / "quoridor"
+
+
+class SeatBook:
+    """The seats file: read, changed and written whole (it is small)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or state_dir() / "seats.json"
+
+    def seats(self, server: str | None = None) -> list[SavedSeat]:
+        """The seats kept (on ``server`` only, if given), newest first."""
+        try:
+            data = self.path.read_bytes()
+            seats = msgspec.json.decode(data, type=list[SavedSeat])
+        except (OSError, msgspec.DecodeError):
+            return []
+        seats.sort(key=lambda s: s.saved, reverse=True)
+        return [s for s in seats if server is None or s.server == server]
+
+    def find(self, server: str, room: str) -> SavedSeat | None:
+        """Our seat in ``room``, unless another running client plays it now."""
+        return next((s for s in self.free(server) if s.room == room), None)
+
+    def free(self, server: str) -> list[SavedSeat]:
+        """The seats on ``server`` no running client plays: the ones to come back to."""
+        return [s for s in self.seats(server) if not s.in_use()]
+
+    def keep(self, seat: SavedSeat) -> None:
+        seat.saved = time.time()
+        seat.pid = os.getpid()
+        others = [s for s in self.seats() if (s.server, s.room) != (seat.server, seat.room)]
+        self._write([seat, *others][:MAX_SEATS])
+
+    def forget(self, server: str, room: str) -> None:
+        seats = self.seats()
+        kept = [s for s in seats if (s.server, s.room) != (server, room)]
+        if len(kept) != len(seats):
+            self._write(kept)
+
+    def _write(self, seats: list[SavedSeat]) -> None:
+        """Write the file atomically, user-only from its first byte."""
+        with contextlib.suppress(OSError):  # no state directory: nothing kept, play goes on
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            temporary = self.path.with_name(self.path.name + ".new")
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as out:
+                out.write(msgspec.json.encode(seats))
+            os.chmod(temporary, 0o600)  # an older file of the same name may have had more
+            os.replace(temporary, self.path)

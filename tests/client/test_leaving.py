@@ -1,0 +1,227 @@
+"""Leaving and coming back: seats kept in the state directory, questions before resigning or
+leaving, Ctrl-C with a move queued, premoves on the full screen, one reconnection line."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import queue
+import re
+import signal
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+from client.__main__ import dispatch, parse
+from client.seats import SeatBook
+from protocol.messages import Create, Join, Joined, MoveRequest, State
+from server.app import GameServer
+from server.config import Config
+from tests.client.recorder import start, until
+from tests.client.terminal import full_screen, room_of
+from tests.client.test_e2e import WITHIN, client
+from tests.wsclient import Client
+
+
+class Keyboard(io.StringIO):
+    """Standard input that says it is a terminal: a person types these lines."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class SlowKeyboard(Keyboard):
+    """A terminal whose person types a line when the test says so (``press``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: queue.Queue[str] = queue.Queue()
+
+    def press(self, line: str) -> None:
+        self.lines.put(line + "\n")
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        return self.lines.get()
+
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
+        return iter(self.readline, "")
+
+
+async def run_client(argv: list[str], typed: str = "", tty: bool = False) -> tuple[int, str]:
+    out = io.StringIO()
+    stdin = Keyboard(typed) if tty else io.StringIO(typed)
+    code = await dispatch(parse(argv), stdin, out, io.StringIO())
+    return code, out.getvalue()
+
+
+async def alice_leaves_a_game(url: str) -> tuple[str, Client]:
+    """Alice creates a room in a ``quoridor`` process, Bob joins, and she quits: the room."""
+    alice = await client(url, "Alice", "create")
+    assert alice.stdin is not None
+    assert alice.stdout is not None
+    async with asyncio.timeout(WITHIN):
+        while not (found := re.search(rb"quoridor join (\w+)", await alice.stdout.readline())):
+            pass
+    room = found.group(1).decode()
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=room))
+    assert (await bob.expect(Joined)).seat == 1
+    async with asyncio.timeout(WITHIN):
+        while b"The game starts." not in await alice.stdout.readline():
+            pass
+    alice.stdin.write(b"quit\n")
+    await alice.stdin.drain()
+    out, _ = await asyncio.wait_for(alice.communicate(), WITHIN)
+    assert b"You left a game in progress" in out
+    return room, bob
+
+
+async def test_join_takes_your_own_seat_back_from_the_state_directory(
+    url: str, state_home: Path
+) -> None:
+    room_code, bob = await alice_leaves_a_game(url)
+    room = re.search(r"(\w+)", room_code)
+    assert room is not None
+    seats = state_home / "quoridor" / "seats.json"
+    assert stat.S_IMODE(seats.stat().st_mode) == 0o600
+    assert stat.S_IMODE(seats.parent.stat().st_mode) == 0o700
+    saved = SeatBook().find(url, room.group(1))
+    assert saved is not None
+    assert saved.seat == 0
+    # Alice comes back with nothing but the room's code: her own seat, not "room is full".
+    code, text = await run_client(["--server", url, "join", room.group(1)], "e2\n")
+    assert code == 0, text
+    assert f"You have seat 0 in room {room.group(1)}." in text
+    assert "You moved to e2." in text
+    await bob.close()
+
+
+async def test_a_plain_quoridor_offers_the_game_in_progress(url: str) -> None:
+    _, text = await run_client(["--server", url], "")
+    assert "No game of yours is in progress" in text
+    room_code, bob = await alice_leaves_a_game(url)
+    room = re.search(r"(\w+)", room_code)
+    assert room is not None
+    keyboard, out = SlowKeyboard(), io.StringIO()
+    task = asyncio.create_task(dispatch(parse(["--server", url]), keyboard, out, io.StringIO()))
+    await until(lambda: "Resume it? [Y/n]" in out.getvalue() or None)
+    assert out.getvalue().startswith(
+        f"You have a game in progress in room {room.group(1)} (seat 0, as Alice) on {url}."
+    )
+    keyboard.press("")  # Enter: yes
+    await until(lambda: f"You have seat 0 in room {room.group(1)}." in out.getvalue() or None)
+    keyboard.press("quit")
+    keyboard.press("y")
+    assert await asyncio.wait_for(task, 5) == 0
+    await bob.close()
+
+
+async def test_a_finished_game_is_forgotten(url: str) -> None:
+    alice_moves = "e2 e3 e4 e5 e6 e7 e8 e9".split()
+    bob_moves = "d9 d8 d7 d6 d5 d4 d3".split()
+    task = asyncio.create_task(
+        run_client(["--server", url, "--name", "Alice", "create"], "\n".join(alice_moves) + "\n")
+    )
+    book = SeatBook()
+    saved = await until(lambda: book.seats(url)[0] if book.seats(url) else None)
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=saved.room))
+    await bob.expect(Joined)
+    for ply, move in enumerate(bob_moves):
+        while (await bob.expect(State)).ply != 2 * ply + 1:
+            pass
+        await bob.send(MoveRequest(move=move, ply=2 * ply + 1))
+    code, text = await asyncio.wait_for(task, WITHIN)
+    assert code == 0
+    assert "Game over: you win!" in text
+    assert book.seats(url) == []
+    await bob.close()
+
+
+async def test_resigning_and_leaving_a_running_game_are_asked_first(url: str) -> None:
+    alice, view, task = await start(url, "Alice", Create())
+    alice.interactive = True
+    room = await until(lambda: alice.room)
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=room))
+    await view.wait_for("The game starts.")
+    alice.type("resign")
+    assert await view.wait_for("Resign this game?") == (
+        "Resign this game? y to resign, n (or anything else) to play on."
+    )
+    alice.type("n")
+    await view.wait_for("Not resigning.")
+    alice.type("quit")
+    await view.wait_for("Leave this game in progress?")
+    alice.type("e2")  # anything else: she stays, and the line runs
+    await view.wait_for("You moved to e2.")
+    alice.type("quit")
+    alice.type("quit")  # Ctrl-C twice
+    assert await asyncio.wait_for(task, 5) == 0
+    assert view.has("You left a game in progress")
+    assert alice.state is not None
+    assert alice.state.result is None  # she left; she did not resign
+    await bob.close()
+
+
+async def test_ctrl_c_quits_at_once_with_a_move_queued(tmp_path: Path, url: str) -> None:
+    alice = await Client.connect(url, "Alice")
+    await alice.send(Create())
+    room = (await alice.expect(Joined)).room
+    bob = await client(url, "Bob", "--plain", "join", room)
+    assert bob.stdin is not None
+    assert bob.stdout is not None
+    bob.stdin.write(b"e8\n")  # not his turn: it waits for it
+    await bob.stdin.drain()
+    async with asyncio.timeout(WITHIN):
+        while b"sent when it is your turn" not in await bob.stdout.readline():
+            pass
+    bob.send_signal(signal.SIGINT)
+    out, _ = await asyncio.wait_for(bob.communicate(), 5)  # not when Alice moves: now
+    assert bob.returncode == 0
+    assert b"You left a game in progress" in out
+    await alice.close()
+
+
+async def test_the_full_screen_keeps_a_move_typed_out_of_turn_like_plain_mode(url: str) -> None:
+    async with full_screen(url, "Alice", Create()) as alice:
+        room = await room_of(alice)
+        async with full_screen(url, "Bob", Join(room=room)) as bob:
+            await bob.showing("Alice to move.")
+            bob.type("e8\r")
+            assert await bob.shows("e8:") == "e8: sent when it is your turn (cancel drops it)."
+            alice.type("e2\r")
+            await bob.at(2)  # his e8 went as soon as Alice had moved
+            assert bob.controller.state is not None
+            assert bob.controller.state.moves == ["e2", "e8"]
+            assert not [t for t in bob.log() if "refused" in t]
+
+
+async def test_reconnecting_is_one_line_that_updates() -> None:
+    async with GameServer(Config(port=0)).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        alice, view, task = await start(url, "Alice", Create())
+        await until(lambda: alice.room)
+    await until(lambda: "(try 3)" in alice.link_note or None)
+    lost = [text for text in view.texts() if "Connection lost" in text]
+    assert lost == ["Connection lost: the server is restarting. Reconnecting..."]
+    assert "?." not in alice.link_note
+    assert alice.link_note.startswith("Nothing answers at 127.0.0.1:")
+    alice.type("quit")
+    assert await asyncio.wait_for(task, 5) == 0
+
+
+async def test_ctrl_c_on_the_full_screen_asks_before_leaving_a_running_game(url: str) -> None:
+    async with full_screen(url, "Alice", Create(), interactive=True) as alice:
+        bob = await Client.connect(url, "Bob")
+        await bob.send(Join(room=await room_of(alice)))
+        await alice.showing("Your move.")
+        alice.type("\x03")  # Ctrl-C
+        screen = await alice.showing("y/n?")
+        assert screen[-1].startswith("y/n?")
+        assert any("Leave this game in progress?" in row for row in screen)
+        assert not alice.task.done()
+        alice.type("\x03")  # again: leave
+        assert await asyncio.wait_for(alice.task, 5) == 0
+        await bob.close()
+    assert "To come back: quoridor join" in alice.out.getvalue()

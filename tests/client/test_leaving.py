@@ -171,6 +171,9 @@ async def test_ctrl_c_quits_at_once_with_a_move_queued(tmp_path: Path, url: str)
     bob = await client(url, "Bob", "--plain", "join", room)
     assert bob.stdin is not None
     assert bob.stdout is not None
+    async with asyncio.timeout(WITHIN):
+        while b"Alice to move." not in await bob.stdout.readline():
+            pass
     bob.stdin.write(b"e8\n")  # not his turn: it waits for it
     await bob.stdin.drain()
     async with asyncio.timeout(WITHIN):

@@ -149,6 +149,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 MIGRATION_LOCK = 0x51_0D_0B
 """The advisory lock nodes take to migrate one at a time when they start together."""
 CONNECT_WITHIN = 10.0
+STALLED_AFTER = 5.0
+"""Seconds a transaction may sit idle before PostgreSQL ends its session (a stalled node
+must not hold a room's fence, and so its takeover, for longer)."""
 
 
 class Fenced(StoreError):
@@ -163,8 +166,9 @@ class Fenced(StoreError):
 class PgStore:
     """A PostgreSQL database named by a ``postgresql://`` URL (``server.storage.Storage``)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, stalled_after: float = STALLED_AFTER) -> None:
         self.url = url
+        self.stalled_after = stalled_after
         self.write_seconds: Callable[[float], None] = lambda seconds: None
         self.lost: Callable[[str], None] = lambda reason: None
         self.rated: Callable[[list[RatedGame]], None] = lambda games: None
@@ -183,6 +187,12 @@ class PgStore:
         try:
             self._conn = await psycopg.AsyncConnection.connect(
                 self.url, autocommit=True, connect_timeout=int(CONNECT_WITHIN)
+            )
+            # A node stalled inside a transaction (paused, swapped out) would hold the
+            # fences it read and so block a takeover: PostgreSQL ends such a session.
+            stalled_ms = int(self.stalled_after * 1000)
+            await self._conn.execute(
+                f"SET idle_in_transaction_session_timeout = {stalled_ms}".encode()
             )
             return await self._migrate()
         except psycopg.Error as error:
@@ -247,6 +257,15 @@ class PgStore:
         await self._run(raise_fence)
         self.epochs[code] = epoch
 
+    async def fence(self, code: str) -> int:
+        """The highest epoch claimed for the room so far (0: never claimed)."""
+
+        async def read(conn: Conn) -> int:
+            rows = await _rows(conn, "SELECT epoch FROM room_fences WHERE code = %s", (code,))
+            return int(rows[0][0]) if rows else 0
+
+        return await self._run(read)
+
     async def load_room(self, code: str) -> tuple[RoomRecord | None, list[SessionRecord]]:
         """One room as last committed and the sessions seated in it (for a takeover)."""
 
@@ -276,10 +295,10 @@ class PgStore:
                 raise StoreError(self._failed or "the database is not open")
             try:
                 return await work(conn)
-            except psycopg.OperationalError as error:
-                self._fail(f"PostgreSQL connection lost ({error})".strip())
-                raise StoreError(self._failed or str(error)) from None
             except psycopg.Error as error:
+                if conn.broken or isinstance(error, psycopg.OperationalError):
+                    self._fail(f"PostgreSQL connection lost ({error})".strip())
+                    raise StoreError(self._failed or str(error)) from None
                 raise StoreError(f"PostgreSQL: {error}".strip()) from None
 
     def _fail(self, reason: str) -> None:

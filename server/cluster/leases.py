@@ -28,6 +28,9 @@ from redis.exceptions import RedisError
 from server.cluster.keys import Keys, text
 
 log = logging.getLogger("quoridor.cluster")
+DEFAULT_TTL = 3.0
+"""Seconds a lease lasts unless renewed: the longest a dead node's rooms wait for a new
+owner. Renewals come every third of it."""
 
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
@@ -66,7 +69,7 @@ class Lease:
 class Leases:
     """One node's leases: acquire, renew, release, and a loop keeping them (``keep``)."""
 
-    def __init__(self, redis: Redis, keys: Keys, node: str, ttl: float = 3.0) -> None:
+    def __init__(self, redis: Redis, keys: Keys, node: str, ttl: float = DEFAULT_TTL) -> None:
         self.redis = redis
         self.keys = keys
         self.node = node

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import signal
 
+import psycopg
 import pytest
 
 from protocol.messages import FetchGame, GameRecordReply, History, HistoryList
@@ -103,5 +104,32 @@ async def test_a_claim_waits_for_the_former_owners_write_in_flight(postgres_url:
         await asyncio.sleep(0.3)
         assert not claim.done()
     await asyncio.wait_for(claim, 10)
+    await old.close()
+    await new.close()
+
+
+async def test_a_former_owner_stalled_mid_commit_cannot_hold_up_a_takeover(
+    postgres_url: str,
+) -> None:
+    """A node paused inside its transaction holds the fences it read; PostgreSQL ends its
+    session after ``stalled_after``, the claim goes through, and the stalled commit fails."""
+    old, new = PgStore(postgres_url, stalled_after=0.5), PgStore(postgres_url)
+    await old.open()
+    await new.open()
+    await old.claim("iiii", 1)
+    await old.write(Batch(rooms=[(room("iiii", []), "playing")]))
+    conn = old._conn
+    assert conn is not None
+
+    async def stalled_commit() -> None:
+        async with conn.transaction():
+            await old._check_fences(conn, ["iiii"])
+            started = asyncio.get_running_loop().time()
+            await asyncio.wait_for(new.claim("iiii", 2), 10)  # the old one stalls meanwhile
+            assert asyncio.get_running_loop().time() - started < 5
+            await conn.execute("SELECT 1")  # it wakes: its session is gone
+
+    with pytest.raises(psycopg.Error, match="idle-in-transaction"):
+        await stalled_commit()
     await old.close()
     await new.close()

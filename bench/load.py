@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import multiprocessing
 import os
 import platform
@@ -379,6 +380,9 @@ class Run:
     """Soak: the server once every client has gone."""
     metrics: dict[str, float] = field(default_factory=dict)
     """The server's own histograms and counters, over the window (ours only)."""
+    analyses: int = 0
+    """Computer analyses the analysts received during the window."""
+    analyses_refused: int = 0
     rounds: list[Run] = field(default_factory=list)
     """Saturation: every run of this server; this one is their median by moves/s."""
 
@@ -425,6 +429,8 @@ class Settings:
     log: Callable[[str], None] = print
     quiet_wait: float = 0.0
     """Seconds to wait, before each measurement, for other processes to quieten."""
+    analysts: int = 0
+    """Clients asking for computer analyses of finished games throughout a run (ours only)."""
 
 
 def _split(total: int, parts: int) -> list[int]:
@@ -517,6 +523,12 @@ def run_games(
             wait_for_quiet([*server.family(), *workers.pids], settings.quiet_wait, settings.log)
         start = time.monotonic() + settings.warmup
         end = start + duration
+        analysts = [
+            Analyst(server.port, start, end)
+            for _ in range(settings.analysts if kind == "ours" else 0)
+        ]
+        for analyst in analysts:
+            analyst.start()
         workers.tell("go", start, end)
         time.sleep(max(0.0, start - time.monotonic()))
         metrics0 = server.metrics()
@@ -540,6 +552,10 @@ def run_games(
         metrics1 = server.metrics()
         run.rss, run.fds = server.rss(), server.fds()
         results: list[Result] = workers.gather("done", 60)
+        for analyst in analysts:
+            analyst.join(30)
+            run.analyses += analyst.done
+            run.analyses_refused += analyst.refused
     except BaseException:
         for process in workers.processes:
             process.kill()
@@ -591,6 +607,43 @@ def saturate(server: ServerProcess, kind: Kind, games: int, duration: float,
             settings.log(f"  round {number + 1} of {rounds}")
         runs.append(run_games(server, kind, "saturate", games, duration, settings))
     return median_of(runs)
+
+
+class Analyst(threading.Thread):
+    """Asks for the computer analysis of one finished game after another, from ``start`` to
+    ``end``, as a player reviewing games would: the analysis runs in the server's worker
+    processes while the measured games go on."""
+
+    def __init__(self, port: int, start: float, end: float) -> None:
+        super().__init__(daemon=True)
+        self.port, self.start_at, self.end = port, start, end
+        self.done = self.refused = 0
+
+    def run(self) -> None:
+        from websockets.sync.client import connect
+
+        asked: set[int] = set()
+        with connect(f"ws://{HOST}:{self.port}", max_size=2**22) as ws:
+            ws.send(json.dumps({"type": "hello", "version": "1.0", "name": "analyst"}))
+            ws.recv()
+            time.sleep(max(0.0, self.start_at - time.monotonic()))
+            while (left := self.end - time.monotonic()) > 0:
+                ws.send(json.dumps({"type": "history", "limit": 100}))
+                games = [g["game"] for g in json.loads(ws.recv(timeout=left))["games"]]
+                fresh = [game for game in games if game not in asked]
+                if not fresh:
+                    time.sleep(0.2)
+                    continue
+                asked.add(fresh[0])
+                ws.send(json.dumps({"type": "analyse", "game": fresh[0]}))
+                try:
+                    reply = json.loads(ws.recv(timeout=max(0.1, self.end - time.monotonic())))
+                except TimeoutError:
+                    return
+                if reply["type"] == "analysis":
+                    self.done += 1
+                else:
+                    self.refused += 1
 
 
 def _sample(
@@ -713,6 +766,8 @@ def table(title: str, runs: list[Run], log: Callable[[str], None]) -> None:
     row("mean frame pushed, bytes", lambda r: f"{r.state_bytes:.0f}", None)
     row("late sends (>5 ms)", lambda r: str(r.late) if r.mode == "paced" else "-", None)
     row("errors", lambda r: _errors(r), None)
+    if any(run.analyses or run.analyses_refused for run in columns):
+        row("analyses done (refused)", lambda r: f"{r.analyses} ({r.analyses_refused})", None)
     headers = [run.label for run in columns] + [f"{run.label}/{ref.label}" for run, ref in pairs]
     width = max(len(name) for name, _, _ in rows) + 1
     column = max(9, *(len(text) + 2 for text in headers + [v for _, vs, _ in rows for v in vs]))
@@ -940,6 +995,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="before each measurement, wait up to this many seconds for "
                         "other processes to use under a quarter of a core")  # fmt: skip
     parser.add_argument("--scripts", type=int, default=64, help="distinct games to replay")
+    parser.add_argument(
+        "--analysts",
+        type=int,
+        default=0,
+        help="also run paced again with N clients asking for analyses of the "
+        "finished games meanwhile (the moves' round trip must not suffer)",
+    )
     parser.add_argument("--no-echo", action="store_true", help="skip the echo and fanout ceilings")
     parser.add_argument("--profile", type=Path, default=None,
                         help="run the server under cProfile, save .prof files here, "
@@ -997,6 +1059,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 server, "ours", "paced", args.games, durations["paced"], settings
                             )
                         )
+                    if "paced" in modes and args.analysts:
+                        progress(f"{db}: paced, {args.games} games, {args.analysts} analysts")
+                        settings.analysts = args.analysts
+                        run = run_games(
+                            server, "ours", "paced", args.games, durations["paced"], settings
+                        )
+                        settings.analysts = 0
+                        run.label += "+analyses"
+                        paced.append(run)
                     if "saturate" in modes:
                         progress(f"{db}: saturate, {args.saturate_games} games")
                         saturated.append(

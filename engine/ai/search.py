@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from engine.ai.position import (
@@ -112,7 +113,10 @@ class Searcher:
         self.tt: dict[tuple[int, ...], tuple[int, int, int, int]] = {}
         """key -> (depth, flag, score, best move)."""
         self.killers: list[list[int]] = [[-1, -1] for _ in range(max_depth + 1)]
-        self.history: dict[int, int] = {}
+        self.history: defaultdict[int, int] = defaultdict(int)
+        self.cuts: dict[tuple[int, int, int], list[int]] = {}
+        """Candidate walls by (horizontal walls, vertical walls, opponent's square): a
+        function of those alone, and asked for again at every iteration and transposition."""
 
     # -- the clock --------------------------------------------------------------
 
@@ -148,9 +152,16 @@ class Searcher:
         if not pos.walls_left[me]:
             return []
         op = 1 - me
-        north, east = pos.open_edges()
-        h_free, v_free = pos.free_slots()
-        return cut_walls(maps[op].layers, pos.pawns[op], north, east, pos.stride, h_free, v_free)
+        key = (pos.h_walls, pos.v_walls, pos.pawns[op])
+        found = self.cuts.get(key)
+        if found is None:
+            north, east = pos.open_edges()
+            h_free, v_free = pos.free_slots()
+            found = cut_walls(
+                maps[op].layers, pos.pawns[op], north, east, pos.stride, h_free, v_free
+            )
+            self.cuts[key] = found
+        return found
 
     def _wall_maps(self, maps: tuple[GoalMap, ...], wall: int) -> tuple[GoalMap, ...] | None:
         """The maps after ``wall``, or None when it would seal a pawn in."""
@@ -229,7 +240,7 @@ class Searcher:
                             killers = self.killers[ply]
                             if killers[0] != move:
                                 killers[1], killers[0] = killers[0], move
-                            self.history[move] = self.history.get(move, 0) + depth * depth
+                            self.history[move] += depth * depth
                         break
         if best_move < 0:
             # No legal move: cannot happen in Quoridor (a pawn can always move).
@@ -256,13 +267,14 @@ class Searcher:
         pos = self.pos
         me = pos.turn
         here = distance(mine, pos.pawns[me])
-        forward: list[int] = []
-        other: list[int] = []
-        for square in bits(pos.pawn_targets(me)):
-            if distance(mine, square) < here:
-                forward.append(square)
-            else:
-                other.append(square)
+        # A move forward lands on the layer one step nearer the goal (a jump may land two
+        # nearer: on the layer before that).
+        nearer = mine[here - 1] if here >= 1 else 0
+        if here >= 2:
+            nearer |= mine[here - 2]
+        targets = pos.pawn_targets(me)
+        forward = bits(targets & nearer)
+        other = bits(targets & ~nearer)
         walls = self._walls(maps)
         if walls:
             history = self.history
@@ -270,7 +282,7 @@ class Searcher:
             first = [move for move in killers if move in walls]
             rest = [move for move in walls if move not in first]
             if history:
-                rest.sort(key=lambda move: -history.get(move, 0))
+                rest.sort(key=history.__getitem__, reverse=True)  # stable: ties keep order
             walls = first + rest
         moves = forward + walls + other
         if tt_move >= 0 and tt_move in moves:

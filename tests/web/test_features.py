@@ -55,6 +55,21 @@ async def test_a_browser_plays_the_protocol_bot(browser: Browser, site: GameServ
     await close_all(alice)
 
 
+async def test_a_game_against_the_computer_starts_at_once(
+    browser: Browser, site: GameServer
+) -> None:
+    alice = await open_player(browser, site, "Alice")
+    page = alice.page
+    await page.select_option("select[name=size]", "5")
+    await page.select_option("select[name=ai]", "1")
+    await page.click("form.create button[type=submit]")
+    await page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await alice.click_square("c2")
+    await alice.wait_ply(2)  # the computer answered in its worker process
+    assert "computer, level 1" in await page.locator(".players").inner_html()
+    await close_all(alice)
+
+
 async def test_four_players_from_their_own_side(browser: Browser, site: GameServer) -> None:
     players, _ = await game_between(browser, site, names=("Ann", "Ben", "Cat", "Dan"))
     for seat, player in enumerate(players):

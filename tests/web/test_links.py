@@ -6,6 +6,7 @@ import pytest
 from playwright.async_api import Browser
 
 from server.app import GameServer
+from server.config import Config
 from tests.web.pages import Player, close_all, game_between, open_player
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -81,3 +82,20 @@ async def test_a_spectator_sees_the_game_and_cannot_touch_it(
     await play([alice, bob], ["c3"], start=2)
     await watcher.wait_ply(3)
     await close_all(alice, bob, watcher)
+
+
+async def test_a_player_who_stays_away_can_be_claimed_against(browser: Browser) -> None:
+    config = Config(port=0, rate=1000, burst=1000, grace=1, deliberate_grace=1)
+    async with GameServer(config).running() as site:
+        (alice, bob), _ = await game_between(browser, site)
+        await play([alice, bob], ["c2"])
+        await bob.context.set_offline(True)
+        claim = alice.page.locator("button.claim")
+        await alice.page.wait_for_selector(".away:has-text('claim in')")
+        await alice.page.wait_for_selector("button.claim:enabled", timeout=10_000)
+        await claim.click()
+        await alice.page.wait_for_selector(".banner.won:has-text('the opponent abandoned')")
+        await bob.context.set_offline(False)
+        await bob.page.wait_for_selector(".banner.lost")
+        bob.errors[:] = [error for error in bob.errors if "ERR_INTERNET_DISCONNECTED" not in error]
+        await close_all(alice, bob)

@@ -218,6 +218,8 @@ export class GameView {
     this.renderMoves();
     this.chatForm.hidden = !this.isPlayer;
     this.commandForm.hidden = !this.isPlayer;
+    // The tab's title says when it is your move, for a player looking at another tab.
+    document.title = `${this.myTurn() ? "Your move · " : ""}${state.room} · Quoridor`;
     document.body.dataset.ply = String(state.ply);
     document.body.dataset.status = state.status;
     window.quoridorTimes = { ...(window.quoridorTimes ?? {}), render: performance.timeOrigin + performance.now() };

@@ -124,12 +124,13 @@ export class Lobby {
 
   async refresh() {
     if (this.conn.status !== "online") return;
-    const [rooms, history] = await Promise.all([
-      this.conn.request({ type: "list_rooms" }),
-      this.conn.request({ type: "history", limit: 12 }),
-    ]);
-    if (rooms.type === "rooms") this.showRooms(rooms.rooms);
-    if (history.type === "history_list") this.showGames(history.games);
+    // Both asked at once; each list is drawn as soon as its answer is in.
+    const rooms = this.conn.request({ type: "list_rooms" });
+    const history = this.conn.request({ type: "history", limit: 12 });
+    const listed = await rooms;
+    if (listed.type === "rooms") this.showRooms(listed.rooms);
+    const finished = await history;
+    if (finished.type === "history_list") this.showGames(finished.games);
   }
 
   /** @param {any[]} rooms */

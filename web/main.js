@@ -124,6 +124,7 @@ function openGame() {
   document.title = `${seat.code} · Quoridor`;
   document.body.dataset.view = "game";
   document.body.dataset.role = seat.role;
+  document.body.dataset.seat = seat.seat === null ? "" : String(seat.seat);
 }
 
 conn.onWelcome = (welcome) => {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 
@@ -18,10 +19,20 @@ class Player:
     page: Page
     errors: list[str] = field(default_factory=list)
 
+    async def centers(self, *squares: str) -> list[tuple[float, float]]:
+        """Where squares are drawn on the screen, in one trip to the page."""
+        found = await self.page.evaluate(
+            """(names) => names.map((name) => {
+                const box = document.querySelector(`rect[data-square="${name}"]`)
+                    .getBoundingClientRect();
+                return [box.x + box.width / 2, box.y + box.height / 2];
+            })""",
+            list(squares),
+        )
+        return [(float(x), float(y)) for x, y in found]
+
     async def square_center(self, square: str) -> tuple[float, float]:
-        box = await self.page.locator(f'rect[data-square="{square}"]').bounding_box()
-        assert box is not None, square
-        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        return (await self.centers(square))[0]
 
     async def click_square(self, square: str) -> None:
         x, y = await self.square_center(square)
@@ -34,10 +45,10 @@ class Player:
         def name(c: int, r: int) -> str:
             return f"{chr(97 + c)}{r}"
 
-        ax, ay = await self.square_center(name(col, row))
-        bx, by = await self.square_center(name(col + 1, row + 1))
         along = name(col + 1, row) if orientation == "h" else name(col, row + 1)
-        cx, cy = await self.square_center(along)
+        (ax, ay), (bx, by), (cx, cy) = await self.centers(
+            name(col, row), name(col + 1, row + 1), along
+        )
         mx, my = (ax + bx) / 2, (ay + by) / 2
         return mx + (cx - ax) * 0.25, my + (cy - ay) * 0.25
 
@@ -113,11 +124,16 @@ async def game_between(
     """Players in one new room, each joined through the room's link."""
     first = await open_player(browser, site, names[0])
     code = await create_room(first, size=size, players=len(names))
-    others = [await open_player(browser, site, name, f"/#/room/{code}") for name in names[1:]]
+    others = await asyncio.gather(
+        *(open_player(browser, site, name, f"/#/room/{code}") for name in names[1:])
+    )
     everyone = [first, *others]
+    seats = []
     for player in everyone:
         await player.page.wait_for_function("() => document.body.dataset.status === 'playing'")
-    return everyone, code
+        seats.append(int(await player.page.evaluate("() => document.body.dataset.seat")))
+    # They joined at once, so in any order: return them by seat.
+    return [player for _, player in sorted(zip(seats, everyone, strict=True))], code
 
 
 async def close_all(*players: Player) -> None:

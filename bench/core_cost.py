@@ -23,8 +23,9 @@ allocations per move
     held before it (KiB), sampled over the moves, and memory blocks still held
     after all moves (a leak shows as a growing figure).
 garbage collections
-    per thousand moves, by generation, and the longest pause (``gc.callbacks``),
-    with the server's own interpreter settings (``server.__main__``).
+    per thousand moves, by generation, and the longest pause in CPU time
+    (``gc.callbacks``), with the server's own interpreter settings
+    (``server.__main__``) or ``--threshold``.
 instructions per move (``--callgrind``)
     valgrind's callgrind counts instructions exactly, whatever else runs: the
     harness runs twice under it, with no moves and with ``--moves``, and prints
@@ -59,7 +60,7 @@ from protocol.codec import encode  # noqa: E402
 from protocol.messages import VERSION, Create, Hello, Join, Leave, MoveRequest  # noqa: E402
 from server.__main__ import tune_interpreter  # noqa: E402
 from server.core import Core, Limits, Send  # noqa: E402
-from server.gcwatch import PAUSE_BUCKETS, watch  # noqa: E402
+from server.gcwatch import watch  # noqa: E402
 
 _ROOM = re.compile(rb'"room":"([^"]+)"')
 
@@ -141,25 +142,24 @@ def measure_allocations(bench: Bench, moves: int) -> tuple[float, float, int]:
     return statistics.mean(peaks), max(peaks), held_after - held_before
 
 
-def measure_gc(bench: Bench, moves: int) -> tuple[list[float], float]:
-    """(collections per thousand moves by generation, longest pause in ms)."""
+def measure_gc(bench: Bench, moves: int) -> tuple[list[float], list[float]]:
+    """(collections per thousand moves, longest pause in CPU ms), by generation."""
     gc_watch = watch()
-    before = [list(counts) for counts in gc_watch.buckets]
+    before = [sum(pauses.counts) for pauses in gc_watch.pauses]
+    gc_watch.longest = [0.0] * len(gc_watch.longest)
     bench.moves(moves)
-    collections, longest = [], 0.0
-    for counts, earlier in zip(gc_watch.buckets, before, strict=True):
-        new = [now - then for now, then in zip(counts, earlier, strict=True)]
-        collections.append(sum(new) / moves * 1000)
-        for index, count in enumerate(new):
-            if count:
-                bound = PAUSE_BUCKETS[index] if index < len(PAUSE_BUCKETS) else float("inf")
-                longest = max(longest, bound)
-    return collections, longest * 1000
+    collections = [
+        (sum(pauses.counts) - earlier) / moves * 1000
+        for pauses, earlier in zip(gc_watch.pauses, before, strict=True)
+    ]
+    return collections, [seconds * 1000 for seconds in gc_watch.longest]
 
 
 def report(args: argparse.Namespace) -> None:
     scripts = make_scripts(args.scripts)
     tune_interpreter()
+    if args.threshold:
+        gc.set_threshold(*args.threshold)
     watch()
     bench = Bench(args.games, scripts)
     gc.freeze()  # as the server does once started
@@ -175,9 +175,12 @@ def report(args: argparse.Namespace) -> None:
     print(f"  state pushed per move: {state:.0f} bytes")
     print(f"  tracemalloc: peak {mean_peak:.1f} KiB allocated per move on average, "
           f"{worst_peak:.1f} at most; {held / 1024:.1f} KiB more held after the moves")  # fmt: skip
-    gens = ", ".join(f"gen {g} {n:.2f}" for g, n in enumerate(collections))
-    print(f"  garbage collections per 1000 moves: {gens}; longest pause <= {longest:g} ms "
-          f"(thresholds {gc.get_threshold()}, {gc.get_freeze_count()} objects frozen)")  # fmt: skip
+    gens = ", ".join(
+        f"gen {g} {n:.2f} (longest {ms:.2f} ms)"
+        for g, (n, ms) in enumerate(zip(collections, longest, strict=True))
+    )
+    print(f"  garbage collections per 1000 moves, CPU pause: {gens}; thresholds "
+          f"{gc.get_threshold()}, {gc.get_freeze_count()} objects frozen")  # fmt: skip
 
 
 def run_only(args: argparse.Namespace) -> None:
@@ -235,6 +238,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--moves", type=int, default=20000, help="moves per round")
     parser.add_argument("--rounds", type=int, default=3, help="CPU rounds (median shown)")
     parser.add_argument("--scripts", type=int, default=64, help="distinct games to replay")
+    parser.add_argument("--threshold", type=int, nargs=3, default=None,
+                        help="gc thresholds to try instead of the server's")  # fmt: skip
     parser.add_argument("--callgrind", action="store_true",
                         help="instructions and mallocs per move under valgrind")  # fmt: skip
     parser.add_argument("--run-only", action="store_true", help=argparse.SUPPRESS)

@@ -705,7 +705,7 @@ class Core:
         resend = request.ply < game.ply and room.movers[request.ply] == seat
         if resend and game.moves[request.ply] == request.move:
             # A move already applied, sent again: answer it, never apply it twice.
-            return [Send([conn], encode(room.state(now, request.id)))]
+            return [Send([conn], room.state_frame(now, request.id))]
         refusal: tuple[ErrorCode, str] | None = None
         if room.status == "finished":
             refusal = ErrorCode.GAME_OVER, "the game is over"
@@ -1177,7 +1177,7 @@ class Core:
         room.event += 1
         now = self.clock()
         room.arm(now, self.limits.absence.first_move)  # a game that starts here counts from now
-        return self._publish(room, encode(room.state(now, rid)), moved)
+        return self._publish(room, room.state_frame(now, rid), moved)
 
     def _publish(self, room: Room, frame: bytes, moved: bool = False) -> Send:
         room.remember(room.event, frame)

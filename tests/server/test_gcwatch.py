@@ -8,6 +8,7 @@ import re
 from server.core import Core
 from server.gcwatch import watch
 from server.metrics import Metrics
+from server.timings import Timings
 
 
 def _count(text: str, generation: int) -> float:
@@ -44,3 +45,12 @@ def test_one_watch_serves_every_server_in_a_process() -> None:
     assert _count(first.render().decode(), 1) == _count(second.render().decode(), 1)
     installed = [cb for cb in gc.callbacks if getattr(cb, "__self__", None) is watch()]
     assert len(installed) == 1
+
+
+def test_timings_count_like_prometheus_buckets() -> None:
+    timings = Timings((0.001, 0.01))
+    for seconds in (0.001, 0.005, 0.5, 0.0):
+        timings.observe(seconds)
+    # A value equal to a bound is "le" that bound; the last bucket holds everything.
+    assert timings.cumulative() == [("0.001", 2.0), ("0.01", 3.0), ("+Inf", 4.0)]
+    assert timings.total == 0.506

@@ -100,6 +100,11 @@ async def replay(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         try:
             if moves is None:
                 record = await _fetch(connection, args.game)
+                if args.export and record.summary.reason == "aborted":
+                    raise Failure(
+                        f"game {args.game} was aborted before every player had moved: "
+                        "it has no result and no record to export"
+                    )
                 if args.export:
                     stdout.write(f"{record.record}\n{record.numbered}\n")
                     return 0

@@ -79,18 +79,39 @@ def summary_result(summary: GameSummary) -> str:
     return f"{name} won" + (f" ({how})" if how else "")
 
 
-def history_text(games: list[GameSummary]) -> list[str]:
-    """The finished games as a small table, newest first."""
+HISTORY_WIDTH = 80
+"""Columns of the history table: it fits a standard terminal without wrapping."""
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "~"
+
+
+def short_variant(variant: VariantSpec) -> str:
+    """``9x9``, ``9x9 4p``, ``7x7 6w`` (players and walls only when not the standard)."""
+    text = f"{variant.size}x{variant.size}"
+    if variant.players == 4:
+        text += " 4p"
+    if variant.walls is not None and variant.walls != 20 // variant.players:
+        text += f" {variant.walls}w"
+    return text
+
+
+def history_text(games: list[GameSummary], now: float | None = None) -> list[str]:
+    """The finished games as a table of at most 80 columns, newest first."""
     if not games:
         return ["No finished games yet."]
-    lines = [f"{'GAME':>6}  {'ENDED':<16}  {'VARIANT':<28}  {'PLAYERS':<24}  {'MOVES':>5}  RESULT"]
+    year = time.localtime(now).tm_year
+    lines = [f"{'GAME':>5} {'ENDED':<11} {'VARIANT':<10} {'PLAYERS':<18} {'MOVES':>4}  RESULT"]
     for game in games:
-        ended = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.finished))
-        players = ", ".join(game.players)
-        lines.append(
-            f"{game.game:>6}  {ended:<16}  {variant_text(game.variant):<28}  {players:<24}  "
-            f"{game.plies:>5}  {summary_result(game)}"
+        ended_at = time.localtime(game.finished)
+        ended = time.strftime("%m-%d %H:%M" if ended_at.tm_year == year else "%Y-%m-%d", ended_at)
+        players = _fit(" v ".join(game.players), 18)
+        line = (
+            f"{game.game:>5} {ended:<11} {short_variant(game.variant):<10} {players:<18} "
+            f"{game.plies:>4}  {summary_result(game)}"
         )
+        lines.append(_fit(line, HISTORY_WIDTH))
     lines.append("Replay one: quoridor replay GAME   Its record: quoridor replay GAME --export")
     return lines
 

@@ -610,7 +610,7 @@ class Core:
         return actions
 
     def _list_rooms(self, conn: int, request: ListRooms) -> Send:
-        listed = [r for r in self.rooms.values() if r.public and r.status != "finished"]
+        listed = [r for r in self.rooms.values() if r.listable()]
         listed.sort(key=lambda r: r.created, reverse=True)
         rooms = [room.info() for room in listed[: self.limits.rooms_listed]]
         return Send([conn], encode(Rooms(id=request.id, rooms=rooms)))

@@ -293,6 +293,20 @@ class Room:
         if self.status != "finished" and holder.gone_since is None:
             holder.gone_since, holder.grace = now, grace
 
+    def listable(self) -> bool:
+        """Worth showing in the public list: a waiting room whose players are all here (a
+        creator who left cannot start a game), or a game someone is still playing (at least
+        one person at the board, not only the computer or players who went away)."""
+        if not self.public or self.status == "finished":
+            return False
+        if self.status == "waiting":
+            taken = [seat for seat, holder in enumerate(self.seats) if holder is not None]
+            return bool(taken) and all(self.connected(seat) for seat in taken)
+        return any(
+            holder is not None and holder.bot is None and self.connected(seat)
+            for seat, holder in enumerate(self.seats)
+        )
+
     def seats_kept(self) -> bool:
         """Does a waiting room still keep a seat for a player who dropped?"""
         return self.status == "waiting" and any(h and h.gone_since is not None for h in self.seats)

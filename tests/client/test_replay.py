@@ -14,12 +14,14 @@ from prompt_toolkit.output import DummyOutput
 
 from client import archive
 from client.__main__ import dispatch, parse
-from client.replay import RecordError, numbered, parse_record
+from client.replay import RecordError, history_text, numbered, parse_record
 from client.viewer import ReplayViewer
 from protocol.messages import (
+    Abort,
     Create,
     FetchGame,
     GameRecordReply,
+    GameSummary,
     Join,
     Joined,
     MoveRequest,
@@ -168,7 +170,8 @@ async def test_history_replay_and_export_of_a_finished_game(url: str) -> None:
     header, row, hint = out.splitlines()
     assert header.split() == ["GAME", "ENDED", "VARIANT", "PLAYERS", "MOVES", "RESULT"]
     assert row.split()[0] == "1"
-    assert " ".join(row.split()[3:]) == "2 players, 5x5, 3 walls each Alice, Bob 7 Alice won"
+    assert " ".join(row.split()[3:]) == "5x5 3w Alice v Bob 7 Alice won"
+    assert max(len(line) for line in out.splitlines()) <= 80
     assert hint.startswith("Replay one: quoridor replay GAME")
 
     code, out, err = await command(url, "replay", "1", "--brief")
@@ -271,3 +274,44 @@ async def test_the_full_screen_replay_moves_on_keys(
         keys.send_text("q")
         code, out, err = await asyncio.wait_for(task, 5)
     assert (code, out, err) == (0, "", "")
+
+
+async def test_history_rows_fit_80_columns_whatever_the_names(url: str) -> None:
+    long_names = [
+        GameSummary(
+            game=123456,
+            room=None,
+            number=1,
+            variant=VariantSpec(players=4, size=11, walls=7),
+            players=["Alexandra-the-Great", "Bartholomew", "Cunegonde", "Dagobert"],
+            winner=1,
+            reason="last_standing",
+            plies=345,
+            finished=1_790_000_000.0,
+        )
+    ]
+    lines = history_text(long_names, now=1_790_000_000.0)
+    assert all(len(line) <= 80 for line in lines), lines
+    assert lines[1].split()[:4] == ["123456", *lines[1].split()[1:3], "11x11"]
+
+
+async def test_exporting_an_aborted_game_says_it_was_aborted(url: str) -> None:
+    alice, bob = await Client.connect(url, "Alice"), await Client.connect(url, "Bob")
+    await alice.send(Create(variant=SMALL))
+    room = (await alice.expect(Joined)).room
+    await bob.send(Join(room=room))
+    await bob.expect(Joined)
+    await alice.send(MoveRequest(id=0, move="c2", ply=0))
+    await until(functools.partial(_answered, alice, 0))
+    await alice.send(Abort(id="abort"))
+    await until(functools.partial(_answered, alice, "abort"))
+    code, out, err = await command(url, "history")
+    assert out == "No finished games yet.\n"  # an aborted game is no finished game...
+    code, out, err = await command(url, "replay", "1", "--export")  # ...but it has its id
+    assert (code, out) == (1, "")
+    assert err == (
+        "quoridor: game 1 was aborted before every player had moved: "
+        "it has no result and no record to export\n"
+    )
+    await alice.close()
+    await bob.close()

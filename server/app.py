@@ -684,6 +684,7 @@ def _limits(config: Config, absence: Absence) -> Limits:
         burst=config.burst,
         absence=absence,
         rooms_per_address=config.rooms_per_ip,
+        spectators=config.max_spectators,
         max_rooms=config.max_rooms,
     )
 

@@ -67,6 +67,7 @@ class Config:
         "TCP connections the server holds at once, counted from accept; more get 503. "
         "0: the open-file limit (ulimit -n) less 100",
     )
+    max_spectators: int = _setting(100, "spectators one room takes; more get room_full")
     rooms_per_ip: int = _setting(
         20, "rooms the players of one IP address may hold open at once; more get too_many_rooms"
     )

@@ -172,6 +172,8 @@ class Limits:
     absence: Absence = field(default_factory=Absence)
     restart_bonus: float = 10.0
     """Seconds added, after a restart, to the bank of the seat whose clock was running."""
+    spectators: int = 100
+    """Spectators one room takes at most."""
     rooms_per_session: int = 3
     """Rooms one session may own at once (created, or paired by quick match, and not yet
     forgotten): leaving a room keeps it for a while, so this bounds hopping between them."""
@@ -272,16 +274,20 @@ class Core:
             self._forget(session)
             return []
         if session.seat is None:
+            # A spectator going is no event: with many spectators coming and going, a
+            # state to everyone for each would multiply a few bytes into megabytes. The
+            # count is up to date in the room's next state.
             room.spectators.discard(session)
             session.room = None
             self._forget(session)
-        else:
-            # The seat is kept for the grace period: in a waiting room it is then
-            # given up; in a game the others may then claim.
-            absence = self.limits.absence
-            grace = absence.deliberate_grace if deliberate else absence.grace
-            room.away(session.seat, self.clock(), grace)
-            self._schedule(room)
+            self._collect(room)
+            return []
+        # The seat is kept for the grace period: in a waiting room it is then
+        # given up; in a game the others may then claim.
+        absence = self.limits.absence
+        grace = absence.deliberate_grace if deliberate else absence.grace
+        room.away(session.seat, self.clock(), grace)
+        self._schedule(room)
         self.journal.room(room)
         actions: list[Action] = [self._push(room)] if room.anyone_connected() else []
         self._collect(room)
@@ -574,11 +580,19 @@ class Core:
         room = self.rooms.get(request.room)
         if room is None:
             return [self._no_room(session, request.room, request.id)]
+        if len(room.spectators) >= self.limits.spectators:
+            message = (
+                f"room {room.code} has as many spectators as it takes ({len(room.spectators)})"
+            )
+            return [self._error(session.conn, ErrorCode.ROOM_FULL, message, request.id)]
         room.spectators.add(session)
         session.room, session.seat = room, None
         assert session.conn is not None
         joined = Joined(id=request.id, room=room.code, role="spectator")
-        return [Send([session.conn], encode(joined)), self._push(room)]
+        # The newcomer alone gets the room's state (no new event, nothing to the others:
+        # their next state counts the spectator).
+        state = encode(room.state(self.clock()))
+        return [Send([session.conn], encode(joined)), Send([session.conn], state)]
 
     def _quick_match(self, session: Session, request: QuickMatchRequest) -> list[Action]:
         if (refused := self._room_refused(session, request.id)) is not None:
@@ -625,18 +639,20 @@ class Core:
         actions: list[Action] = [Send([session.conn], encode(Left(id=request.id)))]
         if room is None:
             return actions
-        if session.seat is None:
-            room.spectators.discard(session)
+        seat = session.seat
+        spectator = seat is None
+        if seat is None:
+            room.spectators.discard(session)  # no event: see ``close``
         elif room.status == "waiting":
-            room.seats[session.seat] = None
+            room.seats[seat] = None
         else:
             # Leaving a game in progress keeps the seat (and its secret); the
             # others may claim after the short, deliberate grace period.
-            room.away(session.seat, self.clock(), self.limits.absence.deliberate_grace)
+            room.away(seat, self.clock(), self.limits.absence.deliberate_grace)
         session.room = session.seat = None
         self.journal.room(room)
         self.journal.session(session)
-        if room.anyone_connected():
+        if room.anyone_connected() and not spectator:
             actions.append(self._push(room))
         self._schedule(room)
         self._collect(room)
@@ -782,7 +798,12 @@ class Core:
 
     def _chat(self, session: Session, room: Room, seat: int, request: Chat) -> list[Action]:
         assert session.conn is not None
-        if not session.chat.take(self.clock()):
+        holder = room.holder(seat)
+        if holder.chat is None:
+            holder.chat = self._chat_bucket()
+        # The seat's bucket, not the session's: reclaiming the seat on a fresh session
+        # with its secret must not start a fresh allowance.
+        if not holder.chat.take(self.clock()):
             message = "chatting too fast; wait a moment"
             return [self._error(session.conn, ErrorCode.RATE_LIMITED, message, request.id)]
         line_text = text.clean(request.text)

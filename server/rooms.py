@@ -31,6 +31,7 @@ from protocol.messages import (
     VariantSpec,
 )
 from server.clock import FischerClock
+from server.ratelimit import TokenBucket
 
 if TYPE_CHECKING:
     from server.sessions import Session
@@ -112,6 +113,8 @@ class SeatHolder:
     """The computer's time per move (None: its level's own)."""
     allows_eval: bool = False
     """The player let spectators follow the computer's evaluation (``spectator_eval``)."""
+    chat: TokenBucket | None = None
+    """Paces this seat's chat lines (made on its first line)."""
 
     def new_secret(self) -> str:
         """Issue a new secret for this seat (any earlier one stops working)."""

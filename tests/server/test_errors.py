@@ -257,9 +257,8 @@ async def test_not_a_player(table: Table, connect: Connect) -> None:
     watcher = await connect("watcher")
     await watcher.send(Watch(room=table.room))
     await watcher.expect(Joined)
-    await watcher.state()
-    await table.a.state()
-    await table.b.state()
+    assert (await watcher.state()).spectators == 1
+    await table.a.quiet()  # a spectator's arrival is no event for the others
     before = table.snapshot()
     await watcher.send(MoveRequest(move="e2", ply=0))
     await watcher.error(ErrorCode.NOT_A_PLAYER)

@@ -43,8 +43,8 @@ async def seat_four(url: str, clock: TimeControl | None = None) -> tuple[list[Cl
     watcher = await Client.connect(url, "watcher")
     await watcher.send(Watch(room=room))
     await watcher.expect(Joined)
-    for client in [*players, watcher]:
-        while (await client.state()).spectators == 0:
+    for client in [*players, watcher]:  # a spectator's arrival is no event
+        while (await client.state()).status != "playing":
             pass
     return players, watcher, room
 

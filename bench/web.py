@@ -10,7 +10,8 @@ issue 15:
 
 - the first load of the client: bytes transferred (every file gzipped as the
   browser asks, headers included; the websocket not counted) and the time from
-  navigation to an interactive lobby (its room list filled in from the server),
+  navigation to an interactive lobby (its room list drawn from the server's
+  answer: the client's ``quoridor:rooms`` mark),
   in a new browser context (renderer start included) and in an open tab with
   its cache disabled;
 - the time from a click on a square in one browser to the other browser's board
@@ -41,6 +42,15 @@ FIRST_LOAD = """() => {
 }"""
 
 
+MARKS = """() => Object.fromEntries(
+  [["files", performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd],
+   ...performance.getEntriesByType("mark").map((mark) => [mark.name, mark.startTime])])"""
+"""When the page's files were in (DOMContentLoaded), the socket opened, the welcome came
+and the room list was drawn: the client's own marks (``performance.mark``)."""
+
+STEPS: dict[str, list[float]] = {}
+
+
 async def first_load(browser: Browser, port: int, warm: bool) -> tuple[int, float]:
     """Bytes transferred and milliseconds to an interactive lobby, with a cold cache.
 
@@ -57,10 +67,13 @@ async def first_load(browser: Browser, port: int, warm: bool) -> tuple[int, floa
         await session.send("Network.setCacheDisabled", {"cacheDisabled": True})
     await page.goto(f"http://127.0.0.1:{port}/")
     await page.wait_for_selector(".lobby tbody td", timeout=10_000)
-    ready = await page.evaluate("() => performance.now()")
     transferred = await page.evaluate(FIRST_LOAD)
+    marks = await page.evaluate(MARKS)
+    if warm:
+        for name, at in marks.items():
+            STEPS.setdefault(name, []).append(float(at))
     await context.close()
-    return int(transferred), float(ready)
+    return int(transferred), float(marks["quoridor:rooms"])
 
 
 async def latencies(browser: Browser, server: GameServer, moves: int) -> list[float]:
@@ -105,6 +118,9 @@ async def main() -> None:
     print(f"{'first load to interactive lobby, ms (median)':44} {lobby:>12.0f} {'< 500':>10}")
     tab = statistics.median(time for _, time in warm)
     print(f"{'  the same in an open tab, cache disabled':44} {tab:>12.0f} {'< 500':>10}")
+    for name, at in STEPS.items():
+        label = f"    {name.removeprefix('quoridor:')} at, ms (median)"
+        print(f"{label:44} {statistics.median(at):>12.0f}")
     print(f"{'click to opponent board, ms p50':44} {statistics.median(clicks):>12.1f} {'< 50':>10}")
     print(
         f"{'click to opponent board, ms p90':44} {clicks[int(len(clicks) * 0.9)]:>12.1f} {'':>10}"

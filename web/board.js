@@ -2,7 +2,7 @@
 // The SVG board: drawing from the viewer's side, and turning clicks, taps and
 // keys into moves. It holds no rules: it offers only what the state says is
 // legal (legal_pawn_moves, and the legal_walls mask, PROTOCOL.md section 9).
-import { s } from "./dom.js";
+import { announce, s } from "./dom.js";
 
 const P = 10; // one square plus one groove, in SVG units
 const G = 2.2; // groove width: a wall's thickness
@@ -71,7 +71,10 @@ export class Board {
   constructor(host, handlers) {
     this.host = host;
     this.handlers = handlers;
-    this.svg = /** @type {SVGSVGElement} */ (s("svg", { class: "board", role: "grid", tabindex: 0, "aria-label": "Board" }));
+    this.svg = /** @type {SVGSVGElement} */ (s("svg", {
+      class: "board", role: "application", tabindex: 0,
+      "aria-label": "Board. Arrows move the cursor, Enter plays, W switches to walls, R turns a wall.",
+    }));
     host.replaceChildren(this.svg);
     /** @type {BoardView|null} */
     this.view = null;
@@ -400,6 +403,7 @@ export class Board {
       c.y = Math.min(hi, Math.max(lo, c.y + my));
       c.shown = true;
       this.drawOverlay();
+      this.sayCursor();
       e.preventDefault();
       return;
     }
@@ -408,8 +412,10 @@ export class Board {
       c.x = Math.min(n - 1, Math.max(c.wall ? 1 : 0, c.x));
       c.y = Math.min(n - 1, Math.max(c.wall ? 1 : 0, c.y));
       this.drawOverlay();
+      this.sayCursor();
     } else if (e.key === "r" || e.key === "R") {
       this.rotate();
+      if (c.wall) this.sayCursor();
     } else if (e.key === "Escape") {
       c.wall = false;
       this.clearPending();
@@ -425,6 +431,21 @@ export class Board {
         const square = wallName(col, row);
         if (this.isTarget(square)) this.handlers.onMove(square);
       }
+    }
+  }
+
+  /** Tell a screen reader where the keyboard cursor is and what Enter would do there. */
+  sayCursor() {
+    const c = this.cursor;
+    if (c.wall) {
+      const [lx, ly] = /** @type {any} */ (this.toLogical)(c.x, c.y);
+      const wall = this.logicalWallAt(lx, ly, c.o);
+      const name = wallName(wall.col, wall.row, wall.o);
+      announce(`wall ${name}${this.ghostLegal(wall) ? ", can be placed" : ""}`);
+    } else {
+      const [col, row] = this.logicalSquare(c.x, c.y);
+      const square = wallName(col, row);
+      announce(`${square}${this.isTarget(square) ? ", you can move here" : ""}`);
     }
   }
 

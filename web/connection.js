@@ -47,6 +47,7 @@ export class Connection {
   open() {
     clearTimeout(this.retry);
     this.setStatus("connecting");
+    performance.mark("quoridor:connect");
     const ws = new WebSocket(this.url);
     this.ws = ws;
     this.greeted = false;
@@ -117,6 +118,7 @@ export class Connection {
   /** @param {Message} message */
   receive(message) {
     if (message.type === "welcome") {
+      performance.mark("quoridor:welcome");
       sessionStorage.setItem(TOKEN_KEY, message.resume_token);
       this.session = message.session;
       this.greeted = true;

@@ -129,6 +129,7 @@ export class Lobby {
     const history = this.conn.request({ type: "history", limit: 12 });
     const listed = await rooms;
     if (listed.type === "rooms") this.showRooms(listed.rooms);
+    performance.mark("quoridor:rooms");
     const finished = await history;
     if (finished.type === "history_list") this.showGames(finished.games);
   }

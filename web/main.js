@@ -119,7 +119,7 @@ async function enterRoom(code, watchOnly) {
 
 function openGame() {
   if (!seat) return;
-  if (view instanceof GameView) view.setSeat(seat);
+  if (view instanceof GameView && view.seat.code === seat.code) view.setSeat(seat);
   else show(new GameView(main, conn, seat, app));
   document.title = `${seat.code} · Quoridor`;
   document.body.dataset.view = "game";

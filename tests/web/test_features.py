@@ -141,6 +141,8 @@ async def test_keyboard_alone(browser: Browser, site: GameServer) -> None:
     # The board takes focus with Tab; the cursor starts on Alice's pawn (c1).
     await page.focus("svg.board")
     await page.keyboard.press("ArrowUp")
+    # Screen readers hear where the cursor is and what Enter would do.
+    await page.wait_for_selector("#announcer:has-text('c2, you can move here')")
     await page.keyboard.press("Enter")  # c2
     await bob.wait_ply(1)
     await bob.click_square("c4")
@@ -153,6 +155,7 @@ async def test_keyboard_alone(browser: Browser, site: GameServer) -> None:
     await page.keyboard.press("Enter")
     await bob.wait_ply(3)
     assert await bob.page.locator('rect.wall[data-wall="c3v"]').count() == 1
+    await bob.page.wait_for_selector("#announcer:has-text('placed a vertical wall at c3v')")
     await bob.click_square("b4")
     await alice.wait_ply(4)
     # The command box: "/" focuses it, then notation.

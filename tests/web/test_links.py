@@ -7,7 +7,7 @@ from playwright.async_api import Browser
 
 from server.app import GameServer
 from server.config import Config
-from tests.web.pages import Player, close_all, game_between, open_player
+from tests.web.pages import Player, close_all, create_room, game_between, open_player
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -99,3 +99,17 @@ async def test_a_player_who_stays_away_can_be_claimed_against(browser: Browser) 
         await bob.page.wait_for_selector(".banner.lost")
         bob.errors[:] = [error for error in bob.errors if "ERR_INTERNET_DISCONNECTED" not in error]
         await close_all(alice, bob)
+
+
+async def test_a_link_to_another_room_moves_you_there(browser: Browser, site: GameServer) -> None:
+    (alice, bob), first = await game_between(browser, site)
+    await play([alice, bob], ["c2", "c4", "c3"])
+    carol = await open_player(browser, site, "Carol")
+    second = await create_room(carol, size=7)
+    await alice.page.goto(f"http://127.0.0.1:{site.port}/#/room/{second}")
+    await alice.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await alice.page.wait_for_selector(f".room-title:has-text('{second}')")
+    assert await alice.page.locator('rect[data-square="g7"]').count() == 1  # a 7x7 board
+    assert await alice.page.evaluate("() => document.body.dataset.ply") == "0"
+    assert first != second
+    await close_all(alice, bob, carol)

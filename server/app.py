@@ -685,6 +685,7 @@ def _limits(config: Config, absence: Absence) -> Limits:
         absence=absence,
         rooms_per_address=config.rooms_per_ip,
         spectators=config.max_spectators,
+        replay_plies=config.replay_plies,
         max_rooms=config.max_rooms,
     )
 

@@ -67,6 +67,11 @@ class Config:
         "TCP connections the server holds at once, counted from accept; more get 503. "
         "0: the open-file limit (ulimit -n) less 100",
     )
+    replay_plies: float = _setting(
+        4000.0,
+        "moves all replay requests together may work through a second (each costs about 12 us "
+        "of CPU); past it replays get server_busy, so games in play keep the server",
+    )
     max_spectators: int = _setting(100, "spectators one room takes; more get room_full")
     rooms_per_ip: int = _setting(
         20, "rooms the players of one IP address may hold open at once; more get too_many_rooms"

@@ -93,6 +93,8 @@ ROOM_CODE_LENGTH = 10
 """31**10 codes: about 50 bits, hopeless to guess under the rate limit."""
 
 CLOSE_POLICY = 1008
+REPLAY_PLIES_PER_TOKEN = 40
+"""A ``replay`` costs one request of the rate limit per this many moves, on top of its own."""
 CLOSE_REPLACED = 4000
 """Close code for a connection whose session was resumed on a newer one."""
 
@@ -172,6 +174,8 @@ class Limits:
     absence: Absence = field(default_factory=Absence)
     restart_bonus: float = 10.0
     """Seconds added, after a restart, to the bank of the seat whose clock was running."""
+    replay_plies: float = 4000.0
+    """Plies all ``replay`` requests together may replay a second (about 5% of a core)."""
     spectators: int = 100
     """Spectators one room takes at most."""
     rooms_per_session: int = 3
@@ -225,6 +229,10 @@ class Core:
         """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.last_kind = ""
         """The type of the last request received (``invalid`` if it did not decode)."""
+        self._replays = TokenBucket(
+            self.limits.replay_plies, 2 * self.limits.replay_plies, self.clock()
+        )
+        """Plies ``replay`` may work through each second, server-wide."""
         self.computer_busy: Callable[[], bool] = lambda: False
         """Whether the computer's workers are saturated (then new computer games are refused)."""
         self._woken: list[Action] = []
@@ -348,7 +356,7 @@ class Core:
             case FetchGame():
                 return [self._fetch_game(connection.id, request)]
             case ReplayRequest():
-                return [self._replay_game(connection.id, request)]
+                return [self._replay_game(connection, request)]
             case Analyse():
                 return self._analyse(connection.id, session, request)
             case LiveEval():
@@ -1020,8 +1028,22 @@ class Core:
             return self._error(conn, ErrorCode.GAME_NOT_FOUND, message, request.id)
         return Send([conn], encode(reply))
 
-    def _replay_game(self, conn: int, request: ReplayRequest) -> Send:
-        """Play ``moves`` from the start and send every position (clients hold no rules)."""
+    def _replay_game(self, connection: Connection, request: ReplayRequest) -> Send:
+        """Play ``moves`` from the start and send every position (clients hold no rules).
+
+        Its work grows with the moves (about 12 us of CPU and 300 bytes out a ply), so it
+        is paid for by the ply: from the connection's own allowance, and from a budget
+        for the whole server, which keeps the event loop for the games being played
+        whoever asks for replays and from however many addresses."""
+        conn = connection.id
+        cost = len(request.moves) / REPLAY_PLIES_PER_TOKEN
+        now = self.clock()
+        if not connection.bucket.spend(cost, now):
+            message = f"a replay of {len(request.moves)} moves costs {cost:g} requests; slow down"
+            return self._error(conn, ErrorCode.RATE_LIMITED, message, request.id)
+        if not self._replays.spend(len(request.moves), now):
+            message = "the server is replaying too many games right now; try again in a moment"
+            return self._error(conn, ErrorCode.SERVER_BUSY, message, request.id)
         spec = self._variant(request.variant)
         game = Game(spec.players, spec.size, spec.walls)
         frames, error = [_frame(game, None)], None

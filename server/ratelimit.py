@@ -10,6 +10,15 @@ class TokenBucket:
         self.tokens = burst
         self.stamp = now
 
+    def spend(self, cost: float, now: float) -> bool:
+        """Spend ``cost`` tokens if there are that many (nothing otherwise)."""
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= cost:
+            self.tokens -= cost
+            return True
+        return False
+
     def take(self, now: float) -> bool:
         """Spend one token if there is one; refill by the time elapsed first."""
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)

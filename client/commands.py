@@ -53,6 +53,23 @@ class Rematch:
 
 
 @dataclass(frozen=True)
+class Hint:
+    """Ask the computer for a move (casual games against it only)."""
+
+
+@dataclass(frozen=True)
+class Takeback:
+    """Take back your last move and the computer's reply (casual games against it only)."""
+
+
+@dataclass(frozen=True)
+class Eval:
+    """As a spectator, follow the computer's evaluation (or stop)."""
+
+    on: bool
+
+
+@dataclass(frozen=True)
 class Help:
     pass
 
@@ -102,6 +119,9 @@ Command = (
     | Claim
     | Abort
     | Rematch
+    | Hint
+    | Takeback
+    | Eval
     | Help
     | Quit
     | Board
@@ -123,6 +143,9 @@ WORDS: dict[str, str] = {
     "claim": "claim         win against a player who stayed away too long",
     "abort": "abort         call the game off before everyone has moved",
     "rematch": "rematch       ask to play again once the game is over",
+    "hint": "hint          ask the computer for a move (casual games against it)",
+    "takeback": "takeback      undo your move and the computer's reply (same games)",
+    "score": "score [off]   as a spectator, follow the computer's evaluation",
     "moves": "moves         list the squares your pawn may go to",
     "cancel": "cancel        drop the move typed before your turn (it waits for it)",
     "board": "board         draw the board (plain mode)",
@@ -143,12 +166,16 @@ HELP = "\n".join(
     ]
 )
 
+SCREEN_SKIPS = ("move", "wall", "board", "hint", "takeback", "score")
+"""Words the full screen's help leaves out, or sums up on one line, to fit 24 rows."""
+
 SCREEN_HELP = "\n".join(
     [
         "e2            move your pawn to e2 (a step, or a jump over a pawn)",
         "e3h           a wall above e3 and f3 (between rows 3 and 4)",
         "e3v           a wall right of e3 and e4 (between columns e and f)",
-        *(f"{text}" for key, text in WORDS.items() if key not in ("move", "wall", "board")),
+        *(f"{text}" for key, text in WORDS.items() if key not in SCREEN_SKIPS),
+        "hint, takeback  against the computer; score [off]  follow its evaluation",
         "Keys: Tab completes; Up/Down recall lines; PageUp/PageDown scroll the log;",
         "      F1 or Esc closes this help; Ctrl-C or Ctrl-D quits.",
     ]
@@ -193,6 +220,14 @@ def parse(line: str) -> Command | None:
             return Abort()
         case "rematch":
             return Rematch()
+        case "hint":
+            return Hint()
+        case "takeback":
+            return Takeback()
+        case "score":
+            if rest.lower() not in ("", "on", "off"):
+                return Invalid("score, score on or score off")
+            return Eval(rest.lower() != "off")
         case "help":
             return Help()
         case "quit":

@@ -37,10 +37,14 @@ from protocol.messages import (
     Draw,
     Error,
     ErrorCode,
+    Evaluation,
+    Hint,
     Join,
     Joined,
     Left,
     ListRooms,
+    LiveEval,
+    LiveEvalSet,
     MoveRequest,
     Queued,
     QuickMatch,
@@ -49,6 +53,8 @@ from protocol.messages import (
     Rooms,
     ServerMessage,
     State,
+    Suggestion,
+    Takeback,
     Watch,
     Welcome,
 )
@@ -56,7 +62,7 @@ from protocol.messages import (
 Intent = Create | Join | QuickMatch | Watch | ListRooms
 """What the player came for: the request sent after the first welcome."""
 
-InRoom = MoveRequest | Chat | Resign | Draw | Claim | Abort | Rematch
+InRoom = MoveRequest | Chat | Resign | Draw | Claim | Abort | Rematch | Hint | Takeback | LiveEval
 """Requests that act in the room."""
 
 Kind = Literal["info", "event", "error", "chat", "help", "link", "situation"]
@@ -389,6 +395,12 @@ class Controller:
                 await self._send(Abort(), _Pending("abort"))
             case commands.Rematch():
                 await self._send(Rematch(), _Pending("rematch"))
+            case commands.Hint():
+                await self._send(Hint(), _Pending("hint"))
+            case commands.Takeback():
+                await self._send(Takeback(), _Pending("takeback"))
+            case commands.Eval(on):
+                await self._send(LiveEval(on=on), _Pending("eval"))
             case commands.Help():
                 self.view.notice("help", commands.HELP)
             case commands.Quit():
@@ -449,6 +461,15 @@ class Controller:
                 self._joined(message)
             case ChatMessage():
                 self._chat(message)
+            case Suggestion(move=move, ply=ply):
+                self._answered_request(message.id)
+                self.view.notice("info", f"Hint: the computer would play {move} (ply {ply}).")
+            case LiveEvalSet(on=on):
+                self._answered_request(message.id)
+                text = "Following the computer's evaluation." if on else "Evaluation off."
+                self.view.notice("info", text)
+            case Evaluation():
+                self.view.notice("info", evaluation_text(message, self.state))
             case Queued(variant=variant):
                 self.queued = True
                 self._answered_intent()
@@ -468,6 +489,10 @@ class Controller:
                 )
                 self.room = self.role = self.seat = self.secret = None
                 self.finish(1)
+
+    def _answered_request(self, request_id: object) -> None:
+        if isinstance(request_id, int):
+            self._pending.pop(request_id, None)
 
     def _answered_intent(self) -> None:
         self._answered = True
@@ -676,3 +701,15 @@ def _clause(text: str) -> str:
 def _sentence(text: str) -> str:
     text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def evaluation_text(evaluation: Evaluation, state: State | None) -> str:
+    """One line for a spectator: seat 0's chances, the score and the best move."""
+    names = [player.name for player in state.players] if state is not None else []
+    first = names[0] if names else "seat 0"
+    if evaluation.win_in is not None:
+        winner = first if evaluation.win_in > 0 else (names[1] if len(names) > 1 else "seat 1")
+        verdict = f"{winner} wins by force in {abs(evaluation.win_in)}"
+    else:
+        verdict = f"{first} {evaluation.win:.0%} ({evaluation.score:+.1f} steps)"
+    return f"Eval at ply {evaluation.ply}: {verdict}; best {evaluation.best}."

@@ -71,3 +71,32 @@ def test_the_graph_draws_probabilities_as_heights() -> None:
     assert rows[2] == " 50% |# ."
     assert rows[4] == "  0% |# #"
     assert rows[-1] == "       !'"
+
+
+async def test_hint_and_takeback_against_the_computer(url: str) -> None:
+    from protocol.messages import AiSpec, Create
+    from tests.client.recorder import start
+
+    alice, view, task = await start(url, "Alice", Create(ai=AiSpec(level=1, seconds=0.05)))
+    await view.wait_for("Room ")
+    alice.type("e2")
+    await view.wait_for("Your move (ply 2)", within=10)
+    alice.type("hint")
+    hint = await view.wait_for("Hint: the computer would play ", within=20)
+    assert hint.endswith("(ply 2).")
+    alice.type("takeback")
+    await view.wait_for("Your move (ply 0)", within=10)
+    alice.type("score")
+    assert "spectators may" in await view.wait_for("evaluation", within=10)
+    alice.type("quit")
+    await task
+
+
+def test_the_new_words_parse() -> None:
+    from client import commands
+
+    assert commands.parse("hint") == commands.Hint()
+    assert commands.parse("takeback") == commands.Takeback()
+    assert commands.parse("score") == commands.Eval(True)
+    assert commands.parse("score off") == commands.Eval(False)
+    assert isinstance(commands.parse("score maybe"), commands.Invalid)

@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -166,6 +167,8 @@ class ServerProcess:
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
+        self.database: Callable[[], list[int]] = list
+        """The processes of a database server it uses (PostgreSQL's), counted as its own."""
 
     @property
     def pid(self) -> int:
@@ -213,8 +216,9 @@ class ServerProcess:
         return status
 
     def family(self) -> list[int]:
-        """The server and its child processes (the game server's database process)."""
-        return [self.pid, *children(self.pid)]
+        """The server and its child processes (the game server's database process), and the
+        processes of the PostgreSQL server it uses."""
+        return [self.pid, *children(self.pid), *self.database()]
 
     def cpu(self) -> float:
         """CPU seconds used so far (user + system, every thread, child processes too)."""
@@ -986,8 +990,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"saturation runs per server, median reported (default {ROUNDS})",
     )
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
-    parser.add_argument("--db", choices=["both", "memory", "sqlite"], default="both",
-                        help="the server's storage: memory (--db ''), sqlite, or both")  # fmt: skip
+    parser.add_argument("--db", choices=["both", "memory", "sqlite", "postgresql", "all"],
+                        default="both",
+                        help="the server's storage: memory (--db ''), sqlite, both of those, "
+                        "postgresql (a PostgreSQL the benchmark starts, as the tests do: "
+                        "fsync off, so it survives a crash of PostgreSQL but not of the "
+                        "machine, like SQLite's synchronous=normal; its processes' CPU "
+                        "counts as the server's), or all three")  # fmt: skip
     parser.add_argument("--spectators", type=int, default=0,
                         help="spectators per game (ours only)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=1, help="load generator processes")
@@ -1023,7 +1032,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     durations = {"paced": 20.0, "saturate": 8.0, "soak": 20.0 if args.mode == "all" else 180.0}
     if args.duration is not None:
         durations = dict.fromkeys(durations, args.duration)
-    dbs = ["memory", "sqlite"] if args.db == "both" else [args.db]
+    dbs = {"both": ["memory", "sqlite"], "all": ["memory", "sqlite", "postgresql"]}.get(
+        args.db, [args.db]
+    )
 
     progress(f"computing {args.scripts} game scripts with the engine")
     scripts = make_scripts(args.scripts)
@@ -1039,18 +1050,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     idles: list[Idle] = []
     soaks: list[Run] = []
     temp = Path(tempfile.mkdtemp(prefix="quoridor-load-"))
+    postgres = None
+    if "postgresql" in dbs:
+        from tests.services import PostgresServer
+
+        progress("starting PostgreSQL")
+        postgres = PostgresServer().start()
+    databases = itertools.count(1)
+
+    def storage(db: str, name: str) -> str:
+        if db == "memory":
+            return ""
+        if db == "postgresql":
+            assert postgres is not None
+            return postgres.create_database(f"bench{next(databases)}")
+        return str(temp / name)
+
+    def ours(path: str, profile: Path | None, db: str, *extra: str) -> ServerProcess:
+        server = our_server(path, profile, db, *extra)
+        if postgres is not None and db == "postgresql":
+            server.database = postgres.pids
+        return server.start()
+
     try:
         for db in dbs:
-            path = "" if db == "memory" else str(temp / "bench.db")
+            path = storage(db, "bench.db")
             if "idle" in modes:
-                server = our_server(path, None, db).start()
+                server = ours(path, None, db)
                 try:
                     progress(f"{db}: idle, {args.idle} connections")
                     idles.append(run_idle(server, "ours", args.idle, settings))
                 finally:
                     server.stop()
             if "paced" in modes or "saturate" in modes:
-                server = our_server(path, args.profile, db).start()
+                path = storage(db, "bench.db") if db == "postgresql" else path
+                server = ours(path, args.profile, db)
                 try:
                     if "paced" in modes:
                         progress(f"{db}: paced, {args.games} games")
@@ -1119,8 +1153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     server.stop()
         if "soak" in modes:
             db = dbs[0]
-            path = "" if db == "memory" else str(temp / "soak.db")
-            server = our_server(path, None, db, "--deliberate-grace", str(SOAK_GRACE)).start()
+            path = storage(db, "soak.db")
+            server = ours(path, None, db, "--deliberate-grace", str(SOAK_GRACE))
             try:
                 progress(f"{db}: soak, {args.saturate_games} games, {durations['soak']:.0f} s")
                 every = max(2.0, durations["soak"] / 15)
@@ -1140,6 +1174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 server.stop()
     finally:
         shutil.rmtree(temp, ignore_errors=True)
+        if postgres is not None:
+            postgres.close()
 
     log("Quoridor server load benchmark (bench/load.py)")
     log(

@@ -53,7 +53,7 @@ from server.core import (
 from server.database import Synchronous
 from server.metrics import Metrics
 from server.rooms import Absence
-from server.storage import Storage, open_storage
+from server.storage import Storage, open_storage, shown
 from server.store import StoreError, StoreLocked
 from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
 
@@ -210,18 +210,18 @@ class GameServer:
         except StoreLocked as locked:
             raise StartupError(str(locked)) from None
         except StoreError as error:
-            raise StartupError(_unusable_database(self.config.db, error)) from None
+            raise StartupError(_unusable_database(shown(self.config.db), error)) from None
         try:
             loaded = await self.store.load()
         except StoreError as error:
             await self.store.close()
-            raise StartupError(_unusable_database(self.config.db, error)) from None
+            raise StartupError(_unusable_database(shown(self.config.db), error)) from None
         self.core.restore(loaded)
         await self.store.write(self.core.take_changes())
         self._send(self.core.wake())
         log.info(
             "database %s (schema %d -> %d): %d games in progress recovered",
-            self.config.db,
+            shown(self.config.db),
             before,
             after,
             len(self.core.rooms),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Protocol, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 from server.accountdb import AccountQuery, RatedGame
 from server.database import Batch, Loaded, Synchronous
@@ -65,6 +66,17 @@ class Storage(Protocol):
 
 def is_postgresql(db: str) -> bool:
     return db.startswith(POSTGRESQL_SCHEMES)
+
+
+def shown(db: str) -> str:
+    """``db`` as logs and messages show it: a URL's password replaced by ``***``."""
+    if not is_postgresql(db):
+        return db
+    parts = urlsplit(db)
+    if parts.password is None:
+        return db
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
 def open_storage(db: str, synchronous: Synchronous) -> Storage | None:

@@ -23,13 +23,16 @@ def postgres_server() -> Iterator[PostgresServer]:
 @pytest.fixture
 def postgres_url(postgres_server: PostgresServer) -> str:
     """A fresh, empty database on the session's PostgreSQL."""
-    import psycopg
+    return postgres_server.create_database(f"test_{next(_numbers)}")
 
-    name = f"test_{next(_numbers)}"
-    with psycopg.connect(postgres_server.url(), autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.execute(f"CREATE DATABASE {name}")
-    return postgres_server.url(name)
+
+@pytest.fixture
+def own_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL of the test's own, for tests that stop or restart it (seconds to set up:
+    use sparingly)."""
+    server = PostgresServer().start()
+    yield server
+    server.close()
 
 
 @pytest.fixture(scope="session")

@@ -180,6 +180,30 @@ class PostgresServer:
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{self.user}@127.0.0.1:{self.port}/{database}"
 
+    def create_database(self, name: str) -> str:
+        """A fresh, empty database ``name`` (dropped first if it exists): its URL."""
+        import psycopg
+
+        with psycopg.connect(self.url(), autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name}".encode())
+            admin.execute(f"CREATE DATABASE {name}".encode())
+        return self.url(name)
+
+    def pids(self) -> list[int]:
+        """The postmaster and its children (the backends, the background workers)."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        found = [postmaster]
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as stat:
+                        parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                if parent == postmaster:
+                    found.append(int(entry))
+        return found
+
     def start(self) -> PostgresServer:
         self.process = subprocess.Popen(
             self._command(

@@ -12,12 +12,21 @@ import signal
 import psycopg
 import pytest
 
-from protocol.messages import FetchGame, GameRecordReply, History, HistoryList
+from protocol.messages import (
+    FetchGame,
+    GameRecordReply,
+    History,
+    HistoryList,
+    MoveRequest,
+    State,
+)
 from server.database import Batch, MoveDelta
 from server.pgstore import Fenced, PgStore
+from server.storage import shown
 from tests.process import ServerProcess
 from tests.server.test_store import GAME, play, resume, seat_two
 from tests.server.test_store_contract import room
+from tests.services import PostgresServer
 
 
 async def test_sigkill_mid_game_on_postgresql_loses_no_acknowledged_move(
@@ -46,6 +55,43 @@ async def test_sigkill_mid_game_on_postgresql_loses_no_acknowledged_move(
     assert (await a2.expect(GameRecordReply)).moves == GAME
     await asyncio.gather(a2.close(), b2.close())
     assert await server.stop() == 0
+
+
+async def test_postgresql_stopped_mid_game_acknowledges_nothing_unsaved_and_loses_nothing(
+    own_postgres: PostgresServer,
+) -> None:
+    """Today a server that cannot write stops (as on SQLite) and its supervisor starts it
+    again: the move sent while PostgreSQL was down is never acknowledged, every move that was
+    is there once PostgreSQL is back (docs/cluster.md: the cluster is to refuse moves instead)."""
+    url = own_postgres.create_database("game")
+    server = await ServerProcess(url).start()
+    a, b, code = await seat_two(server.url)
+    await play([a, b], GAME[:4], 0)
+    own_postgres.stop()
+    await a.send(MoveRequest(move=GAME[4], ply=4))
+    assert server.process is not None
+    async with asyncio.timeout(20):
+        assert await server.process.wait() == 1  # it stops by itself
+    assert await server.stop() == 1
+    assert b"PostgreSQL connection lost" in server.log
+    acknowledged = [m.ply for m in a.seen + b.seen if isinstance(m, State) and m.ply > 4]
+    assert acknowledged == []  # the move was never acknowledged
+
+    own_postgres.start()
+    server = await ServerProcess(url).start()
+    a2 = await resume(server.url, a.welcome, "alice")
+    b2 = await resume(server.url, b.welcome, "bob")
+    state = await a2.state()
+    while not all(p.connected for p in state.players):
+        state = await a2.state()
+    assert state.ply == 4
+    final = await play([a2, b2], GAME[4:], 4)
+    assert final.result is not None
+    await asyncio.gather(a2.close(), b2.close())
+    assert await server.stop() == 0
+    await asyncio.gather(a.close(), b.close())
+    assert a2.welcome is not None
+    assert a2.welcome.room == code
 
 
 async def test_a_former_owner_cannot_write_a_room_claimed_under_a_newer_epoch(
@@ -133,3 +179,11 @@ async def test_a_former_owner_stalled_mid_commit_cannot_hold_up_a_takeover(
         await stalled_commit()
     await old.close()
     await new.close()
+
+
+def test_a_password_in_the_database_url_is_never_shown() -> None:
+    assert shown("postgresql://quoridor:s3cret@db:5432/quoridor") == (
+        "postgresql://quoridor:***@db:5432/quoridor"
+    )
+    assert shown("postgresql://quoridor@db/quoridor") == "postgresql://quoridor@db/quoridor"
+    assert shown("games.db") == "games.db"

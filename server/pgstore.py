@@ -146,6 +146,9 @@ MIGRATIONS = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+SQLITE_EQUIVALENT = 4
+"""The SQLite schema (``server.database.SCHEMA_VERSION``) these tables hold the same data
+as: a test fails when SQLite's moves on without PostgreSQL's."""
 MIGRATION_LOCK = 0x51_0D_0B
 """The advisory lock nodes take to migrate one at a time when they start together."""
 CONNECT_WITHIN = 10.0

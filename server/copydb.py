@@ -1,0 +1,127 @@
+"""Copy a SQLite database into an empty PostgreSQL one: moving a single server to the store
+of a cluster (docs/cluster.md).
+
+    python -m server.copydb quoridor.db postgresql://quoridor@db:5432/quoridor
+
+Stop the server first: the copy refuses a SQLite file another server holds. The
+file is brought to the current schema first (as the server would on start), then
+every table is copied in one PostgreSQL transaction, ids kept, and the row
+counts compared; a PostgreSQL database that already holds games, rooms or
+accounts is refused. Then start the server with the URL as ``--db``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from server.database import SCHEMA_VERSION, Database
+from server.pgstore import SQLITE_EQUIVALENT, Conn, PgStore
+from server.storage import is_postgresql, shown
+from server.store import StoreError, _lock
+
+TABLES: dict[str, list[str]] = {
+    "accounts": ["id", "name", "key", "password", "computer", "created"],
+    "tokens": ["digest", "account", "created", "expires"],
+    "ratings": ["account", "pool", "mu", "sigma", "games", "wins", "losses", "draws"],
+    "rating_history": ["id", "account", "pool", "game", "mu", "sigma", "at"],
+    "games": ["id", "room", "number", "finished", "record", "pool"],
+    "game_players": ["game", "seat", "account", "outcome"],
+    "analyses": ["game", "body"],
+    "rooms": ["code", "status", "record", "updated"],
+    "sessions": ["id", "room", "record"],
+}
+"""Every table of SQLite's schema (``SQLITE_EQUIVALENT``), in an order that keeps the
+references whole, with its columns (the same names in both)."""
+IDENTITIES = ("accounts", "rating_history")
+"""Tables whose ids PostgreSQL numbers: their sequences continue after the copied ids."""
+
+
+class CopyError(RuntimeError):
+    pass
+
+
+def _value(value: object) -> object:
+    return bytes(value) if isinstance(value, memoryview) else value
+
+
+async def copy(source: Path, url: str) -> dict[str, int]:
+    """Copy ``source`` into the PostgreSQL database at ``url``: rows copied per table."""
+    if SCHEMA_VERSION != SQLITE_EQUIVALENT:
+        raise CopyError(
+            f"this copy knows SQLite schema {SQLITE_EQUIVALENT}, the server's is {SCHEMA_VERSION}"
+        )
+    lock = _lock(source)
+    try:
+        database = Database(source)
+        rows = {
+            table: [
+                tuple(_value(v) for v in row)
+                for row in database.db.execute(f"SELECT {', '.join(cols)} FROM {table}")
+            ]
+            for table, cols in TABLES.items()
+        }
+        database.close()
+    finally:
+        os.close(lock)
+    store = PgStore(url)
+    await store.open()
+    try:
+        assert store._conn is not None
+        await _fill(store._conn, rows)
+    finally:
+        await store.close()
+    return {table: len(table_rows) for table, table_rows in rows.items()}
+
+
+async def _fill(conn: Conn, rows: dict[str, list[tuple[object, ...]]]) -> None:
+    async with conn.transaction():
+        for table in ("games", "rooms", "sessions"):
+            cursor = await conn.execute(f"SELECT count(*) FROM {table}".encode())
+            found = await cursor.fetchone()
+            if found is not None and found[0]:
+                raise CopyError(f"the PostgreSQL database already holds {table}: give an empty one")
+        cursor = await conn.execute(b"SELECT count(*) FROM accounts WHERE computer IS NULL")
+        found = await cursor.fetchone()
+        if found is not None and found[0]:
+            raise CopyError("the PostgreSQL database already holds accounts: give an empty one")
+        await conn.execute(b"DELETE FROM accounts")  # the computer's, as SQLite numbered them
+        for table, cols in TABLES.items():
+            if not rows[table]:
+                continue
+            marks = ", ".join(["%s"] * len(cols))
+            overriding = " OVERRIDING SYSTEM VALUE" if table in IDENTITIES else ""
+            sql = f"INSERT INTO {table} ({', '.join(cols)}){overriding} VALUES ({marks})"
+            await conn.cursor().executemany(sql.encode(), rows[table])
+        for table in IDENTITIES:
+            await conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
+                f" (SELECT COALESCE(max(id), 0) + 1 FROM {table}), false)".encode()
+            )
+        for table in TABLES:
+            cursor = await conn.execute(f"SELECT count(*) FROM {table}".encode())
+            counted = await cursor.fetchone()
+            if counted is None or counted[0] != len(rows[table]):
+                raise CopyError(f"{table}: {counted} rows in PostgreSQL, {len(rows[table])} read")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2 or not is_postgresql(args[1]) or not Path(args[0]).is_file():
+        sys.stderr.write("usage: python -m server.copydb SQLITE_FILE postgresql://...\n")
+        return 2
+    try:
+        counts = asyncio.run(copy(Path(args[0]), args[1]))
+    except (CopyError, StoreError) as error:
+        sys.stderr.write(f"copydb: {error}\n")
+        return 1
+    copied = ", ".join(f"{count} {table}" for table, count in counts.items())
+    print(f"copied {args[0]} to {shown(args[1])}: {copied}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

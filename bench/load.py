@@ -16,7 +16,10 @@ echo
     every frame straight back to its sender: one frame in, one out;
 fanout
     every frame to both sockets of its pair, as a state goes to both players:
-    the game server's I/O for a move, without the game.
+    the game server's I/O for a move, without the game;
+sansio (``--sansio``)
+    the fanout on websockets' sans-I/O ``ServerProtocol`` from a plain
+    ``asyncio.Protocol``: no task, queue or future per connection.
 
 Players replay complete legal games (a mix of pawn moves and walls, played to
 the end) computed with the rules engine before anything is measured, so the
@@ -271,11 +274,13 @@ def our_server(db: str, profile: Path | None, label: str, *extra: str) -> Server
     return ServerProcess(label, argv)
 
 
-def echo_server(fanout: bool = False) -> ServerProcess:
+def echo_server(fanout: bool = False, sansio: bool = False) -> ServerProcess:
     argv = [sys.executable, str(_HERE / "_load_echo.py"), "--host", HOST]
     if fanout:
         argv.append("--fanout")
-    return ServerProcess("fanout" if fanout else "echo", argv)
+    if sansio:
+        argv.append("--sansio")
+    return ServerProcess("sansio" if sansio else "fanout" if fanout else "echo", argv)
 
 
 def _free_port() -> int:
@@ -1012,6 +1017,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "finished games meanwhile (the moves' round trip must not suffer)",
     )
     parser.add_argument("--no-echo", action="store_true", help="skip the echo and fanout ceilings")
+    parser.add_argument("--sansio", action="store_true",
+                        help="one more ceiling: the fanout on websockets' sans-I/O core from a "
+                        "plain asyncio.Protocol (no task per connection)")  # fmt: skip
     parser.add_argument("--profile", type=Path, default=None,
                         help="run the server under cProfile, save .prof files here, "
                         "print the hot spots")  # fmt: skip
@@ -1142,15 +1150,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 finally:
                     server.stop()
             if "saturate" in modes:
-                server = echo_server(fanout=True).start()
-                try:
-                    progress(f"fanout: saturate, {args.saturate_games} pairs")
-                    saturated.append(
-                        saturate(server, "fanout", args.saturate_games, durations["saturate"],
-                                 settings, args.rounds)
-                    )  # fmt: skip
-                finally:
-                    server.stop()
+                for sansio in [False, True] if args.sansio else [False]:
+                    server = echo_server(fanout=True, sansio=sansio).start()
+                    try:
+                        progress(f"{server.label}: saturate, {args.saturate_games} pairs")
+                        saturated.append(
+                            saturate(server, "fanout", args.saturate_games,
+                                     durations["saturate"], settings, args.rounds)
+                        )  # fmt: skip
+                    finally:
+                        server.stop()
         if "soak" in modes:
             db = dbs[0]
             path = storage(db, "soak.db")

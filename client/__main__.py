@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import getpass
 import os
+import shutil
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -367,6 +368,7 @@ async def play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             interactive=not scripted,
             seats=seats,
         )
+        controller.command = invoked_as(url)
         plain_view.controller = tui_view.controller = controller
         welcome = await connection.open()
     except ConnectError as error:
@@ -412,6 +414,23 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
     args.command, args.code, args.seat, args.secret = "join", saved.room, saved.seat, saved.secret
     args.name = args.name if args.name != default_name() else (saved.name or args.name)
     return await play(args, stdin, stdout, stderr)
+
+
+def invoked_as(url: str) -> str:
+    """The command line that runs this client on ``url``, for hints another person can type:
+    ``quoridor`` when it is on the PATH, else the path typed (``.venv/bin/quoridor``); and
+    ``--server`` unless the address is the default one."""
+    typed = sys.argv[0] if sys.argv else ""
+    name = os.path.basename(typed)
+    if name == "__main__.py":
+        command = "python -m client"
+    elif os.sep in typed and shutil.which(name) is None:
+        command = typed
+    else:
+        command = "quoridor"
+    if url != normalize_url(DEFAULT_SERVER):
+        command += f" --server {url}"
+    return command
 
 
 def player_name(args: argparse.Namespace) -> str:

@@ -144,6 +144,8 @@ class Controller:
         """The command waiting for the player's yes."""
         self.link_note = ""
         """While reconnecting: the last attempt, in words (one line the views update)."""
+        self.command = "quoridor"
+        """How to run this client again, in the hints (``.venv/bin/quoridor --server ...``)."""
         self.inbox: asyncio.Queue[Event | _Typed | _InputEnded | _ClaimDue | _Leave] = (
             asyncio.Queue()
         )
@@ -250,8 +252,9 @@ class Controller:
         ):
             return [
                 f"You left a game in progress: come back soon, or the others may claim it. "
-                f"To come back: quoridor join {state.room} (or plain quoridor; from another "
-                f"machine: quoridor join {state.room} --seat {self.seat} --secret {self.secret})"
+                f"To come back: {self.command} join {state.room} (or plain {self.command}; from "
+                f"another machine: {self.command} join {state.room} --seat {self.seat} "
+                f"--secret {self.secret})"
             ]
         return []
 
@@ -523,7 +526,7 @@ class Controller:
         elif pending is not None:
             text = f"You have seat {joined.seat} in room {joined.room}."
             if isinstance(self.intent, Create) and self.intent.ai is None:
-                text += f" Your opponent joins with: quoridor join {joined.room}"
+                text += f" Your opponent joins with: {self.command} join {joined.room}"
             self.view.notice("info", text)
         self.view.changed()
 

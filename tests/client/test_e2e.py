@@ -10,6 +10,10 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
+
+from client.__main__ import invoked_as
+
 ROOT = Path(__file__).resolve().parents[2]
 WITHIN = 15.0
 """Seconds for each process to do its part (starting Python included)."""
@@ -86,7 +90,7 @@ async def test_two_client_processes_play_a_game_to_the_end(tmp_path: Path) -> No
         alice.stdin.close()  # the whole game is piped in before Bob even arrives
         alice_lines: list[str] = []
         async with asyncio.timeout(WITHIN):
-            while not (code := re.search(r"quoridor join (\w+)", "\n".join(alice_lines))):
+            while not (code := re.search(r"joins with: .* join (\w+)", "\n".join(alice_lines))):
                 alice_lines.append((await alice.stdout.readline()).decode())
         room = code.group(1)
         bob = await client(url, "Bob", "--plain", "join", room)
@@ -148,3 +152,27 @@ async def test_the_bot_is_the_one_module_that_loads_the_engine() -> None:
     code = "import sys, client.bot; sys.exit('engine.ai' not in sys.modules)"
     process = await asyncio.create_subprocess_exec(sys.executable, "-c", code, env=environment())
     assert await asyncio.wait_for(process.wait(), WITHIN) == 0
+
+
+async def test_the_join_hint_is_a_command_the_opponent_can_type(tmp_path: Path) -> None:
+    async with game_server(tmp_path) as url:
+        alice = await client(url, "Alice", "create")
+        assert alice.stdout is not None
+        async with asyncio.timeout(WITHIN):
+            while b"joins with" not in (line := await alice.stdout.readline()):
+                pass
+        alice.kill()
+        await alice.wait()
+    hint = line.decode().split("joins with: ", 1)[1].split()
+    # Run as ``python -m client`` here: that is what the hint says, with the server's address.
+    assert hint[:5] == ["python", "-m", "client", "--server", url]
+    assert hint[5] == "join"
+
+
+def test_the_hint_names_the_client_as_it_was_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(sys, "argv", [".venv/bin/quoridor", "create"])
+    assert invoked_as("ws://127.0.0.1:8765") == ".venv/bin/quoridor"
+    assert invoked_as("ws://10.0.0.5:9000") == ".venv/bin/quoridor --server ws://10.0.0.5:9000"
+    monkeypatch.setattr(sys, "argv", ["quoridor", "create"])
+    assert invoked_as("ws://127.0.0.1:8765") == "quoridor"

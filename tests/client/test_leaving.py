@@ -60,7 +60,9 @@ async def alice_leaves_a_game(url: str) -> tuple[str, Client]:
     assert alice.stdin is not None
     assert alice.stdout is not None
     async with asyncio.timeout(WITHIN):
-        while not (found := re.search(rb"quoridor join (\w+)", await alice.stdout.readline())):
+        while not (
+            found := re.search(rb"joins with: .* join (\w+)", await alice.stdout.readline())
+        ):
             pass
     room = found.group(1).decode()
     bob = await Client.connect(url, "Bob")

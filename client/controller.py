@@ -300,7 +300,7 @@ class Controller:
                     self.view.notice("link", f"Connection lost: {_clause(reason)}. Reconnecting...")
                 self.link = "reconnecting"
                 self.link_note = (
-                    f"{_sentence(reason)} Trying again in {retry_in:.1f} s (try {attempt})."
+                    f"Reconnecting (try {attempt}, in {retry_in:.1f} s): {_clause(reason)}."
                 )
                 self.view.changed()
             case Failed(reason):

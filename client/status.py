@@ -43,7 +43,7 @@ def status_lines(
         heading += f", {time_control_text(control)}"
     room: Line = [("class:title", f"Room {state.room}")]
     if link != "connected":
-        room.append(("class:offline", f"  {link}: clocks stopped" if clock else f"  {link}"))
+        room.append(("class:offline", "  offline, clocks stopped" if clock else "  offline"))
     name_width = max(5, min(NAME_WIDTH, width - (22 if clock else 15)))
     lines: list[Line] = [
         room,

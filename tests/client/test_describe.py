@@ -137,7 +137,7 @@ def test_clocks_show_low_time_frozen_links_and_the_free_first_move() -> None:
     assert styles["class:clock.low.running"] == "0:09.0"
     frozen = status_lines(state, 0, elapsed=0.0, link="reconnecting")
     texts = ["".join(t for _, t in line) for line in frozen]
-    assert "reconnecting: clocks stopped" in texts[0]
+    assert "offline, clocks stopped" in texts[0]
     assert any(style == "class:clock.frozen" for line in frozen for style, _ in line)
     first = make_state(
         clock=ClockInfo(base_ms=60_000, increment_ms=0, remaining_ms=[60_000] * 2, running=None)

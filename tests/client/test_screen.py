@@ -175,7 +175,7 @@ async def test_the_clocks_stop_on_screen_while_the_server_is_unreachable() -> No
         "".join(t for _, t in line)
         for line in status_lines(alice.state, 0, elapsed=alice.clock_elapsed(), link=alice.link)
     ]
-    assert "reconnecting: clocks stopped" in panel[0]
+    assert "offline, clocks stopped" in panel[0]
     alice.type("quit")
     assert await asyncio.wait_for(task, 5) == 0
     await bob.close()

@@ -16,8 +16,8 @@ same bytes: room codes, session ids, resume tokens and seat secrets become
 first appearance in a server frame, the same value always the same placeholder, in
 the client's later frames and in messages too);
 ``finished`` times become a fixed date; clock times (``remaining_ms``) and
-absence and first-move countdowns (``claim_in_ms``, ``first_move_in_ms``) are rounded to
-100 ms.
+absence countdowns (``claim_in_ms``) are rounded to 100 ms; the first-move countdown
+(``first_move_in_ms``, 60 s less the moments a busy machine took) up to whole 10 s.
 
 Usage::
 
@@ -49,6 +49,7 @@ TIMEOUT = 5.0
 FINISHED = 1767225600.0
 """What every ``finished`` time becomes (2026-01-01 00:00 UTC)."""
 ROUND_MS = 100
+FIRST_MOVE_ROUND_MS = 10_000
 
 Json = dict[str, Any]
 PLACEHOLDERS = {
@@ -362,7 +363,9 @@ class Normaliser:
             return node
         if key == "finished" and isinstance(node, float):
             return FINISHED
-        if key in ("remaining_ms", "claim_in_ms", "first_move_in_ms") and isinstance(node, int):
+        if key == "first_move_in_ms" and isinstance(node, int):
+            return -(-node // FIRST_MOVE_ROUND_MS) * FIRST_MOVE_ROUND_MS
+        if key in ("remaining_ms", "claim_in_ms") and isinstance(node, int):
             return round(node / ROUND_MS) * ROUND_MS
         return node
 

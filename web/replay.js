@@ -1,6 +1,9 @@
 // @ts-check
 // The replay viewer: a finished game from the history, stepped through with
 // buttons or the keyboard (← → Home End). The server plays the moves (`replay`).
+// "Analyse" asks the server for the computer analysis (`analyse`): a graph of
+// seat 0's chances, an evaluation bar for the position shown, and each move's
+// mark (?! inaccuracy, ? mistake, ?? blunder) with the better move.
 import { Board } from "./board.js";
 import { h } from "./dom.js";
 import { swatch } from "./game.js";
@@ -16,6 +19,10 @@ export class ReplayView {
     this.moves = [];
     this.index = 0;
     this.summary = /** @type {any} */ (null);
+    this.analysis = /** @type {any} */ (null);
+    this.game = game;
+    this.bar = h("div", { class: "eval-bar", hidden: true, role: "meter", "aria-label": "Seat 0's chances" });
+    this.graph = h("div", { class: "eval-graph", hidden: true });
     const host = h("div", { class: "board-host" });
     this.caption = h("p", { class: "banner", role: "status" });
     this.list = h("ol", { class: "movelist", "aria-label": "Moves" });
@@ -26,10 +33,11 @@ export class ReplayView {
       button("◀", "Previous move", () => this.show(this.index - 1)),
       button("▶", "Next move", () => this.show(this.index + 1)),
       button("⏭", "End", () => this.show(this.frames.length - 1)),
+      h("button", { type: "button", text: "Analyse", onclick: () => this.analyse() }),
       h("button", { type: "button", class: "leave", text: "Lobby", onclick: () => app.go("#/") }));
     root.replaceChildren(h("div", { class: "game replay" },
       h("div", { class: "board-area" }, host),
-      h("aside", { class: "side" }, h("div", { class: "room-title", text: `Replay of game ${game}` }), this.caption, this.players, controls, h("div", { class: "panel moves" }, this.list))));
+      h("aside", { class: "side" }, h("div", { class: "room-title", text: `Replay of game ${game}` }), this.caption, this.bar, this.players, controls, this.graph, h("div", { class: "panel moves" }, this.list))));
     this.board = new Board(host, { onMove: () => {}, onPending: () => {} });
     this.keys = (/** @type {KeyboardEvent} */ e) => {
       const next = { ArrowLeft: this.index - 1, ArrowRight: this.index + 1, Home: 0, End: this.frames.length - 1 }[e.key];
@@ -66,6 +74,46 @@ export class ReplayView {
     this.show(this.frames.length - 1);
   }
 
+  async analyse() {
+    this.caption.textContent = "The computer is analysing the game…";
+    const reply = await this.conn.request({ type: "analyse", game: this.game });
+    if (reply.type !== "analysis") {
+      this.caption.textContent = reply.message ?? "This game cannot be analysed.";
+      return;
+    }
+    this.analysis = reply;
+    const marks = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+    for (const node of this.list.querySelectorAll("button")) {
+      const move = reply.moves[Number(/** @type {HTMLElement} */ (node).dataset.ply) - 1];
+      if (!move?.mark) continue;
+      node.textContent = `${move.move}${marks[/** @type {"inaccuracy"} */ (move.mark)]}`;
+      node.classList.add(move.mark);
+      node.title = `${move.mark}: better ${move.best}`;
+    }
+    const chances = [0, ...reply.moves.map((/** @type {any} */ _m, /** @type {number} */ i) => i + 1)].map((i) => this.chance(i));
+    const width = Math.max(1, chances.length - 1);
+    const points = chances.map((p, i) => `${(i / width) * 100},${(1 - p) * 40}`).join(" ");
+    const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("viewBox", "0 0 100 40");
+    svg.setAttribute("preserveAspectRatio", "none");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", `${this.summary.players[0]}'s chances after each move`);
+    svg.innerHTML = `<line x1="0" y1="20" x2="100" y2="20" class="mid"/><polyline points="${points}"/>`;
+    this.graph.replaceChildren(svg);
+    this.graph.hidden = false;
+    this.bar.hidden = false;
+    document.body.dataset.analysed = String(reply.game);
+    this.show(this.index);
+  }
+
+  /** Seat 0's win probability at frame ``index`` of the analysed game. @param {number} index */
+  chance(index) {
+    const moves = this.analysis.moves;
+    if (index === 0) return moves.length ? (moves[0].seat === 0 ? moves[0].win_before : 1 - moves[0].win_before) : 0.5;
+    const move = moves[index - 1];
+    return move.seat === 0 ? move.win_after : 1 - move.win_after;
+  }
+
   /** @param {number} index */
   show(index) {
     if (!this.frames.length) return;
@@ -83,5 +131,12 @@ export class ReplayView {
     for (const node of this.list.querySelectorAll("button")) node.classList.toggle("shown", Number(/** @type {HTMLElement} */ (node).dataset.ply) === this.index);
     this.list.querySelector(".shown")?.scrollIntoView({ block: "nearest" });
     document.body.dataset.replay = String(this.index);
+    if (this.analysis) {
+      const p = this.chance(this.index);
+      const move = this.index > 0 ? this.analysis.moves[this.index - 1] : null;
+      this.bar.style.setProperty("--chance", `${Math.round(p * 100)}%`);
+      this.bar.setAttribute("aria-valuenow", String(Math.round(p * 100)));
+      this.bar.textContent = `${summary.players[0]} ${Math.round(p * 100)}%` + (move?.mark ? ` · ${move.move} ${move.mark}, better ${move.best}` : "");
+    }
   }
 }

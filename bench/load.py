@@ -46,6 +46,10 @@ saturate
 idle
     ``--idle`` greeted connections held open on a fresh server: its RSS growth
     (``VmRSS``) per connection. Echo twin: connections that sent one frame.
+abuse
+    ``--games`` (default 200 here) paced games while ``--attackers`` addresses
+    (default 20) flood the lobby as hard as the per-IP limits allow: the move
+    round trip p99 must stay under 50 ms (``bench/_load_abuse.py``).
 soak
     ``--saturate-games`` games flat out, players reconnecting as new sessions
     after every other game: RSS, open fds, connections, rooms and sessions
@@ -99,6 +103,7 @@ _ROOT = _HERE.parent
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
 sys.path.insert(0, str(_ROOT))
 
+from bench import _load_abuse  # noqa: E402
 from bench._load_worker import Job, Kind, Mode, Result, work  # noqa: E402
 from engine import Game  # noqa: E402
 
@@ -978,8 +983,10 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Load-test the game server next to bare websockets ceilings (echo, fanout)."
     )
-    parser.add_argument("--mode", choices=["all", "paced", "saturate", "idle", "soak"],
+    parser.add_argument("--mode", choices=["all", "paced", "saturate", "idle", "soak", "abuse"],
                         default="all")  # fmt: skip
+    parser.add_argument("--attackers", type=int, default=20,
+                        help="abuse: addresses flooding the lobby (default 20)")  # fmt: skip
     parser.add_argument("--games", type=int, default=1000, help="paced games (default 1000)")
     parser.add_argument("--saturate-games", type=int, default=200,
                         help="games in saturation and soak (default 200)")  # fmt: skip
@@ -1028,6 +1035,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
+    if args.mode == "abuse":  # a run of its own: see bench/_load_abuse.py
+        games = 200 if args.games == 1000 else args.games
+        return _load_abuse.run(_ROOT, games, args.attackers, args.duration or 20.0)
     began = time.monotonic()
 
     def log(text: str) -> None:

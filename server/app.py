@@ -97,7 +97,9 @@ class GameServer:
             config.grace, config.deliberate_grace, config.hard_limit, config.first_move
         )
         self.core = Core(_limits(config, absence))
-        self.store: Storage | None = open_storage(config.db, _synchronous(config.sync))
+        self.store: Storage | None = open_storage(
+            config.db, _synchronous(config.sync), config.db_retry
+        )
         if self.store is not None:
             self.core.persistent = True
         self.metrics = Metrics(self.core)

@@ -33,6 +33,11 @@ class Config:
     sync: str = _setting(
         "normal", "SQLite synchronous mode: normal survives a server crash, full a power cut too"
     )
+    db_retry: float = _setting(
+        30.0,
+        "with PostgreSQL: seconds it may be away (noticed between writes) before the server "
+        "stops; moves made meanwhile wait, unacknowledged, and go through once it is back",
+    )
     max_message: int = _setting(
         4096, "largest frame a client may send, in bytes; larger ones close with 1009"
     )

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar, cast
@@ -152,6 +153,13 @@ as: a test fails when SQLite's moves on without PostgreSQL's."""
 MIGRATION_LOCK = 0x51_0D_0B
 """The advisory lock nodes take to migrate one at a time when they start together."""
 CONNECT_WITHIN = 10.0
+WATCH_EVERY = 1.0
+"""Seconds between checks of an idle connection."""
+RETRY_FOR = 30.0
+"""Seconds PostgreSQL may be away (a restart, a failover of its own) before the server gives
+up on it; moves made meanwhile wait, unacknowledged."""
+RECONNECT_EVERY = 0.5
+log = logging.getLogger("quoridor.server")
 STALLED_AFTER = 5.0
 """Seconds a transaction may sit idle before PostgreSQL ends its session (a stalled node
 must not hold a room's fence, and so its takeover, for longer)."""
@@ -169,9 +177,16 @@ class Fenced(StoreError):
 class PgStore:
     """A PostgreSQL database named by a ``postgresql://`` URL (``server.storage.Storage``)."""
 
-    def __init__(self, url: str, stalled_after: float = STALLED_AFTER) -> None:
+    def __init__(
+        self, url: str, stalled_after: float = STALLED_AFTER, retry: float = RETRY_FOR
+    ) -> None:
         self.url = url
         self.stalled_after = stalled_after
+        self.retry = retry
+        """Seconds PostgreSQL may be away (noticed while idle) before the store gives up."""
+        self.reconnects = 0
+        """Connections made again after PostgreSQL went away while idle (a metric)."""
+        self._watch: asyncio.Task[None] | None = None
         self.write_seconds: Callable[[float], None] = lambda seconds: None
         self.lost: Callable[[str], None] = lambda reason: None
         self.rated: Callable[[list[RatedGame]], None] = lambda games: None
@@ -188,19 +203,58 @@ class PgStore:
 
     async def open(self) -> tuple[int, int]:
         try:
-            self._conn = await psycopg.AsyncConnection.connect(
-                self.url, autocommit=True, connect_timeout=int(CONNECT_WITHIN)
-            )
-            # A node stalled inside a transaction (paused, swapped out) would hold the
-            # fences it read and so block a takeover: PostgreSQL ends such a session.
-            stalled_ms = int(self.stalled_after * 1000)
-            await self._conn.execute(
-                f"SET idle_in_transaction_session_timeout = {stalled_ms}".encode()
-            )
-            return await self._migrate()
+            self._conn = await self._connect()
+            versions = await self._migrate()
         except psycopg.Error as error:
             await self.close()
             raise StoreError(f"PostgreSQL: {error}".strip()) from None
+        self._watch = asyncio.get_running_loop().create_task(self._keep_connected())
+        return versions
+
+    async def _connect(self) -> Conn:
+        conn = await psycopg.AsyncConnection.connect(
+            self.url, autocommit=True, connect_timeout=int(CONNECT_WITHIN)
+        )
+        # A node stalled inside a transaction (paused, swapped out) would hold the
+        # fences it read and so block a takeover: PostgreSQL ends such a session.
+        stalled_ms = int(self.stalled_after * 1000)
+        await conn.execute(f"SET idle_in_transaction_session_timeout = {stalled_ms}".encode())
+        return conn
+
+    async def _keep_connected(self) -> None:
+        """Between requests, check the connection every ``WATCH_EVERY`` seconds. A connection
+        lost while nothing was in flight is made again (PostgreSQL restarted): nothing was
+        pending, so nothing can have been lost, and requests made meanwhile wait for it. If
+        PostgreSQL stays away for ``retry`` seconds the store fails (``lost``)."""
+        while self._failed is None:
+            await asyncio.sleep(WATCH_EVERY)
+            async with self._turn:
+                conn = self._conn
+                if conn is None:
+                    return
+                try:
+                    await conn.execute(b"SELECT 1")
+                    continue
+                except psycopg.Error as error:
+                    log.warning("PostgreSQL connection lost while idle (%s); connecting again",
+                                str(error).strip())  # fmt: skip
+                with contextlib.suppress(psycopg.Error):
+                    await conn.close()
+                self._conn = await self._reconnect()
+                if self._conn is None:
+                    self._fail(f"cannot reach PostgreSQL for {self.retry:.0f} s")
+                    return
+                self.reconnects += 1
+                log.info("PostgreSQL connection made again")
+
+    async def _reconnect(self) -> Conn | None:
+        deadline = time.monotonic() + self.retry
+        while time.monotonic() < deadline:
+            try:
+                return await self._connect()
+            except psycopg.Error:
+                await asyncio.sleep(RECONNECT_EVERY)
+        return None
 
     async def load(self) -> Loaded:
         return await self._run(self._load)
@@ -234,6 +288,11 @@ class PgStore:
         return cast(T, await self._run(answer))
 
     async def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
+            self._watch = None
         if self._pending:
             await asyncio.gather(*list(self._pending), return_exceptions=True)
         conn, self._conn = self._conn, None

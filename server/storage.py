@@ -79,15 +79,16 @@ def shown(db: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-def open_storage(db: str, synchronous: Synchronous) -> Storage | None:
+def open_storage(db: str, synchronous: Synchronous, retry: float = 30.0) -> Storage | None:
     """The store ``--db`` names: None for memory (empty), PostgreSQL for a
-    ``postgresql://`` URL, else a SQLite file (``synchronous`` applies to SQLite only)."""
+    ``postgresql://`` URL, else a SQLite file (``synchronous`` applies to SQLite only,
+    ``retry`` to PostgreSQL only: see ``server.pgstore.PgStore``)."""
     if not db:
         return None
     if is_postgresql(db):
         from server.pgstore import PgStore
 
-        return PgStore(db)
+        return PgStore(db, retry=retry)
     from server.store import Store
 
     return Store(db, synchronous)

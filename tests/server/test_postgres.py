@@ -21,7 +21,7 @@ from protocol.messages import (
     State,
 )
 from server.database import Batch, MoveDelta
-from server.pgstore import Fenced, PgStore
+from server.pgstore import WATCH_EVERY, Fenced, PgStore
 from server.storage import shown
 from tests.process import ServerProcess
 from tests.server.test_store import GAME, play, resume, seat_two
@@ -57,14 +57,14 @@ async def test_sigkill_mid_game_on_postgresql_loses_no_acknowledged_move(
     assert await server.stop() == 0
 
 
-async def test_postgresql_stopped_mid_game_acknowledges_nothing_unsaved_and_loses_nothing(
+async def test_postgresql_away_too_long_acknowledges_nothing_unsaved_and_loses_nothing(
     own_postgres: PostgresServer,
 ) -> None:
-    """Today a server that cannot write stops (as on SQLite) and its supervisor starts it
-    again: the move sent while PostgreSQL was down is never acknowledged, every move that was
-    is there once PostgreSQL is back (docs/cluster.md: the cluster is to refuse moves instead)."""
+    """PostgreSQL stopped for longer than ``--db-retry``: the server stops (exit 1) without
+    acknowledging the move made meanwhile; once PostgreSQL is back and the server started
+    again, every acknowledged move is there."""
     url = own_postgres.create_database("game")
-    server = await ServerProcess(url).start()
+    server = await ServerProcess(url, "--db-retry", "1").start()
     a, b, code = await seat_two(server.url)
     await play([a, b], GAME[:4], 0)
     own_postgres.stop()
@@ -73,7 +73,7 @@ async def test_postgresql_stopped_mid_game_acknowledges_nothing_unsaved_and_lose
     async with asyncio.timeout(20):
         assert await server.process.wait() == 1  # it stops by itself
     assert await server.stop() == 1
-    assert b"PostgreSQL connection lost" in server.log
+    assert b"PostgreSQL" in server.log
     acknowledged = [m.ply for m in a.seen + b.seen if isinstance(m, State) and m.ply > 4]
     assert acknowledged == []  # the move was never acknowledged
 
@@ -92,6 +92,37 @@ async def test_postgresql_stopped_mid_game_acknowledges_nothing_unsaved_and_lose
     await asyncio.gather(a.close(), b.close())
     assert a2.welcome is not None
     assert a2.welcome.room == code
+
+
+async def test_postgresql_restarted_between_moves_the_game_goes_on_on_the_same_server(
+    own_postgres: PostgresServer,
+) -> None:
+    """A restart of PostgreSQL noticed between writes: the server connects again by itself;
+    a move made while it is down waits, unacknowledged, and goes through once it is back."""
+    url = own_postgres.create_database("game")
+    server = await ServerProcess(url).start()
+    a, b, _code = await seat_two(server.url)
+    await play([a, b], GAME[:4], 0)
+    own_postgres.stop()
+    await asyncio.sleep(WATCH_EVERY * 2.5)  # the server notices while idle
+    await a.send(MoveRequest(move=GAME[4], ply=4))
+    await a.quiet(0.5)  # not acknowledged while PostgreSQL is away
+    own_postgres.start()
+    state = await a.state()
+    assert state.ply == 5
+    await b.state()
+    final = await play([a, b], GAME[5:], 5)
+    assert final.result is not None
+    assert b"PostgreSQL connection made again" in server.log
+    await asyncio.gather(a.close(), b.close())
+    assert await server.stop() == 0
+
+    # Every move is in PostgreSQL, and the server never restarted.
+    store = PgStore(url)
+    await store.open()
+    (finished,) = (await store.load()).games
+    assert finished.moves == GAME
+    await store.close()
 
 
 async def test_a_former_owner_cannot_write_a_room_claimed_under_a_newer_epoch(

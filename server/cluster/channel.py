@@ -53,9 +53,8 @@ class NodeChannel:
         while True:
             try:
                 await self._listen()
-            except (RedisError, OSError) as error:
-                if self.subscribed.is_set():
-                    log.warning("node channel lost (%s); subscribing again", error)
+            except Exception as error:  # whatever broke the subscription, make a new one
+                log.warning("node channel lost (%r); subscribing again", error)
                 self.subscribed.clear()
             await asyncio.sleep(RETRY_EVERY)
 

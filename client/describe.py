@@ -265,16 +265,27 @@ def describe(
     return " ".join(part for part in parts if part)
 
 
+def short_variant(variant: VariantSpec) -> str:
+    """``9x9``, ``9x9 4p``, ``7x7 6w`` (players and walls only when not the standard)."""
+    text = f"{variant.size}x{variant.size}"
+    if variant.players == 4:
+        text += " 4p"
+    if variant.walls is not None and variant.walls != 20 // variant.players:
+        text += f" {variant.walls}w"
+    return text
+
+
 def rooms_text(rooms: list[RoomInfo]) -> list[str]:
-    """The public rooms as a small table."""
+    """The public rooms as a table of at most 80 columns."""
     if not rooms:
         return ["No public rooms. Create one: quoridor create"]
-    lines = [f"{'ROOM':<12} {'GAME':<30} {'CLOCK':<8} {'STATUS':<9} PLAYERS"]
+    lines = [f"{'ROOM':<10} {'GAME':<17} {'CLOCK':<8} {'STATUS':<8} PLAYERS"]
     for room in rooms:
-        names = ", ".join(name if name is not None else "-" for name in room.players)
-        watching = f" (+{room.spectators} watching)" if room.spectators else ""
-        game = variant_text(room.variant) + (", match" if room.match else "")
+        names = ", ".join(name if name is not None else "(free)" for name in room.players)
+        watching = f" +{room.spectators} watching" if room.spectators else ""
+        game = short_variant(room.variant) + (" match" if room.match else "")
         clock = time_control_text(room.clock)
-        lines.append(f"{room.room:<12} {game:<30} {clock:<8} {room.status:<9} {names}{watching}")
+        line = f"{room.room:<10} {game:<17} {clock:<8} {room.status:<8} {names}{watching}"
+        lines.append(line if len(line) <= 80 else line[:79] + "~")
     lines.append("Join one: quoridor join ROOM   Watch one: quoridor watch ROOM")
     return lines

@@ -14,7 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from client.describe import REASONS, goal, result_text, variant_text
+from client.describe import REASONS, goal, result_text, short_variant, variant_text
 from client.notation import is_move
 from client.render import Line, pawn_glyph
 from protocol.messages import (
@@ -85,16 +85,6 @@ HISTORY_WIDTH = 80
 
 def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "~"
-
-
-def short_variant(variant: VariantSpec) -> str:
-    """``9x9``, ``9x9 4p``, ``7x7 6w`` (players and walls only when not the standard)."""
-    text = f"{variant.size}x{variant.size}"
-    if variant.players == 4:
-        text += " 4p"
-    if variant.walls is not None and variant.walls != 20 // variant.players:
-        text += f" {variant.walls}w"
-    return text
 
 
 def history_text(games: list[GameSummary], now: float | None = None) -> list[str]:

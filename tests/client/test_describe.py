@@ -109,9 +109,17 @@ def test_the_room_list_is_a_table() -> None:
     ]
     lines = rooms_text(rooms)
     assert lines[0].split() == ["ROOM", "GAME", "CLOCK", "STATUS", "PLAYERS"]
-    assert lines[1].split() == [
-        *"abc 2 players, 9x9, 10 walls each 5+3 waiting Alice, - (+1 watching)".split()
-    ]
+    assert lines[1].split() == [*"abc 9x9 5+3 waiting Alice, (free) +1 watching".split()]
+    crowded = RoomInfo(
+        room="k3m9qr2xvb",
+        variant=VariantSpec(players=4, size=11, walls=3),
+        clock=TimeControl(base=5400, increment=30),
+        match=False,
+        status="playing",
+        players=["Alexandra-the-Great", "Bartholomew", "Cunegonde", "Dagobert"],
+        spectators=12,
+    )
+    assert all(len(line) <= 80 for line in rooms_text([crowded]))
     assert rooms_text([])[0].startswith("No public rooms")
 
 

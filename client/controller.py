@@ -640,7 +640,8 @@ class Controller:
             came_back = isinstance(intent, Join) and intent.secret is not None
             if what == "intent" and came_back and self.seats is not None:
                 assert isinstance(intent, Join)
-                self.seats.forget(self.connection.url, intent.room)  # gone: never offer it again
+                # That seat is gone: never offer it again.
+                self.seats.forget(self.connection.url, intent.room, intent.secret)
             self.view.notice("error", error.message)
             self.finish(1)
         elif error.code == ErrorCode.UNKNOWN_TYPE and what is not None:

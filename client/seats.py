@@ -48,6 +48,10 @@ class SavedSeat(msgspec.Struct, kw_only=True):
         return True
 
 
+def _key(seat: SavedSeat) -> tuple[str, str, str]:
+    return seat.server, seat.room, seat.secret
+
+
 def state_dir() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or ""
     root = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "state"
@@ -79,14 +83,24 @@ class SeatBook:
         return [s for s in self.seats(server) if not s.in_use()]
 
     def keep(self, seat: SavedSeat) -> None:
+        """Write ``seat`` down (again: a match turns the seats, the secret stays the same).
+
+        A seat is known by its secret: the same user may hold two seats of one room, from
+        two terminals.
+        """
         seat.saved = time.time()
         seat.pid = os.getpid()
-        others = [s for s in self.seats() if (s.server, s.room) != (seat.server, seat.room)]
+        others = [s for s in self.seats() if _key(s) != _key(seat)]
         self._write([seat, *others][:MAX_SEATS])
 
-    def forget(self, server: str, room: str) -> None:
+    def forget(self, server: str, room: str, secret: str | None = None) -> None:
+        """Forget the seat with ``secret`` in ``room``, or every seat of the room."""
         seats = self.seats()
-        kept = [s for s in seats if (s.server, s.room) != (server, room)]
+        kept = [
+            s
+            for s in seats
+            if (s.server, s.room) != (server, room) or secret not in (None, s.secret)
+        ]
         if len(kept) != len(seats):
             self._write(kept)
 

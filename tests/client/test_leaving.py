@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import queue
 import re
 import signal
 import stat
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 from client.__main__ import dispatch, parse
-from client.seats import SeatBook
+from client.seats import SavedSeat, SeatBook
 from protocol.messages import Create, Join, Joined, MoveRequest, State
 from server.app import GameServer
 from server.config import Config
@@ -231,3 +233,23 @@ async def test_ctrl_c_on_the_full_screen_asks_before_leaving_a_running_game(url:
         assert await asyncio.wait_for(alice.task, 5) == 0
         await bob.close()
     assert "To come back: quoridor join" in alice.out.getvalue()
+
+
+def test_two_terminals_of_one_user_keep_two_seats_of_one_room(state_home: Path) -> None:
+    book = SeatBook()
+    alice = SavedSeat(server="ws://h:1", room="r", seat=0, secret="sa", name="Alice")
+    bob = SavedSeat(server="ws://h:1", room="r", seat=1, secret="sb", name="Bob")
+    book.keep(alice)
+    book.keep(bob)  # the second terminal's seat does not push the first one out
+    assert {s.secret for s in book.seats("ws://h:1")} == {"sa", "sb"}
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    seats = book.seats()
+    for seat in seats:  # Alice's client has quit; Bob's still runs (our parent, say)
+        seat.pid = finished.pid if seat.secret == "sa" else os.getppid()
+    book._write(seats)
+    found = book.find("ws://h:1", "r")
+    assert found is not None
+    assert found.secret == "sa"  # "join r" is Alice coming back, not Bob's seat taken
+    book.forget("ws://h:1", "r", "sa")
+    assert [s.secret for s in book.seats()] == ["sb"]

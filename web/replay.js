@@ -7,7 +7,7 @@
 import { Board } from "./board.js";
 import { h } from "./dom.js";
 import { swatch } from "./game.js";
-import { moveText } from "./words.js";
+import { moveText, resultText } from "./words.js";
 
 export class ReplayView {
   /** @param {HTMLElement} root @param {import("./connection.js").Connection} conn @param {number} game @param {{go: (hash: string) => void}} app */
@@ -29,10 +29,11 @@ export class ReplayView {
     this.players = h("ol", { class: "players" });
     const button = (/** @type {string} */ text, /** @type {string} */ label, /** @type {() => void} */ act) => h("button", { type: "button", text, "aria-label": label, onclick: act });
     const controls = h("div", { class: "actions stepper" },
-      button("⏮", "Start", () => this.show(0)),
-      button("◀", "Previous move", () => this.show(this.index - 1)),
-      button("▶", "Next move", () => this.show(this.index + 1)),
-      button("⏭", "End", () => this.show(this.frames.length - 1)),
+      // Latin-1 arrows: every system font has them (media-control glyphs are often missing).
+      button("«", "Start", () => this.show(0)),
+      button("‹", "Previous move", () => this.show(this.index - 1)),
+      button("›", "Next move", () => this.show(this.index + 1)),
+      button("»", "End", () => this.show(this.frames.length - 1)),
       h("button", { type: "button", text: "Analyse", onclick: () => this.analyse() }),
       h("button", { type: "button", class: "leave", text: "Lobby", onclick: () => app.go("#/") }));
     root.replaceChildren(h("div", { class: "game replay" },
@@ -127,7 +128,11 @@ export class ReplayView {
     });
     const mover = this.index > 0 ? this.frames[this.index - 1].turn : null;
     const who = mover === null ? "" : summary.players[mover] ?? "";
-    this.caption.textContent = this.index === 0 ? `Start · ${this.frames.length - 1} moves` : `${this.index}. ${moveText(frame.last_move, who)}`;
+    let caption = this.index === 0 ? `Start · ${this.frames.length - 1} moves` : `${this.index}. ${moveText(frame.last_move, who)}`;
+    if (this.index === this.frames.length - 1) {
+      caption += ` · ${resultText({ winner: summary.winner, reason: summary.reason }, (seat) => summary.players[seat])}`;
+    }
+    this.caption.textContent = caption;
     for (const node of this.list.querySelectorAll("button")) node.classList.toggle("shown", Number(/** @type {HTMLElement} */ (node).dataset.ply) === this.index);
     this.list.querySelector(".shown")?.scrollIntoView({ block: "nearest" });
     document.body.dataset.replay = String(this.index);

@@ -106,6 +106,8 @@ class GameServer:
         if self.store is not None:
             self.store.write_seconds = self.metrics.db_write_seconds.observe
             self.store.lost = self._database_lost
+            store = self.store
+            self.metrics.count_db_reconnects(lambda: store.reconnects)
         self.sockets: dict[int, ServerConnection] = {}
         self.proxy_networks = config.proxy_networks
         self.gate = http.Gate(

@@ -131,6 +131,18 @@ class Metrics:
 
         self.registry.register(_Callback(collect))
 
+    def count_db_reconnects(self, reconnects: Callable[[], int]) -> None:
+        """Export the store's connections made again (PostgreSQL restarted while idle)."""
+
+        def collect() -> Iterator[CounterMetricFamily]:
+            yield CounterMetricFamily(
+                "quoridor_db_reconnects",
+                "Connections to the database made again after it went away between writes",
+                value=reconnects(),
+            )
+
+        self.registry.register(_Callback(collect))
+
     def request_time(self, kind: str) -> Timings:
         """The latency histogram of one request type (observed for every frame, so a
         ``Timings``: prometheus_client's own Histogram costs microseconds per frame)."""

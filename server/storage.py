@@ -37,6 +37,9 @@ class Storage(Protocol):
     """Called once, with the reason, when the store can no longer write."""
     rated: Callable[[list[RatedGame]], None]
     """Called with the rating changes a commit made, once it is durable (before ``done``)."""
+    reconnects: int
+    """Connections made again after the database went away between writes (a metric; always
+    0 for SQLite, whose process is the server's own child)."""
 
     async def open(self) -> tuple[int, int]:
         """Open (creating and migrating the schema): its versions before and after."""

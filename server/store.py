@@ -157,6 +157,8 @@ class Store:
         self.rated: Callable[[list[RatedGame]], None] = lambda games: None
         """Called with the rating changes each commit made, once it is on disk (before the
         commit's ``done``)."""
+        self.reconnects = 0
+        """Never more than 0: a database process that dies stops the server."""
         self._channel: _Channel | None = None
         self._transport: asyncio.SubprocessTransport | None = None
         self._lock: int | None = None

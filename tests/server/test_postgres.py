@@ -23,6 +23,7 @@ from protocol.messages import (
 from server.database import Batch, MoveDelta
 from server.pgstore import WATCH_EVERY, Fenced, PgStore
 from server.storage import shown
+from tests.http import get as http_get
 from tests.process import ServerProcess
 from tests.server.test_store import GAME, play, resume, seat_two
 from tests.server.test_store_contract import room
@@ -114,6 +115,9 @@ async def test_postgresql_restarted_between_moves_the_game_goes_on_on_the_same_s
     final = await play([a, b], GAME[5:], 5)
     assert final.result is not None
     assert b"PostgreSQL connection made again" in server.log
+    status, metrics = await http_get(server.port, "/metrics")
+    assert status == 200
+    assert "quoridor_db_reconnects_total 1.0" in metrics
     await asyncio.gather(a.close(), b.close())
     assert await server.stop() == 0
 

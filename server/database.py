@@ -71,7 +71,7 @@ MIGRATIONS = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
-HISTORY_LOADED = 1000
+HISTORY_LOADED = 5000
 """Finished games read back at start-up (the history the server can answer from)."""
 
 Synchronous = Literal["off", "normal", "full"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 from collections import deque
 
@@ -13,11 +15,24 @@ from server.rooms import Room
 log = logging.getLogger("quoridor.history")
 
 
+SHORT_KEPT = 200
+"""Short games (aborted, or where a seat made fewer than two moves) the history keeps."""
+
+
+def is_short(game: GameRecord) -> bool:
+    """Aborted, or over before every seat made two moves: kept apart, so that a flood of
+    them (they cost a few requests each) can never push played games out."""
+    plies = sum(1 for move in game.moves if not move.startswith("retire"))
+    return game.reason == "aborted" or plies < 2 * game.variant.players
+
+
 class GameHistory:
-    """The last ``size`` finished games, newest last, and those not yet saved."""
+    """The last ``size`` played games and the last ``SHORT_KEPT`` short ones (each newest
+    last), and those not yet saved."""
 
     def __init__(self, size: int) -> None:
         self.games: deque[GameRecord] = deque(maxlen=size)
+        self.short: deque[GameRecord] = deque(maxlen=SHORT_KEPT)
         self.unsaved: list[GameRecord] = []
         """Finished games the database has not received yet (when there is one)."""
         self.keep_unsaved = False
@@ -25,7 +40,8 @@ class GameHistory:
 
     def load(self, games: list[GameRecord]) -> None:
         """Take back the games read from the database, oldest first."""
-        self.games.extend(games)
+        for game in games:
+            (self.short if is_short(game) else self.games).append(game)
         self._next_id = max((game.id for game in games), default=0) + 1
 
     def archive(self, room: Room, now: float) -> int:
@@ -52,7 +68,7 @@ class GameHistory:
                 game.winner,
                 extra={"room": room.code},
             )
-            self.games.append(game)
+            (self.short if is_short(game) else self.games).append(game)
             if self.keep_unsaved:
                 self.unsaved.append(game)
         room.finished.clear()
@@ -63,13 +79,16 @@ class GameHistory:
         return unsaved
 
     def listing(self, limit: int) -> list[GameSummary]:
-        """The newest games played to a result (aborted ones are left out)."""
-        played = (game for game in reversed(self.games) if game.reason != "aborted")
-        return [summary(game) for game in played][:limit]
+        """The newest games played to a result, aborted ones left out (short games are
+        listed while they are kept)."""
+        newest = heapq.merge(reversed(self.games), reversed(self.short), key=_newest_first)
+        played = (game for game in newest if game.reason != "aborted")
+        return [summary(game) for game in itertools.islice(played, limit)]
 
     def find(self, game_id: int) -> GameRecord | None:
         """The game with this id, if the history still holds it."""
-        return next((game for game in self.games if game.id == game_id), None)
+        kept = itertools.chain(self.games, self.short)
+        return next((game for game in kept if game.id == game_id), None)
 
     def record(self, game_id: int, request_id: RequestId) -> GameRecordReply | None:
         game = self.find(game_id)
@@ -83,6 +102,10 @@ class GameHistory:
             record=format_record(moves),
             numbered=format_record(moves, game.variant.players, numbered=True),
         )
+
+
+def _newest_first(game: GameRecord) -> int:
+    return -game.id
 
 
 def summary(game: GameRecord) -> GameSummary:

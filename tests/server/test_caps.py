@@ -100,7 +100,7 @@ async def test_a_computer_game_nobody_plays_is_ended_and_forgotten() -> None:
         assert len(server.core.rooms) == 1
         await asyncio.sleep(0.6)
         assert server.core.rooms == {}
-        assert [game.reason for game in server.core.history.games] == ["abandon"]
+        assert [game.reason for game in server.core.history.short] == ["abandon"]  # short
         dropped = await Client.connect(url(server), "dropped")  # the connection goes instead
         await dropped.send(Create(ai=AiSpec(level=1, seconds=0.05)))
         await dropped.expect(Joined)

@@ -1,0 +1,72 @@
+"""Junk games cannot push played games out of the history. Over real sockets."""
+
+from __future__ import annotations
+
+from protocol.messages import (
+    Abort,
+    Create,
+    ErrorCode,
+    FetchGame,
+    GameRecordReply,
+    History,
+    HistoryList,
+    Join,
+    Joined,
+    Leave,
+    Left,
+    MoveRequest,
+    Resign,
+    State,
+)
+from server.app import GameServer
+from server.config import Config
+from server.history import SHORT_KEPT, GameHistory
+from tests.wsclient import Client
+
+
+async def until_over(client: Client) -> State:
+    while (state := await client.state()).status != "finished":
+        pass
+    return state
+
+
+async def one_game(a: Client, b: Client, moves: list[str], end: Abort | Resign) -> None:
+    await a.send(Create())
+    room = (await a.expect(Joined)).room
+    await b.send(Join(room=room))
+    await b.expect(Joined)
+    for ply, move in enumerate(moves):
+        mover = (a, b)[ply % 2]
+        await mover.send(MoveRequest(move=move, ply=ply))
+        while (await mover.state()).ply != ply + 1:
+            pass
+    await a.send(end)
+    await until_over(a)
+    await until_over(b)
+    for client in (a, b):
+        await client.send(Leave())
+        while not isinstance(await client.recv(), Left):
+            pass
+
+
+async def test_a_flood_of_aborted_games_keeps_the_played_one() -> None:
+    async with GameServer(Config(port=0, rate=1000, burst=1000)).running() as server:
+        server.core.history = GameHistory(5)  # a small history, to flood it quickly
+        url = f"ws://127.0.0.1:{server.port}"
+        a, b = await Client.connect(url, "ann"), await Client.connect(url, "bob")
+        await one_game(a, b, ["e2", "e8", "e3", "e7"], Resign())
+        (played,) = server.core.history.games
+        for _ in range(12):
+            await one_game(a, b, [], Abort())
+        await a.send(FetchGame(game=played.id))
+        assert (await a.expect(GameRecordReply)).summary.game == played.id
+        await a.send(History())
+        assert [game.game for game in (await a.expect(HistoryList)).games] == [played.id]
+        aborted = server.core.history.short[-1].id
+        await a.send(FetchGame(game=aborted))  # kept for a while, fetchable, never listed
+        assert (await a.expect(GameRecordReply)).summary.reason == "aborted"
+        assert len(server.core.history.short) == 12 <= SHORT_KEPT
+        await a.send(FetchGame(game=10_000))
+        await a.error(ErrorCode.GAME_NOT_FOUND)
+        await a.close()
+        await b.close()

@@ -141,8 +141,9 @@ def analyse(
         cache.clear()
     position = Position(game, cache)
     rng = random.Random(seed)
-    if endgame.applies(position) and not settings.noise:
-        move, stats = _exact(position, rng)
+    found = _exact(position, rng, deadline) if not settings.noise else None
+    if found is not None:
+        move, stats = found
     elif game.variant.players == 2:
         searcher = Searcher(
             position, max_depth=settings.depth, deadline=deadline, max_nodes=settings.nodes
@@ -164,8 +165,16 @@ def analyse(
     return answer, stats
 
 
-def _exact(position: Position, rng: random.Random) -> tuple[int, Stats]:
-    """The exact endgame's best move (ties broken by ``rng``), scored like a search."""
+def _exact(position: Position, rng: random.Random, deadline: float) -> tuple[int, Stats] | None:
+    """The exact endgame's best move (ties broken by ``rng``), scored like a search; None
+    when it does not apply, or its table is not known and cannot be solved by ``deadline``
+    (the caller searches instead)."""
+    if not endgame.applies(position):
+        return None
+    try:
+        endgame.table(position, deadline)
+    except TimeoutError:
+        return None
     ranked = endgame.ranked_moves(position)
     best = ranked[0][0]
     layers = position.maps()[position.turn].layers

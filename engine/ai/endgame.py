@@ -27,6 +27,8 @@ solved once, then every later move of it is a look-up.
 
 from __future__ import annotations
 
+import math
+import time
 from collections import deque
 from dataclasses import dataclass
 
@@ -82,8 +84,12 @@ def targets(here: int, other: int, north: int, east: int, stride: int) -> int:
     return result
 
 
-def table(pos: Position) -> EndgameTable:
-    """The solved table for the walls of ``pos`` (cached per wall layout)."""
+def table(pos: Position, deadline: float = math.inf) -> EndgameTable:
+    """The solved table for the walls of ``pos`` (cached per wall layout).
+
+    Raises TimeoutError, caching nothing, when solving would pass ``deadline``
+    (a ``time.perf_counter()`` value): a bot short of time searches instead.
+    """
     cache_key = (pos.size, pos.cn, pos.ce, pos.goals[0])
     found = _CACHE.get(cache_key)
     if found is None:
@@ -91,13 +97,19 @@ def table(pos: Position) -> EndgameTable:
             _CACHE.clear()
         north, east = pos.open_edges()
         maps = pos.maps()
-        found = solve(maps[0].reach, maps[1].reach, pos.goals, north, east, pos.stride)
+        found = solve(maps[0].reach, maps[1].reach, pos.goals, north, east, pos.stride, deadline)
         _CACHE[cache_key] = found
     return found
 
 
 def solve(
-    reach0: int, reach1: int, goals: tuple[int, ...], north: int, east: int, stride: int
+    reach0: int,
+    reach1: int,
+    goals: tuple[int, ...],
+    north: int,
+    east: int,
+    stride: int,
+    deadline: float = math.inf,
 ) -> EndgameTable:
     """Retrograde analysis of every placement of pawn 0 in ``reach0`` and pawn 1 in
     ``reach1`` (the squares that can reach their goal edges)."""
@@ -109,6 +121,8 @@ def solve(
     queue: deque[int] = deque()
     goal0, goal1 = goals[0], goals[1]
     for a in squares[0]:
+        if time.perf_counter() > deadline:
+            raise TimeoutError("no time left to solve the endgame")
         for b in squares[1]:
             if a == b:
                 continue
@@ -132,7 +146,11 @@ def solve(
                 unresolved[state] = len(children)
                 for child in children:
                     parents.setdefault(child, []).append(state)
+    popped = 0
     while queue:
+        popped += 1
+        if not popped & 1023 and time.perf_counter() > deadline:
+            raise TimeoutError("no time left to solve the endgame")
         state = queue.popleft()
         value = values[state]
         for parent in parents.get(state, ()):

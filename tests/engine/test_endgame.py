@@ -133,3 +133,17 @@ def test_bots_play_the_exact_endgame() -> None:
         assert -after + 1 == best_value
         assert stats.exact
     assert choose_move(game.moves, size=5, walls=0, level=5) in game.legal_pawn_moves()
+
+
+def test_a_bot_short_of_time_searches_instead_of_solving() -> None:
+    """Solving a fresh table takes a tenth of a second or so: a smaller budget is honoured."""
+    game = Game.from_moves("e2 e8 c3h f6h", walls=1)
+    endgame._CACHE.clear()
+    with pytest.raises(TimeoutError):
+        endgame.table(Position(game, {}), deadline=0.0)
+    assert not endgame._CACHE  # nothing half-solved is kept
+    move, stats = analyse(game.moves, walls=1, level=5, budget=0.001)
+    assert not stats.exact
+    assert move in game.legal_moves()
+    move, stats = analyse(game.moves, walls=1, level=5, budget=2.0)
+    assert stats.exact

@@ -47,6 +47,9 @@ export class GameView {
     );
     this.banner = h("div", { class: "banner", role: "status" });
     this.playersList = h("ol", { class: "players", "aria-label": "Players" });
+    this.evalBar = h("div", { class: "eval-bar", hidden: true, role: "meter", "aria-label": "Seat 0's chances" });
+    /** Whether this spectator follows the computer's evaluation (`live_eval`). */
+    this.following = false;
     this.actions = h("div", { class: "actions" });
     this.moveList = h("ol", { class: "movelist", "aria-label": "Moves" });
     this.liveButton = h("button", { type: "button", class: "live", hidden: true, text: "Back to live ▸", onclick: () => this.showPly(null) });
@@ -61,7 +64,7 @@ export class GameView {
     this.chatPanel = h("div", { class: "panel chat", role: "tabpanel", hidden: true }, this.chatLog, this.chatForm);
     this.title = h("div", { class: "room-title" });
     const side = h("aside", { class: "side" },
-      this.title, this.banner, this.playersList, this.actions, commandForm,
+      this.title, this.banner, this.evalBar, this.playersList, this.actions, commandForm,
       h("div", { class: "tabs", role: "tablist" }, this.tabMoves, this.tabChat),
       this.movesPanel, this.chatPanel,
     );
@@ -197,6 +200,37 @@ export class GameView {
   async act(message) {
     const reply = await this.conn.request(message);
     if (reply.type === "error") this.onError(reply);
+  }
+
+  /** A hint from the computer (casual games against it): said in the notice line. */
+  async hint() {
+    const reply = await this.conn.request({ type: "hint" });
+    if (reply.type === "suggestion") this.app.notice(`Hint: the computer would play ${reply.move}.`);
+    else if (reply.type === "error") this.onError(reply);
+  }
+
+  /** As a spectator, follow the computer's evaluation or stop. */
+  async follow() {
+    const reply = await this.conn.request({ type: "live_eval", on: !this.following });
+    if (reply.type === "live_eval_set") {
+      this.following = reply.on;
+      this.evalBar.hidden = !reply.on;
+      this.renderActions();
+    } else if (reply.type === "error") this.app.notice(reply.message);
+  }
+
+  /** An `evaluation` pushed to this spectator. @param {any} evaluation */
+  onEvaluation(evaluation) {
+    if (!this.following || !this.state || evaluation.room !== this.state.room) return;
+    const names = this.state.players.map((/** @type {any} */ p) => p.name);
+    const chance = Math.round(evaluation.win * 100);
+    this.evalBar.hidden = false;
+    this.evalBar.style.setProperty("--chance", `${chance}%`);
+    this.evalBar.setAttribute("aria-valuenow", String(chance));
+    this.evalBar.textContent = evaluation.win_in !== null
+      ? `${names[evaluation.win_in > 0 ? 0 : 1]} wins by force · best ${evaluation.best}`
+      : `${names[0]} ${chance}% (${evaluation.score >= 0 ? "+" : ""}${evaluation.score.toFixed(1)}) · best ${evaluation.best}`;
+    document.body.dataset.evaluated = String(evaluation.ply);
   }
 
   /** @param {string|null} wall */
@@ -361,6 +395,15 @@ export class GameView {
         const asked = state.rematch.includes(me);
         buttons.push(h("button", { type: "button", class: "primary", disabled: asked, text: asked ? `Rematch asked (${state.rematch.length}/${state.variant.players})` : state.rematch.length ? `Accept rematch (${state.rematch.length}/${state.variant.players})` : "Rematch", onclick: () => this.act({ type: "rematch" }) }));
       }
+    }
+    const me = this.seat.seat;
+    const computer = me !== null && state.players.length === 2 && state.players[1 - me].bot !== null;
+    if (this.isPlayer && computer && state.clock === null && state.status === "playing" && state.turn === me) {
+      buttons.push(h("button", { type: "button", text: "Hint", onclick: () => this.hint() }));
+      if (state.ply >= 2) buttons.push(h("button", { type: "button", text: "Take back", onclick: () => this.act({ type: "takeback" }) }));
+    }
+    if (!this.isPlayer && state.variant.players === 2) {
+      buttons.push(h("button", { type: "button", text: this.following ? "Hide evaluation" : "Follow evaluation", onclick: () => this.follow() }));
     }
     this.confirming = this.confirming && state.status === "playing";
     buttons.push(h("button", { type: "button", class: "leave", text: "Leave", onclick: () => this.app.leave() }));

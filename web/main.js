@@ -169,6 +169,9 @@ conn.onMessage = (message) => {
     case "chat_line":
       if (view instanceof GameView && seat?.code === message.room) view.onChat(message);
       break;
+    case "evaluation":
+      if (view instanceof GameView && seat?.code === message.room) view.onEvaluation(message);
+      break;
     case "error":
       if (message.state && view instanceof GameView) view.onState(message.state);
       break;

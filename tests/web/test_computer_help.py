@@ -1,0 +1,54 @@
+"""Hints, takebacks and the spectators' evaluation in a real Chromium."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser
+
+from protocol.messages import Create, Join, MoveRequest, State
+from server.app import GameServer
+from tests.web.pages import close_all, open_player
+from tests.wsclient import Client
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+async def test_a_spectator_follows_the_evaluation(browser: Browser, site: GameServer) -> None:
+    url = f"ws://127.0.0.1:{site.port}"
+    alice, bob = await Client.connect(url, "Alice"), await Client.connect(url, "Bob")
+    await alice.send(Create(spectator_eval=True))
+    while not isinstance(state := await alice.recv(), State):
+        pass
+    await bob.send(Join(room=state.room, spectator_eval=True))
+    fan = await open_player(browser, site, "Fan", f"/#/watch/{state.room}")
+    await fan.page.click("text=Follow evaluation")
+    await fan.page.wait_for_selector(".eval-bar:not([hidden])")
+    await alice.send(MoveRequest(move="e2", ply=0))
+    await fan.page.wait_for_function("() => document.body.dataset.evaluated === '1'", timeout=30000)
+    text = await fan.page.locator(".eval-bar").text_content()
+    assert text is not None
+    assert text.startswith("Alice ")
+    assert "best " in text
+    assert not [m for m in alice.seen + bob.seen if type(m).__name__ == "Evaluation"]
+    assert fan.errors == []
+    await alice.close()
+    await bob.close()
+    await close_all(fan)
+
+
+async def test_hint_and_take_back_against_the_computer(browser: Browser, site: GameServer) -> None:
+    player = await open_player(browser, site, "Ann")
+    page = player.page
+    await page.wait_for_selector(".lobby form.create")
+    await page.select_option("select[name=size]", "5")
+    await page.select_option("select[name=ai]", "1")
+    await page.click("form.create button[type=submit]")
+    await page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await page.click("text=Hint")
+    await page.wait_for_selector("text=Hint: the computer would play")
+    await player.click_square("c2")
+    await page.wait_for_function("() => document.body.dataset.ply === '2'", timeout=20000)
+    await page.click("text=Take back")
+    await page.wait_for_function("() => document.body.dataset.ply === '0'")
+    assert player.errors == []
+    await close_all(player)

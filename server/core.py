@@ -1098,8 +1098,9 @@ class Core:
                 actions.append(self._error(conn, ErrorCode.SERVER_BUSY, message, rid))
             return actions
         self.counters["analysis:done"] += 1
-        if self.history.games:
-            self.analyses.prune(self.history.games[0].id)
+        oldest = [kept[0].id for kept in (self.history.games, self.history.short) if kept]
+        if oldest:
+            self.analyses.prune(min(oldest))  # the games the history no longer holds
         for conn, rid in job.waiters:
             reply = self.analyses.cached(game, rid)
             if reply is not None:

@@ -20,9 +20,9 @@ import shutil
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
-from client import analysis, archive
+from client import account, analysis, archive
 from client.connection import ConnectError, Connection, normalize_url
 from client.controller import Controller, Intent
 from client.plain import PlainView, read_lines
@@ -155,6 +155,42 @@ def _variant_options(parser: argparse.ArgumentParser, *, clock: bool = True) -> 
     )
 
 
+def _rated_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--casual",
+        dest="rated",
+        action="store_const",
+        const=False,
+        default=None,
+        help="not rated (logged-in players play rated games by default; see 'quoridor login')",
+    )
+
+
+def _account_commands(sub: Any, common: list[argparse.ArgumentParser]) -> None:
+    for command, text in (
+        ("register", "create an account on the server and log in to it"),
+        ("login", "log in, so that your games are rated (the token is kept in ~/.config)"),
+    ):
+        parser = sub.add_parser(
+            command,
+            parents=common,
+            help=text,
+            description=f"{text[0].upper()}{text[1:]}. The password is asked for without echo "
+            "(or read from the first line of standard input when it is not a terminal).",
+        )
+        parser.add_argument(
+            "account", nargs="?", default=None, help="the account's name (default: --name)"
+        )
+    sub.add_parser("logout", parents=common, help="log out: the saved login token is revoked")
+    board = sub.add_parser("leaderboard", parents=common, help="the best established ratings")
+    board.add_argument("--pool", choices=account.POOLS, default="9x9-untimed", help="which ratings")
+    board.add_argument(
+        "--limit", type=int, choices=range(1, 101), default=20, metavar="N", help="1-100"
+    )
+    profile = sub.add_parser("profile", parents=common, help="a player's ratings and games")
+    profile.add_argument("player", help="the player's name (or 'Computer L3')")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="quoridor",
@@ -180,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LEVEL",
         help="play the computer at this level, 1 (beginner) to 5 (expert)",
     )
+    _rated_option(create)
 
     join = sub.add_parser("join", parents=common, help="take a seat in a room")
     join.add_argument("code", help="the room's code")
@@ -192,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     match = sub.add_parser("match", parents=common, help="play the next player who asks too")
     _variant_options(match)
+    _rated_option(match)
 
     play = sub.add_parser("play", parents=common, help="play the server's computer at once")
     play.add_argument(
@@ -251,6 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--brief", action="store_true", help="plain replay: one line per move, no boards"
     )
 
+    _account_commands(sub, common)
+
     bot = sub.add_parser(
         "bot",
         parents=[_common(defaults=False, screen=False)],
@@ -293,9 +333,10 @@ INTENTS: dict[str, Callable[[argparse.Namespace], Intent]] = {
         clock=args.clock,
         match=args.match,
         ai=None if args.computer is None else AiSpec(level=args.computer),
+        rated=args.rated,
     ),
     "join": lambda args: Join(room=args.code, seat=args.seat, secret=args.secret),
-    "match": lambda args: QuickMatch(variant=_variant(args), clock=args.clock),
+    "match": lambda args: QuickMatch(variant=_variant(args), clock=args.clock, rated=args.rated),
     "play": lambda args: Create(
         variant=_variant(args), clock=args.clock, ai=AiSpec(level=args.vs_ai)
     ),
@@ -320,6 +361,11 @@ RUNNERS: dict[str, Runner] = {
     "history": archive.history,
     "replay": archive.replay,
     "bot": _bot,
+    "register": account.register,
+    "login": account.login,
+    "logout": account.logout,
+    "leaderboard": account.leaderboard,
+    "profile": account.profile,
 }
 """Subcommands that are no room to play in, each with its own entry point."""
 
@@ -357,7 +403,7 @@ async def play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     plain_view = PlainView(stdout, ascii=args.ascii)
     view = plain_view if plain else tui_view
     try:
-        connection = Connection(url, name, post=lambda event: None)
+        connection = Connection(url, name, post=lambda event: None, token=account.saved_token(url))
         # A script (input not a terminal) is done when the game is; a person may want a rematch.
         scripted = not _is_terminal(stdin)
         controller = Controller(

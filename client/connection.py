@@ -199,9 +199,12 @@ class Connection:
         give_up_after: float = 300.0,
         open_timeout: float = 10.0,
         ping_interval: float | None = 15.0,
+        token: str | None = None,
     ) -> None:
         self.url = url
         self.name = name
+        self.token = token
+        """A login token: hello plays as that account (``client.account``)."""
         self.post = post
         self.backoff = backoff or Backoff()
         self.give_up_after = give_up_after
@@ -318,11 +321,25 @@ class Connection:
         """Say hello (resuming when there is a token); the welcome and whether it resumed."""
         resume = self.resume_token
         last = self.last_event() if resume is not None else None
-        hello = Hello(id="hello", version=VERSION, name=self.name, resume=resume, last_event=last)
+        hello = Hello(
+            id="hello",
+            version=VERSION,
+            name=self.name,
+            resume=resume,
+            last_event=last,
+            token=self.token,
+        )
         reply = await self._ask(ws, hello)
         if resume is not None and isinstance(reply, Error) and reply.code == ErrorCode.BAD_TOKEN:
             resume = None
-            reply = await self._ask(ws, Hello(id="hello", version=VERSION, name=self.name))
+            fresh = Hello(id="hello", version=VERSION, name=self.name, token=self.token)
+            reply = await self._ask(ws, fresh)
+        if isinstance(reply, Error) and reply.code == ErrorCode.BAD_TOKEN:
+            raise ConnectError(
+                "your login no longer works (it expired or was revoked): "
+                "run 'quoridor login' again, or 'quoridor logout' to play as a guest",
+                retry=False,
+            )
         if isinstance(reply, Error):
             if reply.code == ErrorCode.UNSUPPORTED_VERSION:
                 raise ConnectError(

@@ -585,7 +585,7 @@ class Controller:
         over = state.status == "finished" and (state.match is None or state.match.over)
         if over and self.role == "player":
             self._forget_seat()  # nothing left to come back to
-        if over and self.exit_when_over:
+        if over and self.exit_when_over and not _awaiting_ratings(state):
             self.finish(0)
 
     def _watch_claims(self, state: State) -> None:
@@ -717,3 +717,11 @@ def evaluation_text(evaluation: Evaluation, state: State | None) -> str:
     else:
         verdict = f"{first} {evaluation.win:.0%} ({evaluation.score:+.1f} steps)"
     return f"Eval at ply {evaluation.ply}: {verdict}; best {evaluation.best}."
+
+
+def _awaiting_ratings(state: State) -> bool:
+    """A rated game just ended and the state with its rating changes is still to come."""
+    result = state.result
+    if not state.rated or result is None or result.reason == "aborted":
+        return False
+    return any(p.name is not None and p.rating_change is None for p in state.players)

@@ -6,7 +6,7 @@ spectator; the viewer is called "you".
 
 from __future__ import annotations
 
-from protocol.messages import ClockInfo, RoomInfo, State, TimeControl, VariantSpec
+from protocol.messages import ClockInfo, PlayerInfo, RoomInfo, State, TimeControl, VariantSpec
 
 REASONS = {
     "goal": "",
@@ -166,8 +166,28 @@ def situation(state: State, me: int | None, *, brief: bool = False, elapsed: flo
     return text
 
 
+def rating_text(player: PlayerInfo) -> str:
+    """``1523?`` (provisional) or ``1523``, with the last game's change: ``1546 (+23)``."""
+    if player.rating is None:
+        return ""
+    text = f"{player.rating}{'?' if player.provisional else ''}"
+    if player.rating_change is not None:
+        text += f" ({player.rating_change:+d})"
+    return text
+
+
+def _rating_changes(before: State, after: State, me: int | None) -> list[str]:
+    """The new ratings once a rated game's changes are known."""
+    changed = [
+        f"{who(after, new.seat, me)} {rating_text(new)}"
+        for old, new in zip(before.players, after.players, strict=False)
+        if new.rating_change is not None and old.rating_change is None
+    ]
+    return [_cap(f"ratings: {', '.join(changed)}.")] if changed else []
+
+
 def _player_changes(before: State, after: State, me: int | None) -> list[str]:
-    changes = []
+    changes = _rating_changes(before, after, me)
     for old, new in zip(before.players, after.players, strict=False):
         if new.seat == me:
             continue

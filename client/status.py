@@ -12,6 +12,7 @@ from client.describe import (
     clock_text,
     low_time,
     match_text,
+    rating_text,
     remaining,
     situation,
     time_control_text,
@@ -106,6 +107,8 @@ def _player_line(
         if clock.running == seat and link == "connected":
             style += ".running"
         line += [("", " "), (style, f"{clock_text(left):>6}")]
+    if player.rating is not None:
+        line.append(("class:coord", f" {rating_text(player)}"))
     if state.turn == seat:
         line.append(("class:turn", " <" if ascii else " ◀"))
     if seat == me:

@@ -25,6 +25,10 @@ Name = Annotated[str, Meta(min_length=1, max_length=32)]
 RoomCode = Annotated[str, Meta(min_length=1, max_length=32)]
 Notation = Annotated[str, Meta(min_length=1, max_length=8)]
 Seat = Annotated[int, Meta(ge=0, le=3)]
+Password = Annotated[str, Meta(min_length=8, max_length=128)]
+LoginToken = Annotated[str, Meta(min_length=1, max_length=128)]
+Pool = Literal["9x9-bullet", "9x9-blitz", "9x9-rapid", "9x9-untimed", "small", "11x11", "4-player"]
+"""A rating pool (PROTOCOL.md, section 26)."""
 
 
 class ErrorCode(StrEnum):
@@ -62,6 +66,11 @@ class ErrorCode(StrEnum):
     CANNOT_ANALYSE = "cannot_analyse"
     SERVER_BUSY = "server_busy"
     TOO_MANY_ROOMS = "too_many_rooms"
+    BAD_CREDENTIALS = "bad_credentials"
+    NAME_UNAVAILABLE = "name_unavailable"
+    ACCOUNT_REQUIRED = "account_required"
+    ACCOUNTS_UNAVAILABLE = "accounts_unavailable"
+    PLAYER_NOT_FOUND = "player_not_found"
 
 
 class VariantSpec(Struct, kw_only=True, forbid_unknown_fields=False):
@@ -101,6 +110,8 @@ class Hello(Struct, kw_only=True, tag="hello"):
     """A resume token from an earlier ``welcome``: take that session back."""
     last_event: Annotated[int, Meta(ge=0)] | None = None
     """With ``resume``: the last room event you saw; the ones after it are replayed."""
+    token: LoginToken | None = None
+    """A login token from ``logged_in``: play as that account (its name replaces ``name``)."""
 
 
 class Create(Struct, kw_only=True, tag="create"):
@@ -119,6 +130,8 @@ class Create(Struct, kw_only=True, tag="create"):
     spectator_eval: bool = False
     """Let spectators follow the computer's evaluation (untimed two-player games, and only
     once every player allowed it)."""
+    rated: bool | None = None
+    """Rated or casual; null: rated when you are logged in and the game can be rated."""
 
 
 class Join(Struct, kw_only=True, tag="join"):
@@ -145,6 +158,8 @@ class QuickMatch(Struct, kw_only=True, tag="quick_match"):
     id: RequestId = None
     variant: VariantSpec = msgspec.field(default_factory=VariantSpec)
     clock: TimeControl | None = None
+    rated: bool | None = None
+    """Rated or casual; null: rated when you are logged in and the game can be rated."""
 
 
 class ListRooms(Struct, kw_only=True, tag="list_rooms"):
@@ -264,6 +279,63 @@ class Analyse(Struct, kw_only=True, tag="analyse"):
     """The game's ``id`` from ``history``."""
 
 
+class Register(Struct, kw_only=True, tag="register"):
+    """Create an account; answered by ``logged_in`` (you are then logged in to it)."""
+
+    id: RequestId = None
+    name: Annotated[str, Meta(min_length=1, max_length=64)]
+    password: Password
+
+
+class Login(Struct, kw_only=True, tag="login"):
+    """Log in to an account; answered by ``logged_in`` with a new login token."""
+
+    id: RequestId = None
+    name: Annotated[str, Meta(min_length=1, max_length=64)]
+    password: Annotated[str, Meta(min_length=1, max_length=128)]
+
+
+class Logout(Struct, kw_only=True, tag="logout"):
+    """Revoke a login token: ``token``, or the one this connection said hello with."""
+
+    id: RequestId = None
+    token: LoginToken | None = None
+
+
+class ChangePassword(Struct, kw_only=True, tag="change_password"):
+    """Change the password of the account you are logged in as; every login token of the
+    account is revoked, and ``logged_in`` brings a new one."""
+
+    id: RequestId = None
+    password: Annotated[str, Meta(min_length=1, max_length=128)]
+    """The current password."""
+    new_password: Password
+
+
+class Leaderboard(Struct, kw_only=True, tag="leaderboard"):
+    """Ask for the best established ratings of one pool."""
+
+    id: RequestId = None
+    pool: Pool = "9x9-untimed"
+    limit: Annotated[int, Meta(ge=1, le=100)] = 20
+
+
+class ProfileRequest(Struct, kw_only=True, tag="profile"):
+    """Ask for a registered player's (or a computer level's) profile."""
+
+    id: RequestId = None
+    name: Annotated[str, Meta(min_length=1, max_length=64)]
+
+
+class MyGames(Struct, kw_only=True, tag="my_games"):
+    """Ask for the games of the account you are logged in as, newest first."""
+
+    id: RequestId = None
+    limit: Annotated[int, Meta(ge=1, le=100)] = 20
+    before: int | None = None
+    """Only games with a smaller ``game`` id: the next page after the last one you have."""
+
+
 class Ping(Struct, kw_only=True, tag="ping"):
     """Answered by ``pong``."""
 
@@ -292,6 +364,13 @@ Request = (
     | FetchGame
     | ReplayRequest
     | Analyse
+    | Register
+    | Login
+    | Logout
+    | ChangePassword
+    | Leaderboard
+    | ProfileRequest
+    | MyGames
     | Ping
 )
 
@@ -313,6 +392,9 @@ class Welcome(Struct, kw_only=True, tag="welcome"):
     room: str | None = None
     """The room this session is in, when a resumed session was in one."""
     seat: int | None = None
+    registered: bool = False
+    """True when this session plays as an account (a ``token`` in ``hello``); false for a
+    guest."""
 
 
 class Joined(Struct, kw_only=True, tag="joined"):
@@ -335,6 +417,7 @@ class Queued(Struct, kw_only=True, tag="queued"):
     variant: VariantSpec
     clock: TimeControl | None = None
     """The time control waited for; null for untimed."""
+    rated: bool = False
 
 
 class Left(Struct, kw_only=True, tag="left"):
@@ -353,6 +436,7 @@ class RoomInfo(Struct, kw_only=True):
     players: list[str | None]
     """Names by seat; null for a free seat."""
     spectators: int
+    rated: bool = False
 
 
 class Rooms(Struct, kw_only=True, tag="rooms"):
@@ -378,6 +462,13 @@ class PlayerInfo(Struct, kw_only=True):
     others may ``claim`` (0: now). Null while connected."""
     bot: int | None = None
     """The computer's level when the computer holds this seat; null for a person."""
+    rating: int | None = None
+    """In a rated room: the seat's rating in the room's pool (after the game once its
+    change is known); null in casual rooms."""
+    provisional: bool = False
+    """The rating rests on too few games to be established yet."""
+    rating_change: int | None = None
+    """Once a rated game is over and its ratings are saved: how much the rating moved."""
 
 
 class LastMove(Struct, kw_only=True):
@@ -462,6 +553,10 @@ class State(Struct, kw_only=True, tag="state"):
     rematch: list[int] = msgspec.field(default_factory=list)
     """Seats that asked for a rematch."""
     match: MatchInfo | None = None
+    rated: bool = False
+    """Whether the room's games are rated (in the pool of ``state.pool``)."""
+    pool: str | None = None
+    """The rating pool of a rated room."""
     moves: list[str] = msgspec.field(default_factory=list)
     """This game's record so far: every move in notation and, in a four-player game,
     ``retire N`` where seat N left (bots search from it; ``replay`` plays it)."""
@@ -487,6 +582,8 @@ class GameSummary(Struct, kw_only=True):
     plies: int
     finished: float
     """When it ended, in Unix time."""
+    pool: str | None = None
+    """The rating pool, for a rated game; null for a casual one."""
 
 
 class HistoryList(Struct, kw_only=True, tag="history_list"):
@@ -635,6 +732,90 @@ class ChatMessage(Struct, kw_only=True, tag="chat_line"):
     text: str
 
 
+class LoggedIn(Struct, kw_only=True, tag="logged_in"):
+    """Answer to ``register``, ``login`` and ``change_password``."""
+
+    id: RequestId = None
+    name: str
+    """The account's name as registered."""
+    token: str
+    """Secret: the login token. Send it as ``token`` in a later ``hello``; it works until
+    ``expires``, a ``logout`` or a password change."""
+    expires: float
+    """When the token stops working, in Unix time."""
+
+
+class LoggedOut(Struct, kw_only=True, tag="logged_out"):
+    """Answer to ``logout``: the token no longer works (it may have been revoked already)."""
+
+    id: RequestId = None
+
+
+class LeaderEntry(Struct, kw_only=True):
+    rank: int
+    name: str
+    rating: int
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    bot: int | None = None
+    """The computer's level, for the computer's own rating."""
+
+
+class LeaderboardList(Struct, kw_only=True, tag="leaderboard_list"):
+    """Answer to ``leaderboard``: established ratings, best first."""
+
+    id: RequestId = None
+    pool: str
+    players: list[LeaderEntry]
+
+
+class RatingPoint(Struct, kw_only=True):
+    game: int
+    """The game that moved the rating (for ``fetch_game``)."""
+    rating: int
+    """The rating after it."""
+    at: float
+
+
+class PoolRating(Struct, kw_only=True):
+    pool: str
+    rating: int
+    provisional: bool
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    history: list[RatingPoint]
+    """The newest changes, oldest first."""
+
+
+class Profile(Struct, kw_only=True, tag="profile_info"):
+    """Answer to ``profile``."""
+
+    id: RequestId = None
+    name: str
+    bot: int | None = None
+    """The computer's level, for a computer's profile."""
+    created: float
+    ratings: list[PoolRating]
+    played: int
+    """Finished games, rated and casual (aborted ones do not count)."""
+    won: int
+    lost: int
+    drawn: int
+    recent: list[GameSummary]
+    """The newest games, newest first."""
+
+
+class GameList(Struct, kw_only=True, tag="game_list"):
+    """Answer to ``my_games``."""
+
+    id: RequestId = None
+    games: list[GameSummary]
+
+
 class Error(Struct, kw_only=True, tag="error"):
     id: RequestId = None
     code: Annotated[str, Meta(examples=[code.value for code in ErrorCode])]
@@ -661,5 +842,10 @@ ServerMessage = (
     | Suggestion
     | LiveEvalSet
     | Evaluation
+    | LoggedIn
+    | LoggedOut
+    | LeaderboardList
+    | Profile
+    | GameList
     | Error
 )

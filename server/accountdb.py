@@ -37,6 +37,8 @@ class FindAccount(msgspec.Struct, tag="find_account"):
 class CreateAccount(msgspec.Struct, tag="create_account"):
     name: str
     key: str
+    look: str
+    """The name's look (``server.names.name_look``), unique too."""
     password: str
     """The Argon2id hash."""
     now: float
@@ -160,6 +162,7 @@ CREATE TABLE accounts (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
     key TEXT NOT NULL UNIQUE,
+    look TEXT NOT NULL UNIQUE,
     password TEXT,
     computer INTEGER UNIQUE,
     created REAL NOT NULL
@@ -215,9 +218,12 @@ def add_computers(db: sqlite3.Connection, now: float) -> None:
     """The computer's accounts, one a level (their keys cannot be a person's: see
     ``server.names``, which refuses any name with "computer" in it)."""
     db.executemany(
-        "INSERT OR IGNORE INTO accounts (name, key, password, computer, created)"
-        " VALUES (?, ?, NULL, ?, ?)",
-        [(computer_name(level), f"#computer{level}", level, now) for level in COMPUTER_LEVELS],
+        "INSERT OR IGNORE INTO accounts (name, key, look, password, computer, created)"
+        " VALUES (?, ?, ?, NULL, ?, ?)",
+        [
+            (computer_name(level), f"#computer{level}", f"#computer{level}", level, now)
+            for level in COMPUTER_LEVELS
+        ],
     )
 
 
@@ -242,11 +248,11 @@ def _find(db: sqlite3.Connection, query: FindAccount) -> Credentials | None:
 def _create(db: sqlite3.Connection, query: CreateAccount) -> int | None:
     try:
         cursor = db.execute(
-            "INSERT INTO accounts (name, key, password, created) VALUES (?, ?, ?, ?)",
-            (query.name, query.key, query.password, query.now),
+            "INSERT INTO accounts (name, key, look, password, created) VALUES (?, ?, ?, ?, ?)",
+            (query.name, query.key, query.look, query.password, query.now),
         )
     except sqlite3.IntegrityError:
-        return None  # the key is taken
+        return None  # the key or the look is taken
     return cursor.lastrowid
 
 

@@ -34,6 +34,8 @@ from websockets.protocol import OPEN
 from engine.ai import choose_move
 from engine.ai.evaluation import Evaluation, MoveReview, evaluate, review_move
 from server import http, static
+from server.accountdb import RatedGame
+from server.accounts import AccountService, AuthLimits, hasher_from
 from server.analysis import AnalyseStep
 from server.config import Config
 from server.core import (
@@ -42,6 +44,7 @@ from server.core import (
     LIVE_DEPTH,
     LIVE_NODES,
     Action,
+    Ask,
     Close,
     Core,
     Limits,
@@ -100,8 +103,24 @@ class GameServer:
         self.store: Storage | None = open_storage(
             config.db, _synchronous(config.sync), config.db_retry
         )
+        self.accounts: AccountService | None = None
         if self.store is not None:
             self.core.persistent = True
+            self.store.rated = self._rated
+            self.accounts = AccountService(
+                self.core,
+                self.store,
+                hasher_from(
+                    config.argon2_time_cost, config.argon2_memory_kib, config.argon2_parallelism
+                ),
+                AuthLimits(
+                    logins_per_minute=config.logins_per_minute,
+                    login_burst=config.login_burst,
+                    registrations_per_hour=config.registrations_per_hour,
+                    registration_burst=config.registration_burst,
+                    token_days=config.token_days,
+                ),
+            )
         self.metrics = Metrics(self.core)
         if self.store is not None:
             self.store.write_seconds = self.metrics.db_write_seconds.observe
@@ -260,6 +279,8 @@ class GameServer:
         if self.store is not None:
             await self.store.close()
         self.workers.shutdown()
+        if self.accounts is not None:
+            self.accounts.close()
 
     # -- plain HTTP on the same port ------------------------------------------------
 
@@ -477,6 +498,8 @@ class GameServer:
                 self._start_hint(action)
             elif isinstance(action, LiveEvalStep):
                 self._start_live(action)
+            elif isinstance(action, Ask):
+                self._start_asking(action)
 
     def _write(self, send: Send) -> None:
         """Write one text frame to every target still open and reading.
@@ -496,6 +519,24 @@ class GameServer:
                 ws.transport.write(frame)
             except Exception as error:  # a transport that just broke: its close follows
                 log.warning("could not write to a client: %s", error, extra={"conn": target})
+
+    def _start_asking(self, ask: Ask) -> None:
+        """Answer an account request away from the core (database, password hashing)."""
+        ws = self.sockets.get(ask.conn)
+        if self.accounts is None or ws is None:
+            self.core.asked(ask.conn)
+            return
+        task = asyncio.ensure_future(self._account_answer(ask, self._address(ws, ws.request)))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _account_answer(self, ask: Ask, address: str) -> None:
+        assert self.accounts is not None
+        self._carry_out(await self.accounts.answer(ask, address))
+
+    def _rated(self, games: list[RatedGame]) -> None:
+        """Rating changes just committed with their games: the rooms show them."""
+        self._carry_out(self.core.ratings_committed(games))
 
     def _start_analysing(self, step: AnalyseStep) -> None:
         """Judge one move of a game in a worker process (``server.analysis``), after the
@@ -691,6 +732,7 @@ def _limits(config: Config, absence: Absence) -> Limits:
         spectators=config.max_spectators,
         replay_plies=config.replay_plies,
         max_rooms=config.max_rooms,
+        provisional_games=config.provisional_games,
     )
 
 

@@ -105,6 +105,25 @@ class Config:
         "seconds /readyz answers 503 after SIGTERM before the server stops listening, "
         "so a load balancer can stop sending players first",
     )
+    logins_per_minute: float = _setting(
+        6.0, "login attempts a minute one address, or one account name, may make on average"
+    )
+    login_burst: float = _setting(10.0, "login attempts allowed at once before that rate applies")
+    registrations_per_hour: float = _setting(
+        10.0, "accounts one address may register an hour on average"
+    )
+    registration_burst: float = _setting(5.0, "registrations allowed at once from one address")
+    token_days: float = _setting(30.0, "days a login token works (logout or a new password end it)")
+    provisional_games: int = _setting(
+        10, "rated games in a pool before a rating is established and listed on leaderboards"
+    )
+    argon2_time_cost: int = _setting(
+        0, "Argon2id passes per password hash; 0 for argon2-cffi's default (keep it in production)"
+    )
+    argon2_memory_kib: int = _setting(
+        0, "Argon2id memory per password hash in KiB; 0 for argon2-cffi's default (64 MiB)"
+    )
+    argon2_parallelism: int = _setting(0, "Argon2id lanes per hash; 0 for argon2-cffi's default")
     log_level: str = _setting("INFO", "DEBUG, INFO, WARNING or ERROR")
     log_format: str = _setting("plain", "plain (one readable line per event) or json")
 

@@ -33,7 +33,9 @@ from protocol.codec import BadRequest, decode_request, encode, request_id
 from protocol.messages import (
     VERSION,
     Abort,
+    AiSpec,
     Analyse,
+    ChangePassword,
     Chat,
     ChatMessage,
     Claim,
@@ -50,15 +52,21 @@ from protocol.messages import (
     HistoryList,
     Join,
     Joined,
+    Leaderboard,
     Leave,
     Left,
     ListRooms,
     LiveEval,
     LiveEvalSet,
+    Login,
+    Logout,
     MoveRequest,
+    MyGames,
     Ping,
     Pong,
+    ProfileRequest,
     Queued,
+    Register,
     Rematch,
     ReplayFrames,
     ReplayRequest,
@@ -75,12 +83,14 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.messages import QuickMatch as QuickMatchRequest
-from server import text
+from server import ratings, text
+from server.accountdb import RatedGame
 from server.analysis import Analyses, AnalyseStep, Refused
 from server.database import Batch, Loaded
 from server.history import GameHistory
 from server.journal import Journal
 from server.ratelimit import TokenBucket
+from server.records import AccountRecord
 from server.rooms import Absence, Room
 from server.sessions import Connection, Session, token_hash
 from server.snapshot import restore_room, restore_session
@@ -101,6 +111,8 @@ CLOSE_REPLACED = 4000
 
 InRoomRequest = MoveRequest | Resign | Draw | Claim | Abort | Rematch | Chat | Hint | Takeback
 """Requests that act in the room the session is in."""
+AccountRequest = Register | Login | Logout | ChangePassword | Leaderboard | ProfileRequest | MyGames
+"""Requests answered from the database (and the password hasher), off the core."""
 
 
 class Send(NamedTuple):
@@ -155,7 +167,21 @@ LIVE_DEPTH = 3
 LIVE_NODES = 4_000
 """The live evaluation's small fixed budget: 3 plies, at most 4,000 positions (tens of ms)."""
 
-Action = Send | Close | Think | AnalyseStep | Suggest | LiveEvalStep
+
+class Ask(NamedTuple):
+    """Account work for the adapter (``server.accounts``): the database and the password
+    hasher answer it, away from the event loop. For a ``hello`` with a login token the
+    answer comes back through ``Core.authenticated``; ``Core.asked`` ends every one."""
+
+    conn: int
+    request: AccountRequest | Hello
+    account: AccountRecord | None
+    """The account the asking session plays as, if any."""
+    login: bytes | None
+    """The digest of the login token that session said hello with, if any."""
+
+
+Action = Send | Close | Think | AnalyseStep | Suggest | LiveEvalStep | Ask
 
 
 @dataclass(frozen=True)
@@ -191,6 +217,8 @@ class Limits:
     """Games whose analysis may wait or run at once (``server_busy`` beyond)."""
     analyses_per_session: int = 1
     """Of those, how many one session may have asked for."""
+    provisional_games: int = ratings.PROVISIONAL_GAMES
+    """Rated games in a pool before a rating is established (shown without "?", listed)."""
 
 
 class Core:
@@ -237,6 +265,11 @@ class Core:
         """Whether the computer's workers are saturated (then new computer games are refused)."""
         self._woken: list[Action] = []
         """Moves the computer owes in games taken back by ``restore``."""
+        self.computers: dict[int, AccountRecord] = {}
+        """The computer's accounts by level (from the database; none without one)."""
+        self._recheck_at: float | None = None
+        """When to look again for pairs in the rated quick-match queues (their windows
+        widen while players wait)."""
 
     # -- the adapter's calls -----------------------------------------------------
 
@@ -303,6 +336,12 @@ class Core:
 
     def next_deadline(self) -> float | None:
         """When ``tick`` must next be called (on this core's clock), if ever."""
+        rooms = self._room_deadline()
+        if self._recheck_at is None:
+            return rooms
+        return self._recheck_at if rooms is None else min(rooms, self._recheck_at)
+
+    def _room_deadline(self) -> float | None:
         while self._timers:
             when, _, code = self._timers[0]
             room = self.rooms.get(code)
@@ -315,7 +354,11 @@ class Core:
         """Act on every deadline that has come: flags and abandoned seats."""
         now = self.clock()
         actions: list[Action] = []
-        while (when := self.next_deadline()) is not None and when <= now:
+        if self._recheck_at is not None and self._recheck_at <= now:
+            self._recheck_at = None
+            for key, queue in list(self.queues.items()):
+                actions += self._pair(key, queue)
+        while (when := self._room_deadline()) is not None and when <= now:
             _, _, code = heapq.heappop(self._timers)
             room = self.rooms[code]
             if removed := room.expire(now, self.limits.absence):
@@ -344,6 +387,8 @@ class Core:
             return self._hello(connection, request)
         if isinstance(request, Ping):
             return [Send([connection.id], encode(Pong(id=request.id)))]
+        if isinstance(request, AccountRequest):
+            return self._ask(connection, request)
         if session is None:
             return [
                 self._error(connection.id, ErrorCode.HELLO_REQUIRED, "say hello first", request.id)
@@ -413,11 +458,91 @@ class Core:
             return [self._error(conn, ErrorCode.INVALID_FIELD, message, hello.id)]
         if hello.resume is not None:
             return self._resume(connection, hello)
+        if hello.token is not None:
+            return self._ask(connection, hello)
         session, token = Session.new(name, self._chat_bucket())
         session.address = connection.address
         self.sessions[session.token_digest] = session
         log.debug("hello", extra={"conn": conn, "session": session.id})
         return [self._attach(connection, session, token, hello.id)]
+
+    def _ask(self, connection: Connection, request: AccountRequest | Hello) -> list[Action]:
+        """Hand an account request to the adapter, after what the core can check itself."""
+        conn, session = connection.id, connection.session
+        refusal: tuple[ErrorCode, str] | None = None
+        if not self.persistent:
+            refusal = ErrorCode.ACCOUNTS_UNAVAILABLE, "this server keeps no accounts (no database)"
+        elif isinstance(request, ChangePassword | MyGames) and session is None:
+            refusal = ErrorCode.HELLO_REQUIRED, "say hello with your login token first"
+        elif isinstance(request, ChangePassword | MyGames) and session and not session.account:
+            refusal = ErrorCode.ACCOUNT_REQUIRED, "log in first (hello with a login token)"
+        elif (
+            isinstance(request, Logout)
+            and request.token is None
+            and not (session and session.login)
+        ):
+            refusal = ErrorCode.INVALID_FIELD, "no login token to revoke - at `$.token`"
+        elif connection.asking:
+            refusal = ErrorCode.RATE_LIMITED, "one account request at a time: wait for the answer"
+        if refusal is not None:
+            return [self._error(conn, *refusal, request.id)]
+        connection.asking = True
+        account = session.account if session else None
+        return [Ask(conn, request, account, session.login if session else None)]
+
+    def asked(self, conn: int) -> None:
+        """The adapter answered this connection's account request."""
+        connection = self.connections.get(conn)
+        if connection is not None:
+            connection.asking = False
+
+    def authenticated(
+        self, conn: int, hello: Hello, account: AccountRecord, login: bytes
+    ) -> list[Action]:
+        """A ``hello`` whose login token opened ``account``: a session playing as it."""
+        connection = self.connections.get(conn)
+        if connection is None:
+            return []
+        if connection.session is not None:
+            message = "hello was already said"
+            return [self._error(conn, ErrorCode.ALREADY_GREETED, message, hello.id)]
+        session, token = Session.new(account.name, self._chat_bucket(), account)
+        session.login = login
+        self.sessions[session.token_digest] = session
+        log.debug("hello with a login token", extra={"conn": conn, "session": session.id})
+        return [self._attach(connection, session, token, hello.id)]
+
+    def ratings_committed(self, games: list[RatedGame]) -> list[Action]:
+        """Rated games whose rating changes are on disk: show them in their rooms."""
+        actions: list[Action] = []
+        for game in games:
+            self.counters["rated_games"] += 1
+            room = self.rooms.get(game.room)
+            for change in game.changes:
+                self._rated(room, game, change.account, change.before, change.after)
+            if room is not None and room.number == game.number and room.anyone_connected():
+                actions.append(self._push(room))
+        return actions
+
+    def _rated(
+        self,
+        room: Room | None,
+        game: RatedGame,
+        account: int,
+        before: ratings.RatingRecord,
+        after: ratings.RatingRecord,
+    ) -> None:
+        """Bring the account's rating up to date where the server shows it."""
+        for level, computer in self.computers.items():
+            if computer.id == account:
+                self.computers[level].ratings[after.pool] = after
+        if room is None:
+            return
+        for seat, holder in enumerate(room.seats):
+            if holder is not None and holder.account is not None and holder.account.id == account:
+                holder.account.ratings[after.pool] = after
+                if room.number == game.number:
+                    room.rating_changes[seat] = ratings.shown(after.mu) - ratings.shown(before.mu)
 
     def _resume(self, connection: Connection, hello: Hello) -> list[Action]:
         assert hello.resume is not None
@@ -474,6 +599,7 @@ class Core:
             name=session.name,
             room=room.code if room else None,
             seat=session.seat,
+            registered=session.account is not None,
         )
         return Send([connection.id], encode(welcome))
 
@@ -510,21 +636,61 @@ class Core:
             return [self._error(session.conn, ErrorCode.SERVER_BUSY, message, request.id)]
         spec = self._variant(request.variant)
         public = not request.private and request.ai is None
-        room = self._new_room(spec, public, request.clock, request.match)
+        pool, refusal = self._pool(session, request.rated, spec, request.clock, request.ai)
+        if refusal is not None:
+            return [self._error(session.conn, *refusal, request.id)]
+        room = self._new_room(spec, public, request.clock, request.match, pool)
         self._own(room, session)
         if request.ai is not None:
+            computer = self.computers.get(request.ai.level) if pool else None
             for seat in range(1, spec.players):
                 name = f"Computer L{request.ai.level}"
                 bot, _ = Session.new(name, self._chat_bucket())
-                room.seat_bot(seat, bot, request.ai.level, request.ai.seconds)
+                room.seat_bot(seat, bot, request.ai.level, request.ai.seconds, computer)
         actions = self._take_seat(session, room, 0, request.id)
         room.holder(0).allows_eval = request.spectator_eval
         return actions
+
+    def _pool(
+        self,
+        session: Session,
+        rated: bool | None,
+        spec: VariantSpec,
+        clock: TimeControl | None,
+        ai: AiSpec | None,
+    ) -> tuple[str | None, tuple[ErrorCode, str] | None]:
+        """The rating pool of a game asked for as ``rated`` (None: rated if it can be), or
+        None for a casual one; or why it cannot be rated when that was asked for."""
+        pool = ratings.pool_of(spec, clock)
+        why: tuple[ErrorCode, str] | None = None
+        if session.account is None:
+            why = ErrorCode.ACCOUNT_REQUIRED, "log in to play rated games - at `$.rated`"
+        elif pool is None:
+            why = ErrorCode.INVALID_FIELD, "only the standard wall count is rated - at `$.rated`"
+        elif ai is not None and (ai.seconds is not None or ai.level not in self.computers):
+            why = (
+                ErrorCode.INVALID_FIELD,
+                "a rated game against the computer uses its level's own time - at `$.ai.seconds`",
+            )
+        if rated is None:
+            return (pool if why is None else None), None
+        if not rated:
+            return None, None
+        return (pool, None) if why is None else (None, why)
 
     def _join(self, session: Session, request: Join) -> list[Action]:
         room = self.rooms.get(request.room)
         if room is None:
             return [self._no_room(session, request.room, request.id)]
+        if room.rated and request.secret is None:
+            account = session.account
+            refusal: tuple[ErrorCode, str] | None = None
+            if account is None:
+                refusal = ErrorCode.ACCOUNT_REQUIRED, f"room {room.code} is rated: log in to play"
+            elif any(h and h.account and h.account.id == account.id for h in room.seats):
+                refusal = ErrorCode.SEAT_TAKEN, "you already hold a seat in this rated room"
+            if refusal is not None:
+                return [self._error(session.conn, *refusal, request.id)]
         seat = request.seat
         if seat is not None and seat >= len(room.seats):
             message = f"seat {seat} does not exist: this room has {len(room.seats)} seats"
@@ -551,6 +717,8 @@ class Core:
         assert session.conn is not None
         candidates = room.seats if seat is None else [room.seats[seat]]
         holder = next((h for h in candidates if h is not None and h.owns(request.secret)), None)
+        if holder is not None and room.rated and not _same_account(holder.account, session):
+            holder = None  # a rated seat stays with its account, whoever learnt the secret
         if holder is None:
             message = f"that secret does not open a seat in room {room.code}"
             return [self._error(session.conn, ErrorCode.BAD_SECRET, message, request.id)]
@@ -607,29 +775,63 @@ class Core:
             return [refused]
         spec = self._variant(request.variant)
         clock = request.clock
+        pool, refusal = self._pool(session, request.rated, spec, clock, None)
+        if refusal is not None:
+            return [self._error(session.conn, *refusal, request.id)]
         key = (spec.players, spec.size, spec.walls, clock.base if clock else None,
-               clock.increment if clock else None)  # fmt: skip
+               clock.increment if clock else None, pool)  # fmt: skip
         queue = self.queues.setdefault(key, [])
         queue.append(session)
-        session.queued = Queued(id=request.id, variant=spec, clock=clock)
+        session.queued = Queued(id=request.id, variant=spec, clock=clock, rated=pool is not None)
+        session.queued_since = self.clock()
         assert session.conn is not None
-        actions: list[Action] = [Send([session.conn], encode(session.queued))]
-        if len(queue) < spec.players:
-            return actions
-        players, rest = queue[: spec.players], queue[spec.players :]
-        if rest:
-            self.queues[key] = rest
-        else:
+        return [Send([session.conn], encode(session.queued)), *self._pair(key, queue)]
+
+    def _pair(self, key: tuple[object, ...], queue: list[Session]) -> list[Action]:
+        """Seat the players of ``queue`` who can play each other, if there are enough."""
+        players, size, walls, base, increment, pool = key
+        assert isinstance(players, int)
+        assert isinstance(size, int)
+        assert isinstance(walls, int)
+        group = self._pick(queue, players, pool if isinstance(pool, str) else None)
+        if group is None:
+            return []
+        for player in group:
+            queue.remove(player)
+        if not queue:
             del self.queues[key]
-        room = self._new_room(spec, False, clock, False)
-        self._own(room, players[0])
-        for seat, player in enumerate(players):
+        spec = VariantSpec(players=players, size=size, walls=walls)  # type: ignore[arg-type]
+        clock = TimeControl(base=base, increment=increment) if base is not None else None  # type: ignore[arg-type]
+        room = self._new_room(spec, False, clock, False, pool if isinstance(pool, str) else None)
+        self._own(room, group[0])
+        actions: list[Action] = []
+        for seat, player in enumerate(group):
             assert player.queued is not None
             rid, player.queued = player.queued.id, None
             actions.append(self._seat(player, room, seat, rid))
         actions.append(self._push(room))
         self._schedule(room)
-        return actions
+        return actions + self._pair(key, queue)
+
+    def _pick(self, queue: list[Session], players: int, pool: str | None) -> list[Session] | None:
+        """The players to seat together: the first to come in a casual queue; in a rated one
+        the closest ratings within the window of the longest waiter among them (it widens
+        with waiting, ``ratings.match_window``), in the order they came."""
+        if len(queue) < players:
+            return None
+        if pool is None:
+            return queue[:players]
+        now = self.clock()
+        ranked = sorted(queue, key=lambda s: _rating(s, pool))
+        for start in range(len(ranked) - players + 1):
+            group = ranked[start : start + players]
+            spread = _rating(group[-1], pool) - _rating(group[0], pool)
+            waited = max(now - s.queued_since for s in group)
+            if spread <= ratings.match_window(waited):
+                return sorted(group, key=queue.index)
+        recheck = now + ratings.RECHECK_SECONDS
+        self._recheck_at = recheck if self._recheck_at is None else min(self._recheck_at, recheck)
+        return None
 
     def _list_rooms(self, conn: int, request: ListRooms) -> Send:
         listed = [r for r in self.rooms.values() if r.listable()]
@@ -856,6 +1058,8 @@ class Core:
         refusal = None
         if not room.against_computer(seat):
             refusal = "only in an untimed two-player game against the computer"
+        elif room.rated:
+            refusal = "not in a rated game"
         elif game.turn != seat:
             refusal = "only on your turn: the computer is thinking"
         elif isinstance(request, Takeback) and (game.ply < 2 or room.movers[-2] != seat):
@@ -1137,8 +1341,11 @@ class Core:
         now = self.clock()
         quarantined: list[str] = []
         self.analyses.load(loaded.analyses)
+        accounts = {account.id: account for account in loaded.accounts}
+        self.computers = {a.computer: a for a in loaded.accounts if a.computer is not None}
         sessions = {
-            record.id: restore_session(record, self._chat_bucket()) for record in loaded.sessions
+            record.id: restore_session(record, self._chat_bucket(), accounts)
+            for record in loaded.sessions
         }
         for bad in loaded.unreadable:
             self._set_aside(bad.table, bad.key, bad.reason)
@@ -1148,12 +1355,13 @@ class Core:
                 continue
             bonus = self.limits.restart_bonus
             try:
-                room = restore_room(record, sessions, now, bonus, self._chat_bucket())
+                room = restore_room(record, sessions, now, bonus, self._chat_bucket(), accounts)
             except Exception as error:  # whatever is wrong with one row, the others start
                 self._set_aside("rooms", record.code, f"{type(error).__name__}: {error}")
                 self.journal.quarantine(record.code)
                 quarantined.append(record.code)
                 continue
+            room.established = self.limits.provisional_games
             self.rooms[room.code] = room
             for seat, holder in enumerate(room.seats):
                 assert holder is not None
@@ -1201,10 +1409,16 @@ class Core:
         return VariantSpec(players=spec.players, size=spec.size, walls=walls)
 
     def _new_room(
-        self, spec: VariantSpec, public: bool, clock: TimeControl | None, match: bool
+        self,
+        spec: VariantSpec,
+        public: bool,
+        clock: TimeControl | None,
+        match: bool,
+        pool: str | None = None,
     ) -> Room:
         code = _room_code()
-        room = Room(code, spec, public, self.clock(), clock, match)
+        room = Room(code, spec, public, self.clock(), clock, match, pool)
+        room.established = self.limits.provisional_games
         self.rooms[code] = room
         log.info(
             "room created: %d players, %dx%d",
@@ -1297,6 +1511,17 @@ class Core:
         self.counters[f"error:{code}"] += 1
         state: State | None = room.state(now) if room is not None else None
         return Send([conn], encode(Error(id=rid, code=code, message=message, state=state)))
+
+
+def _rating(session: Session, pool: str) -> int:
+    """A queued player's shown rating in ``pool`` (a newcomer's is the start)."""
+    account = session.account
+    rating = account.ratings.get(pool) if account is not None else None
+    return ratings.shown(rating.mu if rating is not None else ratings.START_MU)
+
+
+def _same_account(account: AccountRecord | None, session: Session) -> bool:
+    return account is None or (session.account is not None and session.account.id == account.id)
 
 
 def _room_code() -> str:

@@ -47,18 +47,21 @@ class GameHistory:
     def archive(self, room: Room, now: float) -> int:
         """Move the room's finished games here; how many there were."""
         count = len(room.finished)
-        for number, result, names, actions in room.finished:
+        for finished in room.finished:
             game = GameRecord(
                 id=self._next_id,
                 room=room.code,
-                number=number,
+                number=finished.number,
                 variant=room.spec,
-                players=names,
-                winner=result.winner,
-                reason=result.reason,
-                moves=actions,
+                players=finished.names,
+                winner=finished.result.winner,
+                reason=finished.result.reason,
+                moves=finished.actions,
                 finished=now,
                 public=room.public,
+                pool=finished.pool,
+                accounts=finished.accounts,
+                ranks=finished.ranks,
             )
             self._next_id += 1
             log.info(
@@ -119,4 +122,5 @@ def summary(game: GameRecord) -> GameSummary:
         reason=game.reason,
         plies=sum(1 for move in game.moves if not move.startswith("retire")),
         finished=game.finished,
+        pool=game.pool,
     )

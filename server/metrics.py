@@ -70,8 +70,16 @@ class CoreCollector(Collector):
             ("resumes", "Sessions resumed on a new connection"),
             ("flags", "Seats that ran out of time"),
             ("games_finished", "Games that ended, for any reason"),
+            ("registrations", "Accounts registered"),
+            ("rated_games", "Rated games whose rating changes were committed"),
         ):
             yield CounterMetricFamily(f"quoridor_{name}", text, value=counts[name])
+        logins = CounterMetricFamily(
+            "quoridor_logins", "Password logins by outcome", labels=["outcome"]
+        )
+        for outcome in ("success", "failure"):
+            logins.add_metric([outcome], counts[f"logins:{outcome}"])
+        yield logins
 
 
 class _Callback(Collector):

@@ -24,6 +24,9 @@ from __future__ import annotations
 from openskill.models import PlackettLuce
 
 from protocol.messages import TimeControl, VariantSpec
+from server.records import RatingRecord
+
+__all__ = ["RatingRecord"]
 
 MODEL = PlackettLuce()
 """openskill's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300."""
@@ -51,6 +54,19 @@ POOLS = (
     "4-player",
 )
 """Every pool, in the order they are listed to people."""
+
+
+MATCH_WINDOW = 100.0
+"""Rated quick match: the largest rating gap accepted at once..."""
+MATCH_WINDOW_GROWTH = 10.0
+"""...and how much it widens for every second the longest waiter has waited."""
+RECHECK_SECONDS = 1.0
+"""How often rated queues with unpaired players are looked at again."""
+
+
+def match_window(waited: float) -> float:
+    """The rating gap rated quick match accepts after ``waited`` seconds."""
+    return MATCH_WINDOW + MATCH_WINDOW_GROWTH * waited
 
 
 def time_class(clock: TimeControl | None) -> str:

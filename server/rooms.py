@@ -13,7 +13,7 @@ import hmac
 import secrets
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import msgspec
 
@@ -30,8 +30,10 @@ from protocol.messages import (
     TimeControl,
     VariantSpec,
 )
+from server import ratings
 from server.clock import FischerClock
 from server.ratelimit import TokenBucket
+from server.records import AccountRecord
 
 if TYPE_CHECKING:
     from server.sessions import Session
@@ -115,6 +117,8 @@ class SeatHolder:
     """The player let spectators follow the computer's evaluation (``spectator_eval``)."""
     chat: TokenBucket | None = None
     """Paces this seat's chat lines (made on its first line)."""
+    account: AccountRecord | None = None
+    """The account playing this seat (the computer level's own, for the computer)."""
 
     def new_secret(self) -> str:
         """Issue a new secret for this seat (any earlier one stops working)."""
@@ -152,6 +156,7 @@ class Room:
         created: float,
         clock: TimeControl | None = None,
         match: bool = False,
+        pool: str | None = None,
     ) -> None:
         self.code = code
         self.spec = spec
@@ -159,6 +164,12 @@ class Room:
         self.created = created
         self.time_control = clock
         self.match = match and spec.players == 2
+        self.pool = pool
+        """The rating pool when the room's games are rated; None for a casual room."""
+        self.rating_changes: dict[int, int] = {}
+        """Shown-rating change by seat once the current game's ratings are saved."""
+        self.established = ratings.PROVISIONAL_GAMES
+        """Rated games in the pool after which a rating is no longer provisional."""
         self.seats: list[SeatHolder | None] = [None] * spec.players
         self.spectators: set[Session] = set()
         self.owners: tuple[str, ...] = ()
@@ -177,8 +188,8 @@ class Room:
         self.number = 0
         """Which game of the room this is (1 once the first starts)."""
         self.match_game = 0
-        self.finished: list[tuple[int, Result, list[str], list[str]]] = []
-        """Games that ended and are not archived yet: (number, result, names, actions)."""
+        self.finished: list[Finished] = []
+        """Games that ended and are not archived yet."""
         self._variant_json = msgspec.Raw(_encode(spec))
         self._players_key: object = None
         self._players_cache = msgspec.Raw(b"[]")
@@ -201,6 +212,7 @@ class Room:
         self.result: Result | None = None
         self.draw_offers: set[int] = set()
         self.rematch: set[int] = set()
+        self.rating_changes = {}
         control = self.time_control
         self.clock = (
             FischerClock.start(control.base, control.increment, spec.players) if control else None
@@ -218,9 +230,21 @@ class Room:
     def free_seat(self) -> int | None:
         return next((seat for seat, holder in enumerate(self.seats) if holder is None), None)
 
-    def seat_bot(self, seat: int, session: Session, level: int, think: float | None) -> None:
+    @property
+    def rated(self) -> bool:
+        return self.pool is not None
+
+    def seat_bot(
+        self,
+        seat: int,
+        session: Session,
+        level: int,
+        think: float | None,
+        account: AccountRecord | None = None,
+    ) -> None:
         """Give ``seat`` to the computer (it never leaves, never claims, never offers)."""
-        self.seats[seat] = SeatHolder(session, session.name, bot=level, think=think)
+        holder = SeatHolder(session, session.name, bot=level, think=think, account=account)
+        self.seats[seat] = holder
         self._start_when_full()
 
     def bot_to_move(self) -> SeatHolder | None:
@@ -279,7 +303,7 @@ class Room:
     def seat(self, session: Session, seat: int, name: str) -> str:
         """Give ``seat`` to ``session`` and return its secret; the game starts once every
         seat is taken."""
-        holder = SeatHolder(session, name)
+        holder = SeatHolder(session, name, account=session.account)
         self.seats[seat] = holder
         self._start_when_full()
         return holder.new_secret()
@@ -410,7 +434,12 @@ class Room:
         if self.clock is not None:
             self.clock.hand_over(None, now)
         names = [holder.name if holder else "" for holder in self.seats]
-        self.finished.append((self.number, result, names, list(self.actions)))
+        accounts = [h.account.id if h is not None and h.account else None for h in self.seats]
+        ranks = finishing_ranks(self.spec.players, winner, self.actions, reason)
+        pool = self.pool if reason != "aborted" else None
+        self.finished.append(
+            Finished(self.number, result, names, list(self.actions), accounts, ranks, pool)
+        )
         if self.match_game and reason != "aborted":
             for seat, holder in enumerate(self.seats):
                 assert holder is not None
@@ -601,6 +630,8 @@ class Room:
             draw_offers=sorted(self.draw_offers) if self.draw_offers else [],
             rematch=sorted(self.rematch) if self.rematch else [],
             match=self._match_info() if self.match_game else None,
+            rated=self.rated,
+            pool=self.pool,
             moves=self.actions,
             first_move_in_ms=self._first_move_in(now),
         )
@@ -624,11 +655,22 @@ class Room:
             if playing and holder.gone_since is not None:
                 return msgspec.Raw(_encode(self._players(now)))
             key.append((holder.name, holder.bot, self.connected(seat), self.active(seat)))
-        signature = (tuple(key), self.result is not None)
+        signature = (tuple(key), self.result is not None, self._ratings_shown())
         if signature != self._players_key:
             self._players_key = signature
             self._players_cache = msgspec.Raw(_encode(self._players(now)))
         return self._players_cache
+
+    def _ratings_shown(self) -> object:
+        """What of the seats' ratings ``players`` shows (nothing in a casual room)."""
+        if self.pool is None:
+            return None
+        pool = self.pool
+        shown = [h.account.ratings.get(pool) if h and h.account else None for h in self.seats]
+        return (
+            tuple((r.mu, r.games) if r else None for r in shown),
+            tuple(sorted(self.rating_changes.items())),
+        )
 
     def _player(self, seat: int, now: float) -> PlayerInfo:
         holder = self.seats[seat]
@@ -642,7 +684,20 @@ class Room:
             active=self.active(seat) or self.result is not None,
             claim_in_ms=claim_in,
             bot=holder.bot if holder else None,
+            **self._rating(seat, holder),
         )
+
+    def _rating(self, seat: int, holder: SeatHolder | None) -> dict[str, Any]:
+        """The seat's rating fields of ``player`` (none in a casual room)."""
+        if self.pool is None or holder is None or holder.account is None:
+            return {}
+        rating = holder.account.ratings.get(self.pool)
+        games = rating.games if rating else 0
+        return {
+            "rating": ratings.shown(rating.mu if rating else ratings.START_MU),
+            "provisional": games < self.established,
+            "rating_change": self.rating_changes.get(seat),
+        }
 
     def _clock_info(self, now: float) -> ClockInfo | None:
         clock = self.clock
@@ -678,4 +733,40 @@ class Room:
             status=self.status,
             players=[holder.name if holder else None for holder in self.seats],
             spectators=len(self.spectators),
+            rated=self.rated,
         )
+
+
+@dataclass
+class Finished:
+    """A game that ended, for the history (and, when rated, the ratings)."""
+
+    number: int
+    result: Result
+    names: list[str]
+    actions: list[str]
+    accounts: list[int | None]
+    ranks: list[int]
+    pool: str | None
+    """The rating pool when the game counts for ratings."""
+
+
+def finishing_ranks(players: int, winner: int | None, actions: list[str], reason: str) -> list[int]:
+    """Each seat's place (1 first, equal places shared): the winner first; seats still in the
+    game next (all first in a draw); then seats that left, the last to leave best."""
+    if reason == "aborted":
+        return []
+    retired = [int(action.split()[1]) for action in actions if action.startswith("retire ")]
+    ranks = [0] * players
+    standing = [seat for seat in range(players) if seat not in retired and seat != winner]
+    place = 1
+    if winner is not None:
+        ranks[winner] = place
+        place += 1
+    for seat in standing:
+        ranks[seat] = place
+    place += len(standing) if standing else 0
+    for seat in reversed(retired):
+        ranks[seat] = place
+        place += 1
+    return ranks

@@ -16,6 +16,7 @@ from server.ratelimit import TokenBucket
 
 if TYPE_CHECKING:
     from protocol.messages import Queued
+    from server.records import AccountRecord
     from server.rooms import Room
 
 
@@ -42,14 +43,23 @@ class Session:
     variant and time control waited for, and the request id the pairing answers)."""
     address: str = ""
     """The IP address the session was created from (for the per-address caps)."""
+    queued_since: float = 0.0
+    """When it joined the quick-match queue (a rated queue's window widens with waiting)."""
+    account: AccountRecord | None = None
+    """The account this session plays as; None for a guest."""
+    login: bytes | None = None
+    """The digest of the login token this session said hello with (for ``logout``)."""
     stored: tuple[bytes, str, int | None] | None = None
     """(token hash, room, seat) as last written to the database, if it is there."""
 
     @classmethod
-    def new(cls, name: str, chat: TokenBucket) -> tuple[Session, str]:
+    def new(
+        cls, name: str, chat: TokenBucket, account: AccountRecord | None = None
+    ) -> tuple[Session, str]:
         """A fresh session and its resume token (returned once, never stored)."""
         token = secrets.token_urlsafe(24)
-        return cls(secrets.token_hex(8), name, token_hash(token), chat), token
+        session = cls(secrets.token_hex(8), name, token_hash(token), chat, account=account)
+        return session, token
 
     def rotate_token(self) -> str:
         token = secrets.token_urlsafe(24)
@@ -69,3 +79,5 @@ class Connection:
     strikes: int = 0
     """Requests refused in a row for exceeding the rate limit."""
     closing: bool = field(default=False)
+    asking: bool = False
+    """An account request of this connection is being answered (one at a time)."""

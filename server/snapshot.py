@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from server.clock import FischerClock
 from server.ratelimit import TokenBucket
-from server.records import ClockRecord, RoomRecord, SeatRecord, SessionRecord
+from server.ratings import pool_of
+from server.records import AccountRecord, ClockRecord, RoomRecord, SeatRecord, SessionRecord
 from server.rooms import Room, SeatHolder
 from server.sessions import Session
 
@@ -46,12 +47,14 @@ def room_record(room: Room, now: float) -> RoomRecord:
                 bot=h.bot,
                 think=h.think,
                 allows_eval=h.allows_eval,
+                account=h.account.id if h.account else None,
             )
             if h is not None
             else None
             for h in room.seats
         ],
         clock=clock,
+        rated=room.rated,
     )
 
 
@@ -62,11 +65,17 @@ def session_record(session: Session) -> SessionRecord:
         token_digest=session.token_digest.hex(),
         room=session.room.code if session.room else None,
         seat=session.seat,
+        account=session.account.id if session.account else None,
     )
 
 
-def restore_session(record: SessionRecord, chat: TokenBucket) -> Session:
-    return Session(record.id, record.name, bytes.fromhex(record.token_digest), chat)
+def restore_session(
+    record: SessionRecord, chat: TokenBucket, accounts: dict[int, AccountRecord]
+) -> Session:
+    account = accounts.get(record.account) if record.account is not None else None
+    return Session(
+        record.id, record.name, bytes.fromhex(record.token_digest), chat, account=account
+    )
 
 
 def check_room_record(record: RoomRecord) -> None:
@@ -87,7 +96,12 @@ def check_room_record(record: RoomRecord) -> None:
 
 
 def restore_room(
-    record: RoomRecord, sessions: dict[str, Session], now: float, bonus: float, chat: TokenBucket
+    record: RoomRecord,
+    sessions: dict[str, Session],
+    now: float,
+    bonus: float,
+    chat: TokenBucket,
+    accounts: dict[int, AccountRecord],
 ) -> Room:
     """Rebuild a room, replaying its game; seated sessions are linked back to it.
 
@@ -103,6 +117,7 @@ def restore_room(
         now,
         record.time_control,
         record.match,
+        pool_of(record.variant, record.time_control) if record.rated else None,
     )
     room.event, room.number, room.match_game = record.event, record.number, record.match_game
     room.started, room.result = record.started, record.result
@@ -116,8 +131,15 @@ def restore_room(
         # A seat whose session was not kept can still be reclaimed with its secret.
         session = sessions.get(saved.session) or Session(saved.session, saved.name, b"", chat)
         digest = bytes.fromhex(saved.digest)
+        account = accounts.get(saved.account) if saved.account is not None else None
         holder = SeatHolder(
-            session, saved.name, digest, points=saved.points, bot=saved.bot, think=saved.think
+            session,
+            saved.name,
+            digest,
+            points=saved.points,
+            bot=saved.bot,
+            think=saved.think,
+            account=account,
         )
         holder.allows_eval = saved.allows_eval
         room.seats[seat] = holder

@@ -205,8 +205,9 @@ class Store:
         if batch:
             self._written(await self._call(WriteRequest(batch), WriteReply))
 
-    async def ask(self, query: AccountQuery, reply: type[T]) -> T:
-        """Run one account query (``server.accountdb``) after everything sent before it."""
+    async def ask(self, query: AccountQuery, reply: Any) -> Any:
+        """Run one account query (``server.accountdb``) after everything sent before it; its
+        answer decoded as ``reply`` (a type, or a union such as ``int | None``)."""
         return await self._call(query, reply)
 
     def _written(self, reply: WriteReply) -> None:

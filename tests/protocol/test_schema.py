@@ -280,7 +280,7 @@ def test_client_frames_may_leave_defaults_out(json_schema: Document) -> None:
     clients.validate({"type": "create", "variant": {"size": 5}})
     clients.validate({"type": "quick_match", "clock": {"base": 60}})
     # The same objects written by the server are whole.
-    queued = {"type": "queued", "id": None, "variant": {"size": 5}, "clock": None}
+    queued = {"type": "queued", "id": None, "variant": {"size": 5}, "clock": None, "rated": False}
     assert not servers.is_valid(queued)
     queued["variant"] = {"players": 2, "size": 5, "walls": 10}
     servers.validate(queued)

@@ -72,7 +72,10 @@ def test_migrating_a_schema_2_database_keeps_every_game_room_and_session(tmp_pat
 
 def register(database: Database, name: str) -> int:
     created = accountdb.answer(
-        database.db, CreateAccount(name=name, key=name.lower(), password="hash:" + name, now=1.0)
+        database.db,
+        CreateAccount(
+            name=name, key=name.lower(), look=name.lower(), password="hash:" + name, now=1.0
+        ),
     )
     assert isinstance(created, int)
     return created
@@ -98,7 +101,7 @@ def rated_game(game_id: int, accounts: list[int], ranks: list[int]) -> GameRecor
 def test_a_rated_game_and_its_rating_changes_commit_together(tmp_path: Path) -> None:
     database = Database(tmp_path / "rated.db")
     alice, bob = register(database, "alice"), register(database, "bob")
-    taken = CreateAccount(name="ALICE", key="alice", password="x", now=1)
+    taken = CreateAccount(name="ALICE", key="alice", look="other", password="x", now=1)
     assert accountdb.answer(database.db, taken) is None
 
     reply = database.write(Batch(games=[rated_game(1, [alice, bob], [1, 2])]))

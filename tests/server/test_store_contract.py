@@ -210,10 +210,15 @@ async def test_a_quarantined_room_is_kept_but_not_loaded(store: Storage, db_url:
 async def test_accounts_tokens_and_a_rated_game_committed_with_its_ratings(
     store: Storage,
 ) -> None:
-    alice = await store.ask(CreateAccount(name="Alice", key="alice", password="h1", now=1), int)
-    bob = await store.ask(CreateAccount(name="Bob", key="bob", password="h2", now=1), int)
-    taken = CreateAccount(name="ALICE", key="alice", password="x", now=1)
+    create = CreateAccount(name="Alice", key="alice", look="a1ice", password="h1", now=1)
+    alice = await store.ask(create, int)
+    bob = await store.ask(
+        CreateAccount(name="Bob", key="bob", look="bob", password="h2", now=1), int
+    )
+    taken = CreateAccount(name="ALICE", key="alice", look="a11ce", password="x", now=1)
     assert await store.ask(taken, int | None) is None  # type: ignore[arg-type]
+    look_alike = CreateAccount(name="AIice", key="aiice", look="a1ice", password="x", now=1)
+    assert await store.ask(look_alike, int | None) is None  # type: ignore[arg-type]
     found = await store.ask(FindAccount(key="alice"), Credentials)
     assert (found.id, found.name, found.password) == (alice, "Alice", "h1")
 

@@ -1,0 +1,401 @@
+"""Accounts over the protocol: register, log in and out, change password, profiles.
+
+The core hands these requests over as ``Ask`` actions (it holds no passwords
+and reads no database). Answering them takes the database process and Argon2id,
+which is slow on purpose: hashes are made and checked in a small thread pool
+(argon2-cffi releases the interpreter lock while it works), so a login never
+stalls a game, and at most ``MAX_HASHING`` wait at once.
+
+Abuse: registrations and logins are limited per address and logins also per
+account name (token buckets; the ``rate_limited`` error); an unknown name and a
+wrong password get the same answer after the same work (a hash is checked
+either way); tokens are 256 random bits, kept only as SHA-256 digests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import re
+import secrets
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from protocol.codec import encode
+from protocol.messages import (
+    ChangePassword,
+    Error,
+    ErrorCode,
+    GameList,
+    Hello,
+    Leaderboard,
+    LeaderboardList,
+    LeaderEntry,
+    LoggedIn,
+    LoggedOut,
+    Login,
+    Logout,
+    MyGames,
+    PoolRating,
+    Profile,
+    ProfileRequest,
+    RatingPoint,
+    Register,
+    RequestId,
+)
+from server import accountdb, names, ratings
+from server.accountdb import (
+    CreateAccount,
+    Credentials,
+    FindAccount,
+    GamesOf,
+    IssueToken,
+    ProfileOf,
+    RevokeToken,
+    SetPassword,
+    TokenAccount,
+    TopRatings,
+)
+from server.core import Action, Ask, Core, Send
+from server.history import summary
+from server.ratelimit import TokenBucket
+from server.records import AccountRecord, GameRecord
+from server.storage import Storage
+from server.store import StoreError
+
+log = logging.getLogger("quoridor.accounts")
+T = TypeVar("T")
+
+MAX_HASHING = 16
+"""Password hashes waiting or being worked out at once; more are refused (rate_limited)."""
+HASH_THREADS = 2
+"""Threads making and checking hashes (Argon2id's default takes 64 MiB each)."""
+BUCKETS_KEPT = 10_000
+"""Rate-limit buckets kept before idle ones are dropped."""
+RECENT_GAMES = 10
+"""Games a profile lists."""
+COMPUTER_NAME = re.compile(r"computer\s*l?([1-5])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class AuthLimits:
+    """How often one address or one account name may try (averages; bursts allowed)."""
+
+    logins_per_minute: float = 6.0
+    login_burst: float = 10.0
+    registrations_per_hour: float = 10.0
+    registration_burst: float = 5.0
+    token_days: float = 30.0
+    """How long a login token works."""
+
+
+class _Buckets:
+    """Token buckets by key (an address, an account name), pruned when they pile up."""
+
+    def __init__(self, per_second: float, burst: float) -> None:
+        self.per_second, self.burst = per_second, burst
+        self.buckets: dict[str, TokenBucket] = {}
+
+    def take(self, key: str, now: float) -> bool:
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            if len(self.buckets) >= BUCKETS_KEPT:
+                self._prune(now)
+            bucket = self.buckets[key] = TokenBucket(self.per_second, self.burst, now)
+        return bucket.take(now)
+
+    def give_back(self, key: str) -> None:
+        bucket = self.buckets.get(key)
+        if bucket is not None:
+            bucket.tokens = min(bucket.burst, bucket.tokens + 1)
+
+    def _prune(self, now: float) -> None:
+        """Drop the buckets that would be full by now (they limit nothing)."""
+        refill = self.burst / self.per_second
+        self.buckets = {k: b for k, b in self.buckets.items() if now - b.stamp < refill}
+
+
+class AccountService:
+    """Answers the core's ``Ask`` actions."""
+
+    def __init__(
+        self,
+        core: Core,
+        store: Storage,
+        hasher: PasswordHasher,
+        limits: AuthLimits,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.core, self.store, self.hasher, self.limits = core, store, hasher, limits
+        self.clock = clock
+        self.threads = ThreadPoolExecutor(HASH_THREADS, thread_name_prefix="argon2")
+        self.hashing = 0
+        self._dummy: str | None = None
+        """A hash of nothing anyone knows, checked for unknown names (same work, same time)."""
+        per_minute = limits.logins_per_minute / 60
+        self.logins_by_address = _Buckets(per_minute, limits.login_burst)
+        self.logins_by_name = _Buckets(per_minute, limits.login_burst)
+        self.registrations = _Buckets(
+            limits.registrations_per_hour / 3600, limits.registration_burst
+        )
+
+    def close(self) -> None:
+        self.threads.shutdown(wait=False, cancel_futures=True)
+
+    async def answer(self, ask: Ask, address: str) -> list[Action]:
+        """The replies to one account request (the core's ``asked`` is called after)."""
+        try:
+            return await self._answer(ask, address)
+        except _Refused as refused:
+            return [self._error(ask, refused.code, refused.message)]
+        except StoreError:
+            log.exception("account request failed: the database is gone")
+            return []
+        finally:
+            self.core.asked(ask.conn)
+
+    async def _answer(self, ask: Ask, address: str) -> list[Action]:
+        match ask.request:
+            case Hello():
+                return await self._hello(ask, ask.request)
+            case Register():
+                return [await self._register(ask, ask.request, address)]
+            case Login():
+                return [await self._login(ask, ask.request, address)]
+            case Logout():
+                return [await self._logout(ask, ask.request)]
+            case ChangePassword():
+                return [await self._change_password(ask, ask.request, address)]
+            case Leaderboard():
+                return [await self._leaderboard(ask, ask.request)]
+            case ProfileRequest():
+                return [await self._profile(ask, ask.request)]
+            case MyGames():
+                return [await self._my_games(ask, ask.request)]
+        raise AssertionError(f"unhandled account request {ask.request!r}")  # pragma: no cover
+
+    # -- identity --------------------------------------------------------------------
+
+    async def _hello(self, ask: Ask, hello: Hello) -> list[Action]:
+        assert hello.token is not None
+        digest = _digest(hello.token)
+        query = TokenAccount(digest, time.time())
+        account: AccountRecord | None = await self._ask(query, AccountRecord | None)
+        if account is None:
+            message = "unknown, expired or revoked login token: log in again"
+            raise _Refused(ErrorCode.BAD_TOKEN, message)
+        return self.core.authenticated(ask.conn, hello, account, digest)
+
+    async def _register(self, ask: Ask, request: Register, address: str) -> Send:
+        if not self.registrations.take(address, self.clock()):
+            raise _Refused(ErrorCode.RATE_LIMITED, "too many new accounts from your address")
+        try:
+            name = names.check(request.name)
+        except names.NameRefused as refused:
+            raise _Refused(ErrorCode.NAME_UNAVAILABLE, f"{refused} - at `$.name`") from None
+        if names.name_key(request.password) == names.name_key(name):
+            raise _Refused(ErrorCode.INVALID_FIELD, "the password is the name - at `$.password`")
+        password = await self._hash(request.password)
+        create = CreateAccount(
+            name=name,
+            key=names.name_key(name),
+            look=names.name_look(name),
+            password=password,
+            now=time.time(),
+        )
+        account: int | None = await self._ask(create, int | None)
+        if account is None:
+            message = f"{name!r} (or a name that looks like it) is taken - at `$.name`"
+            raise _Refused(ErrorCode.NAME_UNAVAILABLE, message)
+        self.core.counters["registrations"] += 1
+        log.info("account registered", extra={"conn": ask.conn})
+        return await self._logged_in(ask, account, name)
+
+    async def _login(self, ask: Ask, request: Login, address: str) -> Send:
+        key = names.name_key(request.name)
+        credentials = await self._check(ask, address, key, request.password)
+        if self.hasher.check_needs_rehash(credentials.password):
+            # The hash was made with weaker settings than today's: make it again.
+            rehash = SetPassword(credentials.id, await self._hash(request.password), revoke=False)
+            await self._ask(rehash, type(None))
+        return await self._logged_in(ask, credentials.id, credentials.name)
+
+    async def _change_password(self, ask: Ask, request: ChangePassword, address: str) -> Send:
+        assert ask.account is not None
+        key = names.name_key(ask.account.name)
+        credentials = await self._check(ask, address, key, request.password)
+        if names.name_key(request.new_password) == key:
+            raise _Refused(
+                ErrorCode.INVALID_FIELD, "the password is the name - at `$.new_password`"
+            )
+        password = await self._hash(request.new_password)
+        await self._ask(SetPassword(credentials.id, password, revoke=True), type(None))
+        log.info("password changed; every login token revoked", extra={"conn": ask.conn})
+        return await self._logged_in(ask, credentials.id, credentials.name)
+
+    async def _check(self, ask: Ask, address: str, key: str, password: str) -> Credentials:
+        """The account's credentials when ``password`` opens it; else the one answer for an
+        unknown name and a wrong password alike."""
+        now = self.clock()
+        if not self.logins_by_address.take(address, now) or not self.logins_by_name.take(key, now):
+            raise _Refused(ErrorCode.RATE_LIMITED, "too many login attempts; wait a minute")
+        credentials: Credentials | None = await self._ask(FindAccount(key), Credentials | None)
+        stored = credentials.password if credentials is not None else await self._dummy_hash()
+        if not await self._verify(stored, password) or credentials is None:
+            self.core.counters["logins:failure"] += 1
+            raise _Refused(ErrorCode.BAD_CREDENTIALS, "unknown name or wrong password")
+        self.logins_by_name.give_back(key)  # only failures count against the account
+        self.core.counters["logins:success"] += 1
+        return credentials
+
+    async def _logged_in(self, ask: Ask, account: int, name: str) -> Send:
+        token = secrets.token_urlsafe(32)  # 256 bits
+        now = time.time()
+        expires = now + self.limits.token_days * 86_400
+        await self._ask(IssueToken(_digest(token), account, now, expires), type(None))
+        reply = LoggedIn(id=ask.request.id, name=name, token=token, expires=expires)
+        return Send([ask.conn], encode(reply))
+
+    async def _logout(self, ask: Ask, request: Logout) -> Send:
+        digest = _digest(request.token) if request.token is not None else ask.login
+        assert digest is not None
+        await self._ask(RevokeToken(digest), bool)
+        return Send([ask.conn], encode(LoggedOut(id=request.id)))
+
+    # -- ratings and games -----------------------------------------------------------
+
+    async def _leaderboard(self, ask: Ask, request: Leaderboard) -> Send:
+        query = TopRatings(request.pool, request.limit, self.core.limits.provisional_games)
+        leaders: list[accountdb.Leader] = await self._ask(query, list[accountdb.Leader])
+        entries = [
+            LeaderEntry(
+                rank=rank,
+                name=leader.name,
+                rating=ratings.shown(leader.rating.mu),
+                games=leader.rating.games,
+                wins=leader.rating.wins,
+                losses=leader.rating.losses,
+                draws=leader.rating.draws,
+                bot=leader.computer,
+            )
+            for rank, leader in enumerate(leaders, 1)
+        ]
+        reply = LeaderboardList(id=request.id, pool=request.pool, players=entries)
+        return Send([ask.conn], encode(reply))
+
+    async def _profile(self, ask: Ask, request: ProfileRequest) -> Send:
+        computer = COMPUTER_NAME.fullmatch(request.name.strip())
+        key = f"#computer{computer.group(1)}" if computer else names.name_key(request.name)
+        query = ProfileOf(key, RECENT_GAMES)
+        found: accountdb.Profile | None = await self._ask(query, accountdb.Profile | None)
+        if found is None:
+            message = f"no registered player {request.name!r}"
+            raise _Refused(ErrorCode.PLAYER_NOT_FOUND, message)
+        account = found.account
+        established = self.core.limits.provisional_games
+        pools = [
+            PoolRating(
+                pool=pool,
+                rating=ratings.shown(rating.mu),
+                provisional=rating.games < established,
+                games=rating.games,
+                wins=rating.wins,
+                losses=rating.losses,
+                draws=rating.draws,
+                history=[
+                    RatingPoint(game=p.game, rating=ratings.shown(p.mu), at=p.at)
+                    for p in found.history.get(pool, [])
+                ],
+            )
+            for pool in ratings.POOLS
+            if (rating := account.ratings.get(pool)) is not None
+        ]
+        totals = found.totals
+        reply = Profile(
+            id=request.id,
+            name=account.name,
+            bot=account.computer,
+            created=found.created,
+            ratings=pools,
+            played=sum(totals.values()),
+            won=totals["win"],
+            lost=totals["loss"],
+            drawn=totals["draw"],
+            recent=[summary(game) for game in found.recent],
+        )
+        return Send([ask.conn], encode(reply))
+
+    async def _my_games(self, ask: Ask, request: MyGames) -> Send:
+        assert ask.account is not None
+        query = GamesOf(ask.account.id, request.limit, request.before)
+        games: list[GameRecord] = await self._ask(query, list[GameRecord])
+        reply = GameList(id=request.id, games=[summary(game) for game in games])
+        return Send([ask.conn], encode(reply))
+
+    # -- helpers ---------------------------------------------------------------------
+
+    async def _ask(self, query: accountdb.AccountQuery, reply: Any) -> Any:
+        return await self.store.ask(query, reply)
+
+    async def _hash(self, password: str) -> str:
+        return await self._in_thread(self.hasher.hash, password)
+
+    async def _verify(self, stored: str, password: str) -> bool:
+        def verify() -> bool:
+            try:
+                return self.hasher.verify(stored, password)
+            except (VerifyMismatchError, VerificationError, InvalidHashError):
+                return False
+
+        return await self._in_thread(verify)
+
+    async def _dummy_hash(self) -> str:
+        if self._dummy is None:
+            self._dummy = await self._hash(secrets.token_urlsafe(16))
+        return self._dummy
+
+    async def _in_thread(self, work: Callable[..., T], *args: object) -> T:
+        if self.hashing >= MAX_HASHING:
+            message = "the server is busy checking passwords; try again in a moment"
+            raise _Refused(ErrorCode.RATE_LIMITED, message)
+        self.hashing += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.threads, work, *args)
+        finally:
+            self.hashing -= 1
+
+    def _error(self, ask: Ask, code: ErrorCode, message: str) -> Send:
+        self.core.counters[f"error:{code}"] += 1
+        error = Error(id=_request_id(ask), code=code, message=message)
+        return Send([ask.conn], encode(error))
+
+
+class _Refused(Exception):
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+def _request_id(ask: Ask) -> RequestId:
+    return ask.request.id
+
+
+def hasher_from(time_cost: int, memory_kib: int, parallelism: int) -> PasswordHasher:
+    """Argon2id with the library's defaults, or with the costs given (0: the default)."""
+    defaults = PasswordHasher()
+    return PasswordHasher(
+        time_cost=time_cost or defaults.time_cost,
+        memory_cost=memory_kib or defaults.memory_cost,
+        parallelism=parallelism or defaults.parallelism,
+    )

@@ -1,0 +1,119 @@
+"""The rules for a registered player's name, and the key that makes names unique.
+
+A name is NFKC-normalised (so full-width and other compatibility forms become
+the ordinary letters), then checked: 3 to 20 characters; letters and digits of
+any script, with ``_``, ``-`` and ``.`` between them; no control, format,
+space or symbol characters; not mixing scripts in a way that imitates another
+name (``confusable_homoglyphs.is_dangerous``: a Cyrillic "a" (U+0430) among Latin
+letters). What is left is compared by two keys, each unique among accounts:
+
+- the *key*: case-folded, then each character replaced by a fixed
+  representative of the characters Unicode's confusables list says look like
+  it (the data of ``confusable_homoglyphs``): "Alice", "ALICE" and "A1ice" have
+  one key, and logging in goes by it (any case works);
+- the *look*: the same replacement on the name as shown, then case-folded, for
+  look-alikes that case-folding hides ("AIice" with a capital i looks like
+  "Alice", though "aiice" does not look like "alice").
+
+Reserved names (and any name whose key contains "computer", the computer's own
+accounts) are refused.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import cache
+
+from confusable_homoglyphs import confusables
+
+MIN_LENGTH = 3
+MAX_LENGTH = 20
+JOINERS = "_-."
+RESERVED = (
+    "admin",
+    "administrator",
+    "anonymous",
+    "guest",
+    "moderator",
+    "quoridor",
+    "root",
+    "server",
+    "system",
+)
+"""Names nobody may register (compared by key, so their look-alikes neither)."""
+RESERVED_PARTS = ("computer",)
+"""Nor any name containing one of these."""
+
+
+class NameRefused(ValueError):
+    """Why a name cannot be registered (the message is for the person choosing it)."""
+
+
+def normalise(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).strip()
+
+
+def check(name: str) -> str:
+    """The name as it will be shown (NFKC), or NameRefused saying what is wrong with it."""
+    shown = normalise(name)
+    if not MIN_LENGTH <= len(shown) <= MAX_LENGTH:
+        raise NameRefused(f"a name has {MIN_LENGTH} to {MAX_LENGTH} characters")
+    for char in shown:
+        if not (char in JOINERS or _is_letter_or_digit(char)):
+            raise NameRefused(
+                f"a name has only letters, digits and {' '.join(JOINERS)}; "
+                f"not {unicodedata.name(char, hex(ord(char)))}"
+            )
+    if shown[0] in JOINERS or shown[-1] in JOINERS:
+        raise NameRefused(f"a name starts and ends with a letter or digit, not {JOINERS}")
+    if confusables.is_dangerous(shown):
+        raise NameRefused("a name may not mix scripts with look-alike letters")
+    keys = (name_key(shown), name_look(shown))
+    if any(k in _reserved_keys() or any(p in k for p in _reserved_parts()) for k in keys):
+        raise NameRefused("that name is reserved")
+    return shown
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same: case and look-alike characters folded away."""
+    folded = unicodedata.normalize("NFKC", normalise(name).casefold())
+    return "".join(_representative(char) for char in folded)
+
+
+def name_look(name: str) -> str:
+    """The name's look-alikes folded as shown, then its case."""
+    shown = "".join(_representative(char) for char in normalise(name))
+    return name_key(shown)
+
+
+def _is_letter_or_digit(char: str) -> bool:
+    category = unicodedata.category(char)
+    return category[0] == "L" or category == "Nd" or category[0] == "M"
+
+
+@cache
+def _representative(char: str) -> str:
+    """The smallest code point among ``char``'s look-alikes (ASCII where there is one: "l",
+    "I" and "1" all become "1"). The data lists, for most characters, the prototype they
+    imitate, and for a prototype everything imitating it: two steps reach the whole set."""
+    alikes = {char}
+    for known in _alikes(char):
+        alikes |= _alikes(known) | {known}
+    return min(alikes)
+
+
+def _alikes(char: str) -> set[str]:
+    """The single characters the confusables data lists as looking like ``char``."""
+    found = confusables.confusables_data.get(char) or []
+    glyphs = (entry["c"].strip("\u200e\u200f") for entry in found)
+    return {glyph for glyph in glyphs if len(glyph) == 1}
+
+
+@cache
+def _reserved_keys() -> frozenset[str]:
+    return frozenset(name_key(name) for name in RESERVED)
+
+
+@cache
+def _reserved_parts() -> tuple[str, ...]:
+    return tuple(name_key(part) for part in RESERVED_PARTS)

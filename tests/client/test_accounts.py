@@ -1,0 +1,120 @@
+"""Accounts from the terminal: two people register, play a rated game, see their ratings.
+
+Real processes: the server (with a database, Argon2id at test costs: see
+tests/server/test_accounts.py) and ``quoridor`` runs, each user with a
+configuration folder of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+import sys
+from pathlib import Path
+
+from tests.client.test_e2e import ALICE, BOB, WITHIN, environment
+from tests.process import ServerProcess
+
+FAST_HASHING = ("--argon2-time-cost=1", "--argon2-memory-kib=64", "--argon2-parallelism=1")
+PASSWORD = "correct horse battery"
+
+
+async def quoridor(
+    url: str, home: Path, *args: str, stdin: str = ""
+) -> tuple[int, str, str, asyncio.subprocess.Process]:
+    env = environment()
+    env["XDG_CONFIG_HOME"] = str(home)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "client",
+        "--server",
+        url,
+        *args,
+        env=env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(stdin.encode()), WITHIN)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode(), process
+
+
+async def test_two_people_register_play_rated_and_see_ratings_and_profiles(
+    tmp_path: Path,
+) -> None:
+    server = await ServerProcess(tmp_path / "q.db", *FAST_HASHING, "--provisional-games=1").start()
+    url = server.url
+    alice_home, bob_home = tmp_path / "alice", tmp_path / "bob"
+    try:
+        code, out, err, _ = await quoridor(url, alice_home, "register", "Alice", stdin=PASSWORD)
+        assert (code, err) == (0, "")
+        assert "Registered and logged in as Alice" in out
+        saved = alice_home / "quoridor" / "logins.json"
+        assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+        assert json.loads(saved.read_text())[url]["name"] == "Alice"
+        code, out, err, _ = await quoridor(url, bob_home, "register", "Bob", stdin="wrong")
+        assert code == 1  # too short a password
+        code, out, err, _ = await quoridor(url, bob_home, "register", "Bob", stdin=PASSWORD)
+        assert code == 0, err
+        code, out, err, _ = await quoridor(url, bob_home, "login", "bob", stdin="not it at all")
+        assert (code, err) == (1, "quoridor: unknown name or wrong password\n")
+        code, out, err, _ = await quoridor(url, bob_home, "login", "bob", stdin=PASSWORD)
+        assert (code, out) == (0, "Logged in as Bob; your games will be rated by default.\n")
+
+        alice_out, bob_out = await play_rated(url, alice_home, bob_home)
+        alice_last, bob_last = alice_out.splitlines()[-1], bob_out.splitlines()[-1]
+        assert alice_last.startswith("Ratings: you 15"), alice_out
+        assert "(+" in alice_last
+        assert bob_last.startswith("Ratings: Alice 15"), bob_out
+        assert "you 14" in bob_last
+
+        code, out, err, _ = await quoridor(url, bob_home, "profile", "alice")
+        assert code == 0, err
+        assert "1 games: 1 won, 0 lost, 0 drawn" in out
+        assert "9x9-untimed" in out
+        assert "vs Bob" in out
+        code, out, err, _ = await quoridor(url, alice_home, "leaderboard")
+        assert code == 0, err
+        assert [line.split()[1] for line in out.splitlines()[2:]] == ["Alice", "Bob"]
+
+        code, out, err, _ = await quoridor(url, alice_home, "logout")
+        assert (code, out) == (0, "Logged out.\n")
+        assert url not in json.loads(saved.read_text())
+    finally:
+        await server.stop()
+
+
+async def play_rated(url: str, alice_home: Path, bob_home: Path) -> tuple[str, str]:
+    """Alice creates (rated, as she is logged in), Bob joins; both outputs."""
+    env = environment()
+    env["XDG_CONFIG_HOME"] = str(alice_home)
+    alice = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "client",
+        "--server",
+        url,
+        "create",
+        env=env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert alice.stdin is not None
+    assert alice.stdout is not None
+    alice.stdin.write(ALICE.replace(" ", "\n").encode() + b"\n")
+    await alice.stdin.drain()
+    alice.stdin.close()
+    lines: list[str] = []
+    async with asyncio.timeout(WITHIN):
+        while "quoridor join" not in "".join(lines):
+            lines.append((await alice.stdout.readline()).decode())
+    room = "".join(lines).split("quoridor join ")[1].split()[0]
+    moves = BOB.replace(" ", "\n")
+    code, bob_out, bob_err, _ = await quoridor(url, bob_home, "join", room, stdin=moves + "\n")
+    rest, alice_err = await asyncio.wait_for(alice.communicate(), WITHIN)
+    assert (alice.returncode, code) == (0, 0), alice_err.decode() + bob_err
+    return "".join(lines) + rest.decode(), bob_out

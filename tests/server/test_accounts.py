@@ -1,0 +1,525 @@
+"""Accounts over real sockets: register, log in and out, tokens, names, limits, ratings.
+
+Password hashing: these servers use Argon2id with tiny costs (1 pass, 64 KiB, 1
+lane) so that each hash takes well under a millisecond. Only the cost numbers
+differ from production: the same argon2-cffi hasher makes, checks and
+re-hashes the same ``$argon2id$`` strings through the same code, and
+``test_production_hashes_use_the_library_defaults`` checks one real default hash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import signal
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from argon2 import PasswordHasher
+from openskill.models import PlackettLuce
+from websockets.asyncio.client import connect
+
+from protocol.messages import (
+    VERSION,
+    AiSpec,
+    ChangePassword,
+    Create,
+    GameList,
+    Hello,
+    Hint,
+    Join,
+    Joined,
+    Leaderboard,
+    LeaderboardList,
+    LoggedIn,
+    LoggedOut,
+    Login,
+    Logout,
+    MoveRequest,
+    MyGames,
+    Profile,
+    ProfileRequest,
+    Queued,
+    QuickMatch,
+    Register,
+    Resign,
+    State,
+    Welcome,
+)
+from server import ratings
+from server.app import GameServer
+from server.config import Config
+from server.records import AccountRecord, RatingRecord
+from tests.process import ServerProcess
+from tests.server.driver import Driver
+from tests.server.test_store import GAME, play
+from tests.wsclient import Client
+
+FAST_HASHING = {"argon2_time_cost": 1, "argon2_memory_kib": 64, "argon2_parallelism": 1}
+PASSWORD = "correct horse battery"
+
+
+def config(db: Path, **overrides: object) -> Config:
+    settings: dict[str, object] = {"port": 0, "db": str(db), "rate": 1000, "burst": 1000}
+    settings.update(FAST_HASHING)
+    settings.update(overrides)
+    return Config(**settings)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[GameServer]:
+    async with GameServer(config(tmp_path / "accounts.db", provisional_games=1)).running() as s:
+        yield s
+
+
+def url(server: GameServer) -> str:
+    return f"ws://127.0.0.1:{server.port}"
+
+
+async def register(server: GameServer, name: str, password: str = PASSWORD) -> LoggedIn:
+    client = await Client.connect(url(server), hello=False)
+    await client.send(Register(id=1, name=name, password=password))
+    logged_in = await client.expect(LoggedIn)
+    await client.close()
+    return logged_in
+
+
+async def as_account(server: GameServer, token: str) -> Client:
+    client = await Client.connect(url(server), hello=False)
+    await client.send(Hello(version=VERSION, name="ignored", token=token))
+    client.welcome = await client.expect(Welcome)
+    return client
+
+
+async def attempt(client: Client, request: object) -> object:
+    await client.send(request)  # type: ignore[arg-type]
+    return await client.recv()
+
+
+# -- identity ----------------------------------------------------------------------
+
+
+async def test_register_then_hello_with_the_token_plays_as_the_account(
+    server: GameServer, tmp_path: Path
+) -> None:
+    logged_in = await register(server, "Alice")
+    assert logged_in.name == "Alice"
+    assert len(logged_in.token) >= 43  # 256 bits in URL-safe base64
+    client = await as_account(server, logged_in.token)
+    assert client.welcome is not None
+    assert (client.welcome.name, client.welcome.registered) == ("Alice", True)
+    await client.close()
+    guest = await Client.connect(url(server), "Alice")
+    assert guest.welcome is not None
+    assert not guest.welcome.registered
+    await guest.close()
+    # The database holds the token's digest and an Argon2id hash, never the secrets.
+    db = sqlite3.connect(tmp_path / "accounts.db")
+    (digest,) = db.execute("SELECT digest FROM tokens").fetchone()
+    assert digest == hashlib.sha256(logged_in.token.encode()).digest()
+    (stored,) = db.execute("SELECT password FROM accounts WHERE name = 'Alice'").fetchone()
+    assert stored.startswith("$argon2id$")
+    raw = (tmp_path / "accounts.db").read_bytes() + (tmp_path / "accounts.db-wal").read_bytes()
+    assert PASSWORD.encode() not in raw
+    assert logged_in.token.encode() not in raw
+
+
+async def test_wrong_password_and_unknown_name_get_the_same_answer(server: GameServer) -> None:
+    await register(server, "alice")
+    client = await Client.connect(url(server), hello=False)
+    wrong = await attempt(client, Login(name="alice", password="not the password"))
+    unknown = await attempt(client, Login(name="nobody-here", password="not the password"))
+    assert wrong == unknown
+    assert getattr(wrong, "code", None) == "bad_credentials"
+    # Any case logs in: names are case-insensitive.
+    assert isinstance(await attempt(client, Login(name="ALICE", password=PASSWORD)), LoggedIn)
+    await client.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("ALICE", "taken"),  # case only
+        ("A1ice", "taken"),  # a digit one for the letter l
+        ("AIice", "taken"),  # a capital i for the letter l
+        ("\u0430lice", "look-alike"),  # a Cyrillic a among Latin letters
+        ("\uff41\uff4c\uff49\uff43\uff45", "taken"),  # full-width letters, NFKC-normalised
+        ("al\u200bice", "not ZERO WIDTH SPACE"),
+        ("ali\x07ce", "not 0x7"),
+        ("admin", "reserved"),
+        ("Computer-L3", "reserved"),
+        ("ab", "3 to 20"),
+    ],
+)
+async def test_names_that_differ_only_by_case_or_look_alikes_are_refused(
+    server: GameServer, name: str, why: str
+) -> None:
+    await register(server, "alice")
+    client = await Client.connect(url(server), hello=False)
+    await client.send(Register(name=name, password=PASSWORD))
+    error = await client.error("name_unavailable")
+    assert why in error.message
+    await client.close()
+
+
+async def test_logout_revokes_the_token(server: GameServer) -> None:
+    token = (await register(server, "alice")).token
+    client = await as_account(server, token)
+    await client.send(Logout(id=7))
+    assert (await client.expect(LoggedOut)).id == 7
+    await client.close()
+    again = await Client.connect(url(server), hello=False)
+    await again.send(Hello(version=VERSION, name="alice", token=token))
+    await again.error("bad_token")
+    await again.close()
+
+
+async def test_a_new_password_revokes_every_token(server: GameServer) -> None:
+    first = (await register(server, "alice")).token
+    client = await Client.connect(url(server), hello=False)
+    await client.send(Login(name="alice", password=PASSWORD))
+    second = (await client.expect(LoggedIn)).token
+    await client.close()
+    client = await as_account(server, second)
+    await client.send(ChangePassword(password="wrong password", new_password="a new secret"))
+    await client.error("bad_credentials")
+    await client.send(ChangePassword(password=PASSWORD, new_password="a new secret"))
+    third = (await client.expect(LoggedIn)).token
+    await client.close()
+    for token in (first, second):
+        stale = await Client.connect(url(server), hello=False)
+        await stale.send(Hello(version=VERSION, name="alice", token=token))
+        await stale.error("bad_token")
+        await stale.close()
+    assert (await as_account(server, third)).welcome is not None
+    client = await Client.connect(url(server), hello=False)
+    old = await attempt(client, Login(name="alice", password=PASSWORD))
+    assert getattr(old, "code", None) == "bad_credentials"
+    assert isinstance(await attempt(client, Login(name="alice", password="a new secret")), LoggedIn)
+    await client.close()
+
+
+async def from_address(server: GameServer, address: str) -> Client:
+    headers = {"X-Forwarded-For": address}
+    return Client(await connect(url(server), additional_headers=headers))
+
+
+async def test_login_limits_per_address_and_per_account_trip_and_recover(tmp_path: Path) -> None:
+    limits = config(
+        tmp_path / "limits.db",
+        logins_per_minute=60 * 4,  # one attempt back every 0.25 s
+        login_burst=3,
+        trusted_proxies="127.0.0.0/8",
+    )
+    async with GameServer(limits).running() as server:
+        await register(server, "alice")
+        await register(server, "bob")
+        mallory = await from_address(server, "203.0.113.9")
+        for _ in range(3):
+            wrong = await attempt(mallory, Login(name="alice", password="guess guess"))
+            assert getattr(wrong, "code", None) == "bad_credentials"
+        # Both limits are spent: this address for anyone, and anyone for alice...
+        limited = await attempt(mallory, Login(name="bob", password=PASSWORD))
+        assert getattr(limited, "code", None) == "rate_limited"
+        alice = await from_address(server, "198.51.100.1")
+        limited = await attempt(alice, Login(name="alice", password=PASSWORD))
+        assert getattr(limited, "code", None) == "rate_limited"
+        # ...but not bob's name from another address.
+        bob = await from_address(server, "198.51.100.2")
+        assert isinstance(await attempt(bob, Login(name="bob", password=PASSWORD)), LoggedIn)
+        # They recover as time passes.
+        await asyncio.sleep(0.3)
+        assert isinstance(await attempt(alice, Login(name="alice", password=PASSWORD)), LoggedIn)
+        for client in (mallory, alice, bob):
+            await client.close()
+
+
+async def test_registrations_per_address_trip_and_recover(tmp_path: Path) -> None:
+    limits = config(tmp_path / "reg.db", registrations_per_hour=3600 * 4, registration_burst=2)
+    async with GameServer(limits).running() as server:
+        client = await Client.connect(url(server), hello=False)
+        for name in ("first", "second"):
+            assert isinstance(
+                await attempt(client, Register(name=name, password=PASSWORD)), LoggedIn
+            )
+        limited = await attempt(client, Register(name="third", password=PASSWORD))
+        assert getattr(limited, "code", None) == "rate_limited"
+        await asyncio.sleep(0.3)
+        assert isinstance(
+            await attempt(client, Register(name="third", password=PASSWORD)), LoggedIn
+        )
+        await client.close()
+
+
+async def test_old_hashes_are_made_again_at_login(tmp_path: Path) -> None:
+    path = tmp_path / "rehash.db"
+    async with GameServer(config(path)).running() as server:
+        await register(server, "alice")
+    stronger = config(path, argon2_time_cost=2, argon2_memory_kib=128)
+    async with GameServer(stronger).running() as server:
+        client = await Client.connect(url(server), hello=False)
+        assert isinstance(await attempt(client, Login(name="alice", password=PASSWORD)), LoggedIn)
+        await client.close()
+    (stored,) = sqlite3.connect(path).execute("SELECT password FROM accounts WHERE id > 5")
+    assert "m=128,t=2,p=1" in stored[0]
+
+
+async def test_production_hashes_use_the_library_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "defaults.db"
+    production = Config(port=0, db=str(path))
+    async with GameServer(production).running() as server:
+        await register(server, "alice")
+    (stored,) = sqlite3.connect(path).execute("SELECT password FROM accounts WHERE id > 5")
+    defaults = PasswordHasher()
+    assert stored[0].startswith("$argon2id$")
+    assert f"m={defaults.memory_cost},t={defaults.time_cost},p={defaults.parallelism}" in stored[0]
+
+
+# -- ratings -------------------------------------------------------------------------
+
+
+async def rated_pair(server: GameServer) -> tuple[Client, Client, str]:
+    alice = await as_account(server, (await register(server, "alice")).token)
+    bob = await as_account(server, (await register(server, "bob")).token)
+    await alice.send(Create())  # rated by default for a registered player
+    room = (await alice.expect(Joined)).room
+    state = await alice.state()
+    assert (state.rated, state.pool) == (True, "9x9-untimed")
+    await bob.send(Join(room=room))
+    await bob.expect(Joined)
+    await alice.state()
+    await bob.state()
+    return alice, bob, room
+
+
+async def rated_state(client: Client) -> State:
+    """The state that shows a finished game's rating changes."""
+    while True:
+        state = await client.state()
+        if state.result is not None and state.players[0].rating_change is not None:
+            return state
+
+
+async def test_a_rated_game_moves_both_ratings_by_openskills_figures(server: GameServer) -> None:
+    alice, bob, _ = await rated_pair(server)
+    final = await play([alice, bob], GAME, 0)
+    assert final.result is not None
+    assert final.result.winner == 0
+    shown = await rated_state(alice)
+    assert shown == await rated_state(bob)
+
+    model = PlackettLuce()
+    winner, loser = model.rate([[model.rating()], [model.rating()]], ranks=[1, 2])
+    expected = [ratings.shown(winner[0].mu), ratings.shown(loser[0].mu)]
+    assert [p.rating for p in shown.players] == expected
+    assert [p.rating_change for p in shown.players] == [e - 1500 for e in expected]
+    assert expected[0] > 1500 > expected[1]
+
+    await alice.send(Leaderboard(pool="9x9-untimed"))
+    board = await alice.expect(LeaderboardList)
+    assert [(e.rank, e.name, e.rating, e.games) for e in board.players] == [
+        (1, "alice", expected[0], 1),
+        (2, "bob", expected[1], 1),
+    ]
+    await bob.send(ProfileRequest(name="ALICE"))
+    profile = await bob.expect(Profile)
+    assert (profile.name, profile.played, profile.won, profile.lost) == ("alice", 1, 1, 0)
+    (pool,) = profile.ratings
+    assert (pool.pool, pool.rating, pool.provisional) == ("9x9-untimed", expected[0], False)
+    assert [point.rating for point in pool.history] == [expected[0]]
+    (recent,) = profile.recent
+    assert (recent.pool, recent.players, recent.winner) == ("9x9-untimed", ["alice", "bob"], 0)
+    await bob.send(MyGames())
+    assert [g.game for g in (await bob.expect(GameList)).games] == [recent.game]
+    metrics = server.metrics.render().decode()
+    assert "quoridor_registrations_total 2.0" in metrics
+    assert "quoridor_rated_games_total 1.0" in metrics
+    assert 'quoridor_logins_total{outcome="success"}' in metrics
+    for client in (alice, bob):
+        await client.close()
+
+
+async def test_a_guest_cannot_play_rated(server: GameServer) -> None:
+    guest = await Client.connect(url(server), "carol")
+    await guest.send(Create(rated=True))
+    await guest.error("account_required")
+    await guest.send(QuickMatch(rated=True))
+    await guest.error("account_required")
+    await guest.send(Create())  # a guest's default is casual
+    await guest.expect(Joined)
+    assert not (await guest.state()).rated
+    alice = await as_account(server, (await register(server, "alice")).token)
+    await alice.send(Create(rated=True))
+    room = (await alice.expect(Joined)).room
+    other = await Client.connect(url(server), "dave")
+    await other.send(Join(room=room))
+    await other.error("account_required")
+    for client in (guest, alice, other):
+        await client.close()
+
+
+async def test_the_computer_levels_are_rated_players(server: GameServer) -> None:
+    alice = await as_account(server, (await register(server, "alice")).token)
+    await alice.send(Create(ai=AiSpec(level=1, seconds=0.1), rated=True))
+    await alice.error("invalid_field")  # rated games use the level's own thinking time
+    await alice.send(Create(ai=AiSpec(level=1)))
+    await alice.expect(Joined)
+    state = await alice.state()
+    assert state.rated
+    assert state.players[1].rating == 1500
+    await alice.send(Hint())
+    await alice.error("cannot_hint")  # no help in a rated game
+    await alice.send(Resign())
+    shown = await rated_state(alice)
+    assert shown.players[1].rating is not None
+    assert shown.players[1].rating > 1500
+    await alice.send(ProfileRequest(name="Computer L1"))
+    profile = await alice.expect(Profile)
+    assert (profile.bot, profile.won, profile.ratings[0].rating) == (1, 1, shown.players[1].rating)
+    await alice.close()
+
+
+async def test_rated_quick_match_pairs_registered_players(server: GameServer) -> None:
+    alice = await as_account(server, (await register(server, "alice")).token)
+    bob = await as_account(server, (await register(server, "bob")).token)
+    casual = await Client.connect(url(server), "carol")
+    await casual.send(QuickMatch())
+    await alice.send(QuickMatch())  # rated by default: not paired with the casual guest
+    assert (await alice.expect(Queued)).rated
+    await alice.quiet(0.05)
+    await bob.send(QuickMatch())
+    await bob.expect(Queued)
+    assert (await alice.expect(Joined)).room == (await bob.expect(Joined)).room
+    assert (await alice.state()).rated
+    for client in (alice, bob, casual):
+        await client.close()
+
+
+async def test_restart_keeps_accounts_tokens_and_ratings(tmp_path: Path) -> None:
+    path = tmp_path / "restart.db"
+    async with GameServer(config(path, provisional_games=1)).running() as server:
+        alice, bob, _ = await rated_pair(server)
+        token = alice.welcome.resume_token if alice.welcome else ""
+        await play([alice, bob], GAME, 0)
+        before = await rated_state(alice)
+        await alice.send(Login(name="alice", password=PASSWORD))
+        token = (await alice.expect(LoggedIn)).token
+        await alice.close()
+        await bob.close()
+    async with GameServer(config(path, provisional_games=1)).running() as server:
+        alice = await as_account(server, token)
+        await alice.send(Leaderboard(pool="9x9-untimed"))
+        board = await alice.expect(LeaderboardList)
+        assert [e.rating for e in board.players] == [p.rating for p in before.players]
+        await alice.close()
+
+
+# -- rated quick match, driven on a fake clock -------------------------------------
+
+
+def account_with(driver: Driver, name: str, shown: int, games: int = 20) -> int:
+    """A connection logged in to an account rated ``shown`` in 9x9-untimed."""
+    mu = ratings.START_MU + (shown - ratings.SHOWN_BASE) / ratings.SHOWN_SCALE
+    rating = RatingRecord(pool="9x9-untimed", mu=mu, sigma=2.0, games=games)
+    account = AccountRecord(id=hash(name) % 10_000, name=name, ratings={rating.pool: rating})
+    conn = driver.open()
+    driver.run(driver.core.authenticated(conn, Hello(version=VERSION, name=name), account, b""))
+    return conn
+
+
+def test_rated_quick_match_widens_its_window_with_waiting() -> None:
+    driver = Driver()
+    strong = account_with(driver, "strong", 1900)
+    weak = account_with(driver, "weak", 1500)
+    close = account_with(driver, "close", 1550)
+    driver.send(strong, QuickMatch())
+    driver.send(weak, QuickMatch())
+    gap = 400
+    wait = (gap - ratings.MATCH_WINDOW) / ratings.MATCH_WINDOW_GROWTH
+    # 400 apart: not yet, and still not just before the window reaches 400...
+    driver.clock.advance(wait - 1.5)
+    driver.run(driver.core.tick())
+    assert not any(isinstance(m, Joined) for m in driver.inbox[strong])
+    # ...while a player within 100 of one of them is paired at once.
+    driver.send(close, QuickMatch())
+    assert driver.joined(close).room == driver.joined(weak).room
+    strong_too = account_with(driver, "late", 1500)
+    driver.send(strong_too, QuickMatch())
+    assert not any(isinstance(m, Joined) for m in driver.inbox[strong])
+    # Once the longest waiter has waited long enough, the window takes in the gap.
+    deadline = driver.core.next_deadline()
+    assert deadline is not None
+    assert deadline <= driver.clock.now + ratings.RECHECK_SECONDS
+    driver.clock.advance(2.0)
+    driver.run(driver.core.tick())
+    assert driver.joined(strong).room == driver.joined(strong_too).room
+    # Nobody waits: no more looking again (the rooms' own deadlines, first moves, remain).
+    after = driver.core.next_deadline()
+    assert after is None or after > driver.clock.now + ratings.RECHECK_SECONDS
+
+
+# -- a crash at the end of a rated game ------------------------------------------------
+
+
+def consistent(path: Path) -> int:
+    """Check that results and rating changes were committed together; the rated games."""
+    db = sqlite3.connect(path)
+    rated = {
+        game
+        for (game,) in db.execute(
+            "SELECT id FROM games WHERE json_extract(record, '$.pool') IS NOT NULL"
+        )
+    }
+    changed = {game for (game,) in db.execute("SELECT DISTINCT game FROM rating_history")}
+    assert rated == changed
+    for account, pool, mu, games in db.execute("SELECT account, pool, mu, games FROM ratings"):
+        history = db.execute(
+            "SELECT mu FROM rating_history WHERE account = ? AND pool = ? ORDER BY id",
+            (account, pool),
+        ).fetchall()
+        assert len(history) == games
+        assert history[-1][0] == mu
+    db.close()
+    return len(rated)
+
+
+async def test_sigkill_at_the_end_of_a_rated_game_keeps_result_and_ratings_together(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "kill.db"
+    flags = [f"--{key.replace('_', '-')}={value}" for key, value in FAST_HASHING.items()]
+    tokens: list[str] = []
+    finished = 0
+    for delay in (0.0, 0.002, 0.005, 0.02):
+        process = await ServerProcess(path, *flags).start()
+        if not tokens:
+            for name in ("alice", "bob"):
+                client = await Client.connect(process.url, hello=False)
+                await client.send(Register(name=name, password=PASSWORD))
+                tokens.append((await client.expect(LoggedIn)).token)
+                await client.close()
+        clients = []
+        for token in tokens:
+            client = await Client.connect(process.url, hello=False)
+            await client.send(Hello(version=VERSION, name="x", token=token))
+            await client.expect(Welcome)
+            clients.append(client)
+        alice, bob = clients
+        await alice.send(Create())
+        room = (await alice.expect(Joined)).room
+        await bob.send(Join(room=room))
+        await bob.expect(Joined)
+        await alice.state()
+        await bob.state()
+        await play([alice, bob], GAME[:-1], 0)
+        await alice.send(MoveRequest(move=GAME[-1], ply=len(GAME) - 1))
+        await asyncio.sleep(delay)
+        await process.stop(signal.SIGKILL)
+        for client in clients:
+            await client.close()
+        rated = consistent(path)
+        assert rated in (finished, finished + 1)
+        finished = rated
+    assert finished >= 1  # the longer waits let the last games commit

@@ -24,7 +24,7 @@ from server.storage import is_postgresql, shown
 from server.store import StoreError, _lock
 
 TABLES: dict[str, list[str]] = {
-    "accounts": ["id", "name", "key", "password", "computer", "created"],
+    "accounts": ["id", "name", "key", "look", "password", "computer", "created"],
     "tokens": ["digest", "account", "created", "expires"],
     "ratings": ["account", "pool", "mu", "sigma", "games", "wins", "losses", "draws"],
     "rating_history": ["id", "account", "pool", "game", "mu", "sigma", "at"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import stat
 import sys
 from pathlib import Path
@@ -110,9 +111,9 @@ async def play_rated(url: str, alice_home: Path, bob_home: Path) -> tuple[str, s
     alice.stdin.close()
     lines: list[str] = []
     async with asyncio.timeout(WITHIN):
-        while "quoridor join" not in "".join(lines):
+        while not (found := re.search(r"joins with: .* join (\w+)", "".join(lines))):
             lines.append((await alice.stdout.readline()).decode())
-    room = "".join(lines).split("quoridor join ")[1].split()[0]
+    room = found.group(1)
     moves = BOB.replace(" ", "\n")
     code, bob_out, bob_err, _ = await quoridor(url, bob_home, "join", room, stdin=moves + "\n")
     rest, alice_err = await asyncio.wait_for(alice.communicate(), WITHIN)

@@ -20,7 +20,7 @@ def fill(path: Path) -> None:
     """A SQLite database with some of everything: rooms, sessions, rated games, tokens."""
     database = Database(path)
     ids = [
-        accountdb.answer(database.db, CreateAccount(name=n, key=n, password="h", now=1.0))
+        accountdb.answer(database.db, CreateAccount(name=n, key=n, look=n, password="h", now=1.0))
         for n in ("alice", "bob")
     ]
     alice, bob = (int(i) for i in ids)  # type: ignore[call-overload]
@@ -62,7 +62,7 @@ async def test_everything_copied_reads_back_the_same_and_numbering_goes_on(
     token = TokenAccount(digest=b"t" * 32, now=2.0)
     assert (await postgres.ask(token, AccountRecord)).name == "alice"
     # New accounts are numbered after the copied ones.
-    carol = await postgres.ask(CreateAccount(name="c", key="c", password="h", now=3), int)
+    carol = await postgres.ask(CreateAccount(name="c", key="c", look="c", password="h", now=3), int)
     assert carol > max(a.id for a in after.accounts)
     await sqlite.close()
     await postgres.close()

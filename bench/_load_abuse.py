@@ -113,7 +113,12 @@ def play_games(port: int, games: int, start: float, end: float, out: Path) -> No
             source = f"127.0.1.{1 + n // (PER_ADDRESS // 2)}"
             tasks.append(asyncio.create_task(one_game(port, source, n, start, end, rtts)))
             await asyncio.sleep(0.005)
-        await asyncio.gather(*tasks, return_exceptions=True)
+        # A move still unanswered 10 s after the end counts as a 10 s round trip (an
+        # overwhelmed server may answer nothing).
+        _done, late = await asyncio.wait(tasks, timeout=max(0.0, end - time.monotonic()) + 10)
+        rtts.extend(10.0 for _ in late)
+        for task in late:
+            task.cancel()
         return rtts
 
     out.write_text(json.dumps(_run(run())))

@@ -104,6 +104,8 @@ ROOM_CODE_LENGTH = 10
 
 CLOSE_POLICY = 1008
 REPLAY_PLIES_PER_TOKEN = 40
+REPLAY_BURST = 1000
+"""Plies the server's replay budget holds at most: one replay of the most moves allowed."""
 """A ``replay`` costs one request of the rate limit per this many moves, on top of its own."""
 CLOSE_REPLACED = 4000
 """Close code for a connection whose session was resumed on a newer one."""
@@ -257,10 +259,10 @@ class Core:
         """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.last_kind = ""
         """The type of the last request received (``invalid`` if it did not decode)."""
-        self._replays = TokenBucket(
-            self.limits.replay_plies, 2 * self.limits.replay_plies, self.clock()
-        )
-        """Plies ``replay`` may work through each second, server-wide."""
+        self._replays = TokenBucket(self.limits.replay_plies, REPLAY_BURST, self.clock())
+        """Plies ``replay`` may work through each second, server-wide. The burst is one
+        longest replay (about 12 ms of work): a bigger one let a dozen replays run back
+        to back and held the games' moves for 100 ms."""
         self.computer_busy: Callable[[], bool] = lambda: False
         """Whether the computer's workers are saturated (then new computer games are refused)."""
         self._woken: list[Action] = []

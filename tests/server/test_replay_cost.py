@@ -14,7 +14,7 @@ SHUFFLE = ["e2", "e8", "e1", "e9"] * 100
 async def test_a_long_replay_costs_its_connection_many_requests() -> None:
     # Bursts of 40 as by default; a slow refill, so a loaded machine cannot refill it between
     # the replays.
-    async with GameServer(Config(port=0, rate=1)).running() as server:
+    async with GameServer(Config(port=0, rate=1, replay_plies=1e6)).running() as server:
         client = await Client.connect(f"ws://127.0.0.1:{server.port}")
         for n in range(3):  # 11 requests' worth each: three fit in the burst of 40
             await client.send(ReplayRequest(id=n, moves=SHUFFLE))
@@ -30,12 +30,13 @@ async def test_a_long_replay_costs_its_connection_many_requests() -> None:
 
 
 async def test_replays_share_a_budget_for_the_whole_server() -> None:
-    config = Config(port=0, replay_plies=300)  # bursts of 600
+    config = Config(port=0, replay_plies=50)  # bursts of 1000, slowly refilled
     async with GameServer(config).running() as server:
         url = f"ws://127.0.0.1:{server.port}"
         first, second = await Client.connect(url, "a"), await Client.connect(url, "b")
-        await first.send(ReplayRequest(moves=SHUFFLE))
-        await first.expect(ReplayFrames)
+        for _ in range(2):
+            await first.send(ReplayRequest(moves=SHUFFLE))
+            await first.expect(ReplayFrames)
         await second.send(ReplayRequest(id="b", moves=SHUFFLE))
         error = await second.error(ErrorCode.SERVER_BUSY)
         assert "replaying" in error.message

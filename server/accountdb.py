@@ -92,6 +92,12 @@ class GamesOf(msgspec.Struct, tag="games_of"):
     """Only games with a smaller id (paging), or None for the newest."""
 
 
+class GameById(msgspec.Struct, tag="game_by_id"):
+    """A finished game no longer in the server's memory (a profile's older games)."""
+
+    game: int
+
+
 AccountQuery = (
     FindAccount
     | CreateAccount
@@ -103,6 +109,7 @@ AccountQuery = (
     | TopRatings
     | ProfileOf
     | GamesOf
+    | GameById
 )
 
 
@@ -358,6 +365,11 @@ def _profile(db: sqlite3.Connection, query: ProfileOf) -> Profile | None:
     return Profile(account=account, created=created, history=history, totals=totals, recent=recent)
 
 
+def _game_by_id(db: sqlite3.Connection, query: GameById) -> GameRecord | None:
+    row = db.execute("SELECT record FROM games WHERE id = ?", (query.game,)).fetchone()
+    return None if row is None else msgspec.json.decode(row[0], type=GameRecord)
+
+
 def _games_of(db: sqlite3.Connection, query: GamesOf) -> list[GameRecord]:
     before = query.before if query.before is not None else 2**62
     rows = db.execute(
@@ -379,6 +391,7 @@ _HANDLERS: dict[type, Callable[[sqlite3.Connection, Any], object]] = {
     TopRatings: _top,
     ProfileOf: _profile,
     GamesOf: _games_of,
+    GameById: _game_by_id,
 }
 
 

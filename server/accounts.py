@@ -33,6 +33,7 @@ from protocol.messages import (
     ChangePassword,
     Error,
     ErrorCode,
+    FetchGame,
     GameList,
     Hello,
     Leaderboard,
@@ -55,6 +56,7 @@ from server.accountdb import (
     CreateAccount,
     Credentials,
     FindAccount,
+    GameById,
     GamesOf,
     IssueToken,
     ProfileOf,
@@ -64,7 +66,7 @@ from server.accountdb import (
     TopRatings,
 )
 from server.core import Action, Ask, Core, Send
-from server.history import summary
+from server.history import record_reply, summary
 from server.ratelimit import TokenBucket
 from server.records import AccountRecord, GameRecord
 from server.storage import Storage
@@ -179,6 +181,8 @@ class AccountService:
                 return [await self._profile(ask, ask.request)]
             case MyGames():
                 return [await self._my_games(ask, ask.request)]
+            case FetchGame():
+                return [await self._fetch_game(ask, ask.request)]
         raise AssertionError(f"unhandled account request {ask.request!r}")  # pragma: no cover
 
     # -- identity --------------------------------------------------------------------
@@ -338,6 +342,14 @@ class AccountService:
         games: list[GameRecord] = await self._ask(query, list[GameRecord])
         reply = GameList(id=request.id, games=[summary(game) for game in games])
         return Send([ask.conn], encode(reply))
+
+    async def _fetch_game(self, ask: Ask, request: FetchGame) -> Send:
+        query = GameById(request.game)
+        game: GameRecord | None = await self._ask(query, GameRecord | None)
+        if game is None:
+            message = f"no finished game {request.game} in the history"
+            raise _Refused(ErrorCode.GAME_NOT_FOUND, message)
+        return Send([ask.conn], encode(record_reply(game, request.id)))
 
     # -- helpers ---------------------------------------------------------------------
 

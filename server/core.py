@@ -115,6 +115,9 @@ InRoomRequest = MoveRequest | Resign | Draw | Claim | Abort | Rematch | Chat | H
 """Requests that act in the room the session is in."""
 AccountRequest = Register | Login | Logout | ChangePassword | Leaderboard | ProfileRequest | MyGames
 """Requests answered from the database (and the password hasher), off the core."""
+AskedRequest = AccountRequest | FetchGame | Hello
+"""What the core hands over: those, a ``hello`` with a login token, and a ``fetch_game``
+for a game older than the history kept in memory."""
 
 
 class Send(NamedTuple):
@@ -176,7 +179,7 @@ class Ask(NamedTuple):
     answer comes back through ``Core.authenticated``; ``Core.asked`` ends every one."""
 
     conn: int
-    request: AccountRequest | Hello
+    request: AskedRequest
     account: AccountRecord | None
     """The account the asking session plays as, if any."""
     login: bytes | None
@@ -401,7 +404,7 @@ class Core:
             case History():
                 return [self._history(connection.id, request)]
             case FetchGame():
-                return [self._fetch_game(connection.id, request)]
+                return self._fetch_game(connection, request)
             case ReplayRequest():
                 return [self._replay_game(connection, request)]
             case Analyse():
@@ -468,7 +471,7 @@ class Core:
         log.debug("hello", extra={"conn": conn, "session": session.id})
         return [self._attach(connection, session, token, hello.id)]
 
-    def _ask(self, connection: Connection, request: AccountRequest | Hello) -> list[Action]:
+    def _ask(self, connection: Connection, request: AskedRequest) -> list[Action]:
         """Hand an account request to the adapter, after what the core can check itself."""
         conn, session = connection.id, connection.session
         refusal: tuple[ErrorCode, str] | None = None
@@ -485,7 +488,7 @@ class Core:
         ):
             refusal = ErrorCode.INVALID_FIELD, "no login token to revoke - at `$.token`"
         elif connection.asking:
-            refusal = ErrorCode.RATE_LIMITED, "one account request at a time: wait for the answer"
+            refusal = ErrorCode.RATE_LIMITED, "one database request at a time: wait for the answer"
         if refusal is not None:
             return [self._error(conn, *refusal, request.id)]
         connection.asking = True
@@ -1227,12 +1230,14 @@ class Core:
         games = self.history.listing(request.limit)
         return Send([conn], encode(HistoryList(id=request.id, games=games)))
 
-    def _fetch_game(self, conn: int, request: FetchGame) -> Send:
+    def _fetch_game(self, connection: Connection, request: FetchGame) -> list[Action]:
         reply = self.history.record(request.game, request.id)
-        if reply is None:
-            message = f"no finished game {request.game} in the history"
-            return self._error(conn, ErrorCode.GAME_NOT_FOUND, message, request.id)
-        return Send([conn], encode(reply))
+        if reply is not None:
+            return [Send([connection.id], encode(reply))]
+        if self.persistent:  # older games (a profile lists them) are read from the database
+            return self._ask(connection, request)
+        message = f"no finished game {request.game} in the history"
+        return [self._error(connection.id, ErrorCode.GAME_NOT_FOUND, message, request.id)]
 
     def _replay_game(self, connection: Connection, request: ReplayRequest) -> Send:
         """Play ``moves`` from the start and send every position (clients hold no rules).

@@ -95,16 +95,19 @@ class GameHistory:
 
     def record(self, game_id: int, request_id: RequestId) -> GameRecordReply | None:
         game = self.find(game_id)
-        if game is None:
-            return None
-        moves = [move for move in game.moves if not move.startswith("retire")]
-        return GameRecordReply(
-            id=request_id,
-            summary=summary(game),
-            moves=game.moves,
-            record=format_record(moves),
-            numbered=format_record(moves, game.variant.players, numbered=True),
-        )
+        return None if game is None else record_reply(game, request_id)
+
+
+def record_reply(game: GameRecord, request_id: RequestId) -> GameRecordReply:
+    """The ``game_record`` answering ``fetch_game``."""
+    moves = [move for move in game.moves if not move.startswith("retire")]
+    return GameRecordReply(
+        id=request_id,
+        summary=summary(game),
+        moves=game.moves,
+        record=format_record(moves),
+        numbered=format_record(moves, game.variant.players, numbered=True),
+    )
 
 
 def _newest_first(game: GameRecord) -> int:

@@ -39,6 +39,7 @@ from server.accountdb import (
     CreateAccount,
     Credentials,
     FindAccount,
+    GameById,
     GamesOf,
     HistoryPoint,
     IssueToken,
@@ -664,6 +665,11 @@ async def _profile(conn: Conn, query: ProfileOf) -> Profile | None:
     return Profile(account=account, created=created, history=history, totals=totals, recent=recent)
 
 
+async def _game_by_id(conn: Conn, query: GameById) -> GameRecord | None:
+    rows = await _rows(conn, "SELECT record FROM games WHERE id = %s", (query.game,))
+    return msgspec.json.decode(rows[0][0], type=GameRecord) if rows else None
+
+
 async def _games_of(conn: Conn, query: GamesOf) -> list[GameRecord]:
     before = query.before if query.before is not None else 2**62
     rows = await _rows(
@@ -686,6 +692,7 @@ _HANDLERS: dict[type, Callable[[Conn, Any], Awaitable[object]]] = {
     TopRatings: _top,
     ProfileOf: _profile,
     GamesOf: _games_of,
+    GameById: _game_by_id,
 }
 
 

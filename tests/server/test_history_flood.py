@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from protocol.messages import (
     Abort,
     Create,
@@ -70,3 +72,25 @@ async def test_a_flood_of_aborted_games_keeps_the_played_one() -> None:
         await a.error(ErrorCode.GAME_NOT_FOUND)
         await a.close()
         await b.close()
+
+
+async def test_a_game_gone_from_memory_is_read_from_the_database(tmp_path: Path) -> None:
+    """A profile lists a player's games however old: ``fetch_game`` opens them all."""
+    config = Config(port=0, rate=1000, burst=1000, db=str(tmp_path / "games.db"))
+    async with GameServer(config).running() as server:
+        server.core.history = GameHistory(2)  # a small memory, so the first game leaves it
+        server.core.persistent = True  # the new history's games are saved too
+        url = f"ws://127.0.0.1:{server.port}"
+        a, b = await Client.connect(url, "ann"), await Client.connect(url, "bob")
+        await one_game(a, b, ["e2", "e8", "e3", "e7"], Resign())
+        (first,) = server.core.history.games
+        for _ in range(2):
+            await one_game(a, b, ["e2", "e8", "d2", "d8"], Resign())
+        assert first.id not in [game.id for game in server.core.history.games]
+        await a.send(FetchGame(id=1, game=first.id))
+        reply = await a.expect(GameRecordReply)
+        assert (reply.id, reply.summary.game) == (1, first.id)
+        assert reply.moves == ["e2", "e8", "e3", "e7"]
+        assert reply.record == "e2 e8 e3 e7"
+        await a.send(FetchGame(id=2, game=10_000))
+        assert (await a.error(ErrorCode.GAME_NOT_FOUND)).id == 2

@@ -19,6 +19,7 @@ from server.accountdb import (
     CreateAccount,
     Credentials,
     FindAccount,
+    GameById,
     GamesOf,
     IssueToken,
     Leader,
@@ -240,6 +241,8 @@ async def test_accounts_tokens_and_a_rated_game_committed_with_its_ratings(
     assert [g.id for g in profile.recent] == [2, 1]
     page = await store.ask(GamesOf(account=alice, limit=10, before=2), list[GameRecord])
     assert [g.id for g in page] == [1]
+    assert (await store.ask(GameById(game=2), GameRecord)).ranks == [2, 1]
+    assert await store.ask(GameById(game=3), GameRecord | None) is None  # type: ignore[arg-type]
     (loaded,) = await store.ask(LoadAccounts(ids=[bob]), list[AccountRecord])
     assert loaded.ratings[POOL].games == 2
 

@@ -15,10 +15,14 @@ export class Connection {
   /**
    * @param {string} url
    * @param {() => string} name the player's name, read at every hello
+   * @param {() => string|null} [login] the account's login token (section 26), if logged in
    */
-  constructor(url, name) {
+  constructor(url, name, login = () => null) {
     this.url = url;
     this.name = name;
+    this.login = login;
+    /** Called when the server refuses the login token at hello (expired or revoked). */
+    this.onLoginRefused = () => {};
     /** @type {WebSocket|null} */
     this.ws = null;
     /** @type {LinkStatus} */
@@ -99,14 +103,21 @@ export class Connection {
     const token = sessionStorage.getItem(TOKEN_KEY);
     /** @type {Message} */
     const hello = { type: "hello", version: VERSION, name: this.name().slice(0, 32) };
+    const login = this.login();
     if (token) {
       hello.resume = token;
       hello.last_event = this.lastEvent;
+    } else if (login) {
+      hello.token = login; // a resumed session keeps its account, so only a fresh one says it
     }
     this.request(hello, true).then((reply) => {
       if (reply.type === "error" && reply.code === "bad_token") {
-        sessionStorage.removeItem(TOKEN_KEY);
-        this.lastEvent = null;
+        if (token) {
+          sessionStorage.removeItem(TOKEN_KEY);
+          this.lastEvent = null;
+        } else {
+          this.onLoginRefused();
+        }
         this.hello();
       } else if (reply.type === "error" && reply.code === "invalid_field") {
         this.name = () => `Guest ${Math.floor(1000 + Math.random() * 9000)}`; // a name the server refused

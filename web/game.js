@@ -244,7 +244,8 @@ export class GameView {
   render() {
     const state = this.state;
     if (!state) return;
-    fill(this.title, h("span", { class: "code", text: state.room }), " ", h("span", { class: "variant", text: variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 }) }));
+    fill(this.title, h("span", { class: "code", text: state.room }), " ", h("span", { class: "variant", text: variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 }) }),
+      state.rated ? h("span", { class: "rated-tag", text: "rated" }) : null);
     this.renderBoard();
     this.renderPlayers();
     this.renderBanner();
@@ -297,7 +298,9 @@ export class GameView {
           h("span", { class: "name", text: player.name ?? "waiting…" }),
           h("span", { class: "meta" },
             h("span", { class: `dot ${player.connected || player.bot ? "on" : "off"}`, title: status, "aria-label": status }),
-            you ? " you · " : " ",
+            " ",
+            ratingBadge(player),
+            you ? "you · " : "",
             `${state.distances[seat] >= 0 ? state.distances[seat] : "–"} to go`,
             player.claim_in_ms !== null && player.active ? h("span", { class: "away", "data-claim": player.claim_in_ms }) : null,
           ),
@@ -468,6 +471,21 @@ export class GameView {
     e.preventDefault();
     this.showPly(next >= last ? null : Math.max(0, next));
   }
+}
+
+/**
+ * A seat's rating in a rated room (`?` while provisional) and, once a rated game
+ * is over, how much it moved.
+ * @param {any} player
+ */
+function ratingBadge(player) {
+  if (player.rating === null || player.rating === undefined) return null;
+  const change = player.rating_change;
+  return h("span", { class: "rating", title: player.provisional ? "provisional rating" : "rating" },
+    `${player.rating}${player.provisional ? "?" : ""}`,
+    change === null || change === undefined ? null
+      : h("span", { class: `rating-change ${change > 0 ? "up" : change < 0 ? "down" : ""}`, text: ` ${change > 0 ? "+" : change < 0 ? "−" : "±"}${Math.abs(change)}` }),
+    " · ");
 }
 
 /** A small pawn of the seat's colour and shape, for the players panel. @param {number} seat */

@@ -1,15 +1,27 @@
 // @ts-check
-// The lobby: your name, create a room, join by code, quick match, the open
-// rooms (polled while shown) and the recent games.
+// The lobby: your name or account (log in, register, log out), create a room,
+// join by code, quick match (rated or casual when logged in), the open rooms
+// (polled while shown), the recent games and a leaderboard per rating pool.
 import { Board } from "./board.js";
 import { fill, h } from "./dom.js";
 import { ago, variantText } from "./words.js";
+
+/** Words for an account request's refusal (PROTOCOL.md section 26). */
+const ACCOUNT_ERRORS = /** @type {Record<string, string>} */ ({
+  bad_credentials: "Unknown name or wrong password.",
+  name_unavailable: "That name is taken or not allowed: choose another.",
+  rate_limited: "Too many attempts: wait a minute, then try again.",
+  accounts_unavailable: "This server has no accounts: play as a guest.",
+});
+
+export const POOLS = [["9x9-untimed", "9×9 untimed"], ["9x9-bullet", "9×9 bullet"], ["9x9-blitz", "9×9 blitz"], ["9x9-rapid", "9×9 rapid"], ["small", "5×5 and 7×7"], ["11x11", "11×11"], ["4-player", "4 players"]];
 
 const CLOCKS = [["", "Untimed"], ["60+0", "1+0 bullet"], ["180+2", "3+2 blitz"], ["300+3", "5+3 blitz"], ["600+5", "10+5 rapid"], ["900+10", "15+10 rapid"]];
 
 /**
  * @typedef {import("./connection.js").Connection} Connection
- * @typedef {{go: (hash: string) => void, notice: (text: string) => void, rename: (name: string) => void, name: () => string}} App
+ * @typedef {{go: (hash: string) => void, notice: (text: string) => void, rename: (name: string) => void, name: () => string,
+ *   account: () => string|null, logIn: (loggedIn: {name: string, token: string}) => void, logOut: () => void}} App
  */
 
 export class Lobby {
@@ -32,8 +44,9 @@ export class Lobby {
     const select = (/** @type {string} */ name, /** @type {string[][]} */ options, /** @type {string} */ chosen) =>
       h("select", { name }, ...options.map(([value, text]) => h("option", { value, text, selected: value === chosen })));
     this.nameInput = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "name", maxLength: 32, required: true, value: this.app.name(), autocomplete: "nickname" }));
-    const nameForm = h("form", { class: "name-form", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.app.rename(this.nameInput.value); } },
-      field("Your name", this.nameInput), h("button", { type: "submit", text: "Save" }));
+    this.nameForm = h("form", { class: "name-form", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.app.rename(this.nameInput.value); } },
+      field("Your name (guest)", this.nameInput), h("button", { type: "submit", text: "Save" }));
+    this.accountBox = h("div", { class: "account" });
     this.form = /** @type {HTMLFormElement} */ (h("form", { class: "create", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.create(); } },
       h("div", { class: "row" },
         field("Players", select("players", [["2", "2 players"], ["4", "4 players"]], "2")),
@@ -47,6 +60,7 @@ export class Lobby {
       h("div", { class: "row checks" },
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }), " Private (link only)"),
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "match" }), " Two-game match"),
+        h("label", { class: "check rated" }, h("input", { type: "checkbox", name: "rated", checked: true }), " Rated"),
       ),
       h("div", { class: "row buttons" },
         h("button", { type: "submit", class: "primary", text: "Create room" }),
@@ -66,17 +80,89 @@ export class Lobby {
         h("div", { class: "hero-top" },
           h("div", {}, h("h1", { text: "Quoridor" }), h("p", { class: "tagline", text: "Race your pawn across the board. Wall your opponents in — but never shut them out." })),
           picture),
-        nameForm),
+        this.accountBox),
       h("section", { class: "card" }, h("h2", { text: "New game" }), this.form, this.queueNote),
       h("section", { class: "card" }, h("h2", { text: "Join" }), joinForm),
       h("section", { class: "card wide" }, h("h2", { text: "Open rooms" }), h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", { text: "Players" }), h("th", { text: "Game" }), h("th", { text: "" }))), this.rooms)),
+      this.leaderboardCard(),
       h("section", { class: "card wide" }, h("h2", { text: "Recent games" }), h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", { text: "Players" }), h("th", { text: "Result" }), h("th", { text: "" }))), this.games)),
     ));
+    this.showAccount();
     // A small board in a game's middle, as a picture of what the game is.
     new Board(picture, { onMove: () => {}, onPending: () => {} }).render({
       size: 5, players: 2, pawns: ["c3", "d4"], walls: ["b3h", "c3v", "d1v"], lastMove: "c3v", lastFrom: null,
       turn: 0, targets: [], legalWalls: "", turns: 0, interactive: false,
     });
+  }
+
+  /** Who you are: a guest's name and the log-in form, or the account and Log out. */
+  showAccount() {
+    const name = this.app.account();
+    const rated = /** @type {HTMLElement} */ (this.form.querySelector(".rated"));
+    rated.hidden = !name;
+    if (name) {
+      fill(this.accountBox, h("p", { class: "logged-in" }, "Logged in as ",
+        h("a", { class: "me", href: `#/profile/${encodeURIComponent(name)}`, text: name }), " "),
+      h("button", { type: "button", class: "logout", text: "Log out", onclick: () => this.app.logOut() }));
+      return;
+    }
+    const user = h("input", { type: "text", name: "account", maxLength: 20, required: true, autocomplete: "username", spellcheck: false });
+    const password = h("input", { type: "password", name: "password", maxLength: 128, required: true, autocomplete: "current-password" });
+    const error = h("p", { class: "form-error", role: "alert", hidden: true });
+    const send = async (/** @type {"login"|"register"} */ kind) => {
+      const form = /** @type {HTMLFormElement} */ (error.parentElement);
+      if (!form.reportValidity()) return;
+      error.hidden = true;
+      const reply = await this.conn.request({ type: kind, name: /** @type {HTMLInputElement} */ (user).value.trim(), password: /** @type {HTMLInputElement} */ (password).value });
+      if (reply.type === "logged_in") return this.app.logIn({ name: reply.name, token: reply.token });
+      error.textContent = ACCOUNT_ERRORS[reply.code] ?? (reply.code === "invalid_field"
+        ? "Not allowed: a name has 3–20 letters or digits, a password 8–128 characters and differs from the name."
+        : reply.message ?? "The server refused.");
+      error.hidden = false;
+    };
+    const field = (/** @type {string} */ label, /** @type {HTMLElement} */ control) => h("label", { class: "field" }, h("span", { text: label }), control);
+    fill(this.accountBox, this.nameForm,
+      h("details", { class: "login" }, h("summary", { text: "Log in or register to play rated games" }),
+        h("form", { class: "login-form", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); send("login"); } },
+          h("div", { class: "row" }, field("Account name", user), field("Password", password)),
+          error,
+          h("div", { class: "row buttons" },
+            h("button", { type: "submit", class: "primary", text: "Log in" }),
+            h("button", { type: "button", class: "register", text: "Register", onclick: () => send("register") })),
+          h("p", { class: "hint", text: "New here? Type a name (3–20 letters or digits) and a password (8 or more characters), then Register." }))));
+  }
+
+  leaderboardCard() {
+    this.leaders = h("tbody");
+    this.pool = /** @type {HTMLSelectElement} */ (h("select", { name: "pool", "aria-label": "Rating pool", onchange: () => this.showLeaders() },
+      ...POOLS.map(([value, text]) => h("option", { value, text }))));
+    return h("section", { class: "card wide" },
+      h("div", { class: "card-head" }, h("h2", { text: "Leaderboard" }), this.pool),
+      h("table", { class: "list leaderboard" }, h("thead", {}, h("tr", {}, h("th", { text: "#" }), h("th", { text: "Player" }), h("th", { text: "Rating" }), h("th", { text: "W–L–D" }))), this.leaders));
+  }
+
+  async showLeaders() {
+    const reply = await this.conn.request({ type: "leaderboard", pool: this.pool.value, limit: 10 });
+    if (reply.type !== "leaderboard_list") {
+      const why = reply.code === "accounts_unavailable" ? "This server keeps no ratings." : reply.message;
+      this.leaders.replaceChildren(h("tr", {}, h("td", { colSpan: 4, class: "empty", text: why })));
+      return;
+    }
+    if (!reply.players.length) {
+      this.leaders.replaceChildren(h("tr", {}, h("td", { colSpan: 4, class: "empty", text: "No established ratings in this pool yet (10 rated games make one)." })));
+      return;
+    }
+    this.leaders.replaceChildren(...reply.players.map((/** @type {any} */ p) => h("tr", {},
+      h("td", { text: String(p.rank) }),
+      h("td", { class: "names" }, h("a", { href: `#/profile/${encodeURIComponent(p.name)}`, text: p.name })),
+      h("td", { text: String(p.rating) }),
+      h("td", { text: `${p.wins}–${p.losses}–${p.draws}` }))));
+  }
+
+  /** Rated by default when logged in; a guest's games are casual (the server decides). */
+  rated() {
+    if (!this.app.account()) return {};
+    return { rated: new FormData(this.form).get("rated") === "on" };
   }
 
   /** The form's choices as protocol objects. */
@@ -92,7 +178,7 @@ export class Lobby {
 
   async create() {
     const choice = this.choices();
-    const reply = await this.conn.request({ type: "create", ...choice });
+    const reply = await this.conn.request({ type: "create", ...choice, ...this.rated() });
     if (reply.type === "error") this.app.notice(reply.message);
   }
 
@@ -104,11 +190,11 @@ export class Lobby {
       return;
     }
     const { variant, clock } = this.choices();
-    const reply = await this.conn.request({ type: "quick_match", variant, clock });
+    const reply = await this.conn.request({ type: "quick_match", variant, clock, ...this.rated() });
     if (reply.type === "error") return this.app.notice(reply.message);
     if (reply.type === "queued") {
       this.queued = true;
-      fill(this.queueNote, `Looking for ${variant.players === 4 ? "three opponents" : "an opponent"} (${variantText(reply.variant, clock)})… `,
+      fill(this.queueNote, `Looking for ${variant.players === 4 ? "three opponents" : "an opponent"} (${reply.rated ? "rated, " : ""}${variantText(reply.variant, clock)})… `,
         h("button", { type: "button", text: "Cancel", onclick: () => this.quickMatch() }));
       this.queueNote.hidden = false;
     }
@@ -132,6 +218,10 @@ export class Lobby {
     performance.mark("quoridor:rooms");
     const finished = await history;
     if (finished.type === "history_list") this.showGames(finished.games);
+    if (!this.leadersShown) {
+      this.leadersShown = true; // once: ratings move only when games end
+      this.showLeaders();
+    }
   }
 
   /** @param {any[]} rooms */
@@ -145,7 +235,7 @@ export class Lobby {
       const names = room.players.map((/** @type {string|null} */ name) => name ?? "—").join(" vs ");
       return h("tr", {},
         h("td", { class: "names", text: names }),
-        h("td", { text: `${variantText(room.variant, room.clock)}${room.match ? " · match" : ""}${room.spectators ? ` · ${room.spectators} watching` : ""}` }),
+        h("td", { text: `${variantText(room.variant, room.clock)}${room.rated ? " · rated" : ""}${room.match ? " · match" : ""}${room.spectators ? ` · ${room.spectators} watching` : ""}` }),
         h("td", { class: "act" }, free
           ? h("button", { type: "button", class: "primary", text: "Join", onclick: () => this.app.go(`#/room/${room.room}`) })
           : h("button", { type: "button", text: "Watch", onclick: () => this.app.go(`#/watch/${room.room}`) })));

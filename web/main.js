@@ -1,14 +1,18 @@
 // @ts-check
 // The browser client's entry point: one connection, a hash router
-// (#/ lobby, #/room/CODE, #/watch/CODE, #/replay/GAME) and the banners.
+// (#/ lobby, #/room/CODE, #/watch/CODE, #/replay/GAME, #/profile/NAME), the
+// account (section 26: the login token is kept in localStorage) and the banners.
 import { Connection, serverUrl } from "./connection.js";
 import { $, announce, h } from "./dom.js";
 import { GameView } from "./game.js";
 import { Lobby } from "./lobby.js";
+import { ProfileView } from "./profile.js";
 import { ReplayView } from "./replay.js";
 
 const NAME_KEY = "quoridor.name";
 const SECRET_KEY = "quoridor.secret.";
+const LOGIN_KEY = "quoridor.login";
+const ACCOUNT_KEY = "quoridor.account";
 
 /** @typedef {{code: string, role: "player"|"spectator", seat: number|null}} Seat */
 
@@ -25,10 +29,16 @@ function savedName() {
   return name;
 }
 
-const conn = new Connection(serverUrl(), savedName);
+/** The account's name while logged in (its token is in localStorage too), else null. */
+function account() {
+  return localStorage.getItem(LOGIN_KEY) ? localStorage.getItem(ACCOUNT_KEY) : null;
+}
+
+// A logged-in hello still needs a valid name: the account's own.
+const conn = new Connection(serverUrl(), () => account() ?? savedName(), () => localStorage.getItem(LOGIN_KEY));
 /** The room this session is in, as the server last said. @type {Seat|null} */
 let seat = null;
-/** @type {GameView|Lobby|ReplayView|null} */
+/** @type {GameView|Lobby|ReplayView|ProfileView|null} */
 let view = null;
 let entering = "";
 
@@ -61,8 +71,39 @@ function show(next) {
   view = next;
 }
 
+/**
+ * Keep a login (`logged_in`) and greet again as the account. Only from the lobby:
+ * a new session leaves any room behind.
+ * @param {{name: string, token: string}} loggedIn
+ */
+function logIn(loggedIn) {
+  localStorage.setItem(LOGIN_KEY, loggedIn.token);
+  localStorage.setItem(ACCOUNT_KEY, loggedIn.name);
+  conn.restart();
+  notice(`Logged in as ${loggedIn.name}`);
+}
+
+async function logOut() {
+  const reply = await conn.request({ type: "logout" });
+  if (reply.type !== "logged_out") return notice(reply.message ?? "Could not log out");
+  forgetLogin();
+  conn.restart();
+  notice("Logged out");
+}
+
+function forgetLogin() {
+  localStorage.removeItem(LOGIN_KEY);
+  localStorage.removeItem(ACCOUNT_KEY);
+}
+
+conn.onLoginRefused = () => {
+  forgetLogin();
+  notice("Your login has expired or was ended elsewhere: log in again.");
+  if (view instanceof Lobby) view.showAccount();
+};
+
 const app = {
-  go, notice, rename, name: savedName,
+  go, notice, rename, name: savedName, account, logIn, logOut,
   leave: async () => {
     await conn.request({ type: "leave" });
     seat = null;
@@ -78,9 +119,17 @@ function route() {
     document.title = "Replay · Quoridor";
     return show(new ReplayView(main, conn, Number(arg), app));
   }
+  if (kind === "profile" && code) {
+    document.title = `${code} · Quoridor`;
+    document.body.dataset.view = "profile";
+    return show(new ProfileView(main, conn, code, app));
+  }
   if (seat) conn.request({ type: "leave" }).then(() => { seat = null; });
   document.title = "Quoridor";
-  if (view instanceof Lobby) view.refresh();
+  if (view instanceof Lobby) {
+    view.showAccount(); // a welcome may bring a login or a logout
+    view.refresh();
+  }
   else show(new Lobby(main, conn, app));
   document.body.dataset.view = "lobby";
 }

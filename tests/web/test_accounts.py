@@ -1,0 +1,158 @@
+"""Accounts and ratings in a real Chromium (PROTOCOL.md section 26): register, a
+rated game to the end, new ratings, profiles, the leaderboard, logout, a wrong password."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser
+
+from server.app import GameServer
+from server.config import Config
+from tests.web.pages import Player, close_all, create_room, open_player
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+PASSWORD = "correct horse battery"
+MINUS = "\u2212"  # the page writes a loss as a real minus sign
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def rated_site(tmp_path: Path) -> AsyncIterator[GameServer]:
+    """A server with a database (accounts need one), cheap password hashing, and
+    ratings established after one game so the leaderboard has something to show."""
+    config = Config(
+        port=0,
+        db=str(tmp_path / "accounts.db"),
+        rate=1000,
+        burst=1000,
+        grace=30,
+        deliberate_grace=30,
+        argon2_time_cost=1,
+        argon2_memory_kib=64,
+        argon2_parallelism=1,
+        provisional_games=1,
+    )
+    async with GameServer(config).running() as running:
+        yield running
+
+
+async def account_form(player: Player, name: str, password: str, button: str) -> None:
+    page = player.page
+    if not await page.locator(".login[open]").count():
+        await page.click(".login summary")
+    await page.fill(".login-form input[name=account]", name)
+    await page.fill(".login-form input[name=password]", password)
+    await page.click(f".login-form button:text-is('{button}')")
+
+
+async def register(player: Player, name: str) -> None:
+    await account_form(player, name, PASSWORD, "Register")
+    await player.page.wait_for_selector(f".account .me:text-is('{name}')")
+    await player.page.wait_for_function("() => document.body.dataset.link === 'online'")
+
+
+async def rating_text(player: Player, seat: int) -> str:
+    return (await player.page.locator(f".players .player.seat{seat} .rating").inner_text()).strip()
+
+
+async def test_two_accounts_play_a_rated_game_and_see_their_new_ratings(
+    browser: Browser, rated_site: GameServer
+) -> None:
+    alicia = await open_player(browser, rated_site, "Guest 1")
+    bruno = await open_player(browser, rated_site, "Guest 2")
+    await register(alicia, "Alicia")
+    await register(bruno, "Bruno")
+    # Logged in, the create form offers Rated, checked by default.
+    assert await alicia.page.is_checked("form.create input[name=rated]")
+    code = await create_room(alicia, size=5)
+    await alicia.page.wait_for_selector(".room-title .rated-tag")
+    await bruno.page.evaluate(f"location.hash = '#/room/{code}'")
+    for player in (alicia, bruno):
+        await player.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    assert await alicia.page.evaluate("document.body.dataset.seat") == "0"
+    assert await rating_text(bruno, 0) == "1500? ·"
+    assert await rating_text(alicia, 1) == "1500? ·"
+    # c2 c4 d3h c3 c4 (jumping Bruno) c2 c5: Alicia wins on a 5x5 board.
+    for ply, move in enumerate(["c2", "c4", "d3h", "c3", "c4", "c2", "c5"]):
+        mover, other = (alicia, bruno) if ply % 2 == 0 else (bruno, alicia)
+        if move.endswith("h"):
+            await mover.place_wall(move)
+        else:
+            await mover.click_square(move)
+        await other.wait_ply(ply + 1)
+    # Both see both ratings move: the winner's up, the loser's down by as much.
+    for player in (alicia, bruno):
+        await player.page.wait_for_selector(".player.seat1 .rating-change")
+        winner, loser = await rating_text(player, 0), await rating_text(player, 1)
+        assert "+" in winner, winner
+        assert MINUS in loser, loser
+        gain = int(winner.split("+")[1].split()[0])
+        loss = int(loser.split(MINUS)[1].split()[0])
+        assert gain > 0
+        assert loss > 0
+        assert int(winner.split()[0]) == 1500 + gain
+        assert int(loser.split()[0]) == 1500 - loss
+    new_alicia = int((await rating_text(alicia, 0)).split()[0])
+    new_bruno = int((await rating_text(alicia, 1)).split()[0])
+    # Each opens the other's profile: the rating in the small-board pool and the record.
+    for player, whose, rating, record in (
+        (alicia, "Bruno", new_bruno, "1 game: 0 won, 1 lost, 0 drawn"),
+        (bruno, "Alicia", new_alicia, "1 game: 1 won, 0 lost, 0 drawn"),
+    ):
+        await player.page.evaluate(f"location.hash = '#/profile/{whose.lower()}'")
+        await player.page.wait_for_function(f"() => document.body.dataset.profile === '{whose}'")
+        row = player.page.locator('.ratings tr[data-pool="small"] td.rating')
+        assert (await row.inner_text()).strip() == str(rating)
+        assert record in await player.page.locator(".profile .record").inner_text()
+        assert "Alicia vs Bruno" in await player.page.locator(".recent").inner_text()
+    # The leaderboard of the pool has both, the winner first.
+    await alicia.page.evaluate("location.hash = '#/'")
+    await alicia.page.select_option("select[name=pool]", "small")
+    await alicia.page.wait_for_selector(".leaderboard td a:text-is('Bruno')")
+    leaders = await alicia.page.locator(".leaderboard tbody tr").all_inner_texts()
+    assert [line.split("\t")[1] for line in leaders] == ["Alicia", "Bruno"]
+    await close_all(alicia, bruno)
+
+
+async def test_logout_ends_the_token_and_a_wrong_password_is_told(
+    browser: Browser, rated_site: GameServer
+) -> None:
+    carla = await open_player(browser, rated_site, "Guest 3")
+    await register(carla, "Carla")
+    page = carla.page
+    token = await page.evaluate("localStorage.getItem('quoridor.login')")
+    assert token
+    await page.click("button.logout")
+    await page.wait_for_selector(".account .name-form")
+    assert await page.evaluate("localStorage.getItem('quoridor.login')") is None
+    # The old token, presented again by a new tab, is refused: the page greets as a guest.
+    await page.evaluate(
+        f"""() => {{
+            localStorage.setItem('quoridor.login', {token!r});
+            localStorage.setItem('quoridor.account', 'Carla');
+            sessionStorage.clear();
+        }}"""
+    )
+    await page.reload()
+    await page.wait_for_function("() => document.body.dataset.link === 'online'")
+    await page.wait_for_selector(".account .name-form")
+    assert "log in again" in await page.locator("#toast").inner_text()
+    assert await page.evaluate("localStorage.getItem('quoridor.login')") is None
+    # A wrong password is told in the form, and nothing changes.
+    await account_form(carla, "carla", "not the password", "Log in")
+    error = page.locator(".login-form .form-error")
+    await error.wait_for()
+    assert await error.inner_text() == "Unknown name or wrong password."
+    assert await page.locator(".account .me").count() == 0
+    # A taken name is told too; the right password logs in (the name in any case).
+    await account_form(carla, "CARLA", PASSWORD, "Register")
+    await page.wait_for_selector(
+        ".form-error:text-is('That name is taken or not allowed: choose another.')"
+    )
+    await page.click(".login-form button:text-is('Log in')")
+    await page.wait_for_selector(".account .me:text-is('Carla')")
+    await close_all(carla)

@@ -295,7 +295,10 @@ export class GameView {
       return h("li", { class: classes.join(" "), "data-seat": seat },
         swatch(seat),
         h("span", { class: "who" },
-          h("span", { class: "name", text: player.name ?? "waiting…" }),
+          // In a rated room every seat is an account (or the computer): its name opens its profile.
+          state.rated && player.name
+            ? h("a", { class: "name", href: `#/profile/${encodeURIComponent(player.name)}`, text: player.name })
+            : h("span", { class: "name", text: player.name ?? "waiting…" }),
           h("span", { class: "meta" },
             h("span", { class: `dot ${player.connected || player.bot ? "on" : "off"}`, title: status, "aria-label": status }),
             " ",

@@ -142,7 +142,9 @@ export class Lobby {
   }
 
   async showLeaders() {
-    const reply = await this.conn.request({ type: "leaderboard", pool: this.pool.value, limit: 10 });
+    const pool = this.pool.value;
+    const reply = await this.conn.request({ type: "leaderboard", pool, limit: 10 });
+    if (pool !== this.pool.value) return; // another pool was picked meanwhile: its answer draws
     if (reply.type !== "leaderboard_list") {
       const why = reply.code === "accounts_unavailable" ? "This server keeps no ratings." : reply.message;
       this.leaders.replaceChildren(h("tr", {}, h("td", { colSpan: 4, class: "empty", text: why })));

@@ -155,7 +155,8 @@ async function enterRoom(code, watchOnly) {
       if (reply.type === "error" && reply.code === "bad_secret") localStorage.removeItem(SECRET_KEY + code);
     }
     if (!watchOnly && (!reply || reply.type === "error") && reply?.code !== "room_not_found") reply = await conn.request({ type: "join", room: code });
-    if (reply?.type === "error" && ["room_full", "seat_taken", "game_over"].includes(reply.code)) reply = null;
+    if (reply?.type === "error" && reply.code === "account_required") notice("This room is rated: log in to take a seat. You are watching.");
+    if (reply?.type === "error" && ["room_full", "seat_taken", "game_over", "account_required"].includes(reply.code)) reply = null;
     if (!reply) reply = await conn.request({ type: "watch", room: code });
     if (reply.type === "error") {
       notice(reply.code === "room_not_found" ? `There is no room ${code}.` : reply.message);

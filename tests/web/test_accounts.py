@@ -76,6 +76,10 @@ async def test_two_accounts_play_a_rated_game_and_see_their_new_ratings(
     assert await alicia.page.evaluate("document.body.dataset.seat") == "0"
     assert await rating_text(bruno, 0) == "1500? ·"
     assert await rating_text(alicia, 1) == "1500? ·"
+    # A guest who opens the link may not sit in a rated room: the page watches instead.
+    guest = await open_player(browser, rated_site, "Guest 9", f"/#/room/{code}")
+    await guest.page.wait_for_function("() => document.body.dataset.role === 'spectator'")
+    assert "log in to take a seat" in await guest.page.locator("#toast").inner_text()
     # c2 c4 d3h c3 c4 (jumping Bruno) c2 c5: Alicia wins on a 5x5 board.
     for ply, move in enumerate(["c2", "c4", "d3h", "c3", "c4", "c2", "c5"]):
         mover, other = (alicia, bruno) if ply % 2 == 0 else (bruno, alicia)
@@ -103,7 +107,10 @@ async def test_two_accounts_play_a_rated_game_and_see_their_new_ratings(
         (alicia, "Bruno", new_bruno, "1 game: 0 won, 1 lost, 0 drawn"),
         (bruno, "Alicia", new_alicia, "1 game: 1 won, 0 lost, 0 drawn"),
     ):
-        await player.page.evaluate(f"location.hash = '#/profile/{whose.lower()}'")
+        if player is alicia:  # a rated room's names open the profiles
+            await player.page.click(f".players a.name:text-is('{whose}')")
+        else:
+            await player.page.evaluate(f"location.hash = '#/profile/{whose.lower()}'")
         await player.page.wait_for_function(f"() => document.body.dataset.profile === '{whose}'")
         row = player.page.locator('.ratings tr[data-pool="small"] td.rating')
         assert (await row.inner_text()).strip() == str(rating)
@@ -115,7 +122,7 @@ async def test_two_accounts_play_a_rated_game_and_see_their_new_ratings(
     await alicia.page.wait_for_selector(".leaderboard td a:text-is('Bruno')")
     leaders = await alicia.page.locator(".leaderboard tbody tr").all_inner_texts()
     assert [line.split("\t")[1] for line in leaders] == ["Alicia", "Bruno"]
-    await close_all(alicia, bruno)
+    await close_all(alicia, bruno, guest)
 
 
 async def test_logout_ends_the_token_and_a_wrong_password_is_told(

@@ -424,23 +424,10 @@ def _rate(db: sqlite3.Connection, game: GameRecord, now: float) -> RatedGame:
     assert pool is not None
     ids = [account for account in game.accounts if account is not None]
     current = {account.id: account.ratings.get(pool) for account in _accounts(db, ids)}
-    before = [
-        current.get(id_) or RatingRecord(pool=pool, mu=ratings.START_MU, sigma=ratings.START_SIGMA)
-        for id_ in ids
-    ]
-    after = ratings.rate([(r.mu, r.sigma) for r in before], game.ranks)
+    pairs = ratings.after_game(pool, [current.get(id_) for id_ in ids], game.ranks)
     changes = []
-    for seat, (id_, old, (mu, sigma)) in enumerate(zip(ids, before, after, strict=True)):
-        outcome = ratings.outcome(game.ranks[seat], game.ranks)
-        new = RatingRecord(
-            pool=pool,
-            mu=mu,
-            sigma=sigma,
-            games=old.games + 1,
-            wins=old.wins + (outcome == "win"),
-            losses=old.losses + (outcome == "loss"),
-            draws=old.draws + (outcome == "draw"),
-        )
+    for seat, (id_, (old, new)) in enumerate(zip(ids, pairs, strict=True)):
+        mu, sigma = new.mu, new.sigma
         db.execute(
             "INSERT OR REPLACE INTO ratings"
             " (account, pool, mu, sigma, games, wins, losses, draws)"

@@ -180,7 +180,7 @@ def _delete(db: sqlite3.Connection, head: str, keys: list[str]) -> None:
         db.execute(f"{head} IN ({', '.join('?' * len(chunk))})", chunk)
 
 
-def _decode_rows(
+def decode_rows(
     rows: Iterable[tuple[object, bytes]], kind: type[R], table: str, unreadable: list[Unreadable]
 ) -> list[R]:
     """Decode each row's record; a row that does not decode (or whose record names
@@ -265,15 +265,15 @@ class Database:
         db = self.db
         unreadable: list[Unreadable] = []
         rows = db.execute("SELECT code, record FROM rooms WHERE status != ?", (QUARANTINED,))
-        rooms = _decode_rows(rows, RoomRecord, "rooms", unreadable)
+        rooms = decode_rows(rows, RoomRecord, "rooms", unreadable)
         self.quarantine([bad.key for bad in unreadable])
         rows = db.execute("SELECT id, record FROM sessions")
-        sessions = _decode_rows(rows, SessionRecord, "sessions", unreadable)
+        sessions = decode_rows(rows, SessionRecord, "sessions", unreadable)
         rows = db.execute(
             "SELECT id, record FROM games ORDER BY finished DESC, id DESC LIMIT ?",
             (HISTORY_LOADED,),
         )
-        games = _decode_rows(rows, GameRecord, "games", unreadable)
+        games = decode_rows(rows, GameRecord, "games", unreadable)
         self.rooms = {record.code: record for record in rooms}
         ids = [id_ for (id_,) in db.execute("SELECT id FROM accounts WHERE computer IS NOT NULL")]
         ids += sorted({s.account for s in sessions if s.account is not None})

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
 import msgspec
@@ -61,12 +61,12 @@ from server.database import (
     Batch,
     Loaded,
     Unreadable,
+    decode_rows,
 )
 from server.records import AccountRecord, GameRecord, RatingRecord, RoomRecord, SessionRecord
 from server.store import StoreError
 
 T = TypeVar("T")
-R = TypeVar("R", RoomRecord, SessionRecord, GameRecord)
 Conn = AsyncConnection[tuple[Any, ...]]
 
 MIGRATIONS = [
@@ -403,20 +403,20 @@ class PgStore:
         rows = await _rows(
             conn, "SELECT code, record FROM rooms WHERE status != %s", (QUARANTINED,)
         )
-        rooms = _decode_rows(rows, RoomRecord, "rooms", unreadable)
+        rooms = decode_rows(rows, RoomRecord, "rooms", unreadable)
         bad_rooms = [bad.key for bad in unreadable]
         if bad_rooms:
             await conn.execute(
                 "UPDATE rooms SET status = %s WHERE code = ANY(%s)", (QUARANTINED, bad_rooms)
             )
         rows = await _rows(conn, "SELECT id, record FROM sessions", ())
-        sessions = _decode_rows(rows, SessionRecord, "sessions", unreadable)
+        sessions = decode_rows(rows, SessionRecord, "sessions", unreadable)
         rows = await _rows(
             conn,
             "SELECT id, record FROM games ORDER BY finished DESC, id DESC LIMIT %s",
             (HISTORY_LOADED,),
         )
-        games = _decode_rows(rows, GameRecord, "games", unreadable)
+        games = decode_rows(rows, GameRecord, "games", unreadable)
         self._rooms = {record.code: record for record in rooms}
         ids = [
             r[0]
@@ -525,24 +525,6 @@ class PgStore:
 async def _rows(conn: Conn, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     cursor = await conn.execute(sql.encode(), params)
     return await cursor.fetchall()
-
-
-def _decode_rows(
-    rows: Iterable[tuple[Any, ...]], kind: type[R], table: str, unreadable: list[Unreadable]
-) -> list[R]:
-    records: list[R] = []
-    for key, record in rows:
-        try:
-            decoded = msgspec.json.decode(record, type=kind)
-        except (msgspec.DecodeError, UnicodeDecodeError, TypeError) as error:
-            unreadable.append(Unreadable(table, str(key), f"unreadable record: {error}"))
-            continue
-        named = getattr(decoded, "code", getattr(decoded, "id", None))
-        if str(named) != str(key):
-            unreadable.append(Unreadable(table, str(key), f"its record is for {named!r}"))
-            continue
-        records.append(decoded)
-    return records
 
 
 def _rating(row: tuple[Any, ...]) -> RatingRecord:
@@ -727,23 +709,10 @@ async def _rate(conn: Conn, game: GameRecord, now: float) -> RatedGame:
         "SELECT 1 FROM ratings WHERE account = ANY(%s) AND pool = %s FOR UPDATE", (ids, pool)
     )
     current = {account.id: account.ratings.get(pool) for account in await _accounts(conn, ids)}
-    before = [
-        current.get(id_) or RatingRecord(pool=pool, mu=ratings.START_MU, sigma=ratings.START_SIGMA)
-        for id_ in ids
-    ]
-    after = ratings.rate([(r.mu, r.sigma) for r in before], game.ranks)
+    pairs = ratings.after_game(pool, [current.get(id_) for id_ in ids], game.ranks)
     changes = []
-    for seat, (id_, old, (mu, sigma)) in enumerate(zip(ids, before, after, strict=True)):
-        outcome = ratings.outcome(game.ranks[seat], game.ranks)
-        new = RatingRecord(
-            pool=pool,
-            mu=mu,
-            sigma=sigma,
-            games=old.games + 1,
-            wins=old.wins + (outcome == "win"),
-            losses=old.losses + (outcome == "loss"),
-            draws=old.draws + (outcome == "draw"),
-        )
+    for seat, (id_, (old, new)) in enumerate(zip(ids, pairs, strict=True)):
+        mu, sigma = new.mu, new.sigma
         await conn.execute(
             "INSERT INTO ratings (account, pool, mu, sigma, games, wins, losses, draws)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (account, pool) DO UPDATE"

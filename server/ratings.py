@@ -106,6 +106,30 @@ def rate(before: list[tuple[float, float]], ranks: list[int]) -> list[tuple[floa
     return [(team[0].mu, team[0].sigma) for team in rated]
 
 
+def after_game(
+    pool: str, current: list[RatingRecord | None], ranks: list[int]
+) -> list[tuple[RatingRecord, RatingRecord]]:
+    """Each seat's rating in ``pool`` before and after one game (``None``: its first game
+    in the pool), with the game counted in its record. The stores save what this gives."""
+    start = RatingRecord(pool=pool, mu=START_MU, sigma=START_SIGMA)
+    before = [rating or start for rating in current]
+    after = rate([(r.mu, r.sigma) for r in before], ranks)
+    pairs = []
+    for seat, (old, (mu, sigma)) in enumerate(zip(before, after, strict=True)):
+        result = outcome(ranks[seat], ranks)
+        new = RatingRecord(
+            pool=pool,
+            mu=mu,
+            sigma=sigma,
+            games=old.games + 1,
+            wins=old.wins + (result == "win"),
+            losses=old.losses + (result == "loss"),
+            draws=old.draws + (result == "draw"),
+        )
+        pairs.append((old, new))
+    return pairs
+
+
 def outcome(rank: int, ranks: list[int]) -> str:
     """``win``, ``loss`` or ``draw`` for a player of ``rank`` among ``ranks``."""
     if all(other == rank for other in ranks):

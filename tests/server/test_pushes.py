@@ -84,7 +84,11 @@ async def test_a_four_player_flag_is_pushed_when_it_falls() -> None:
             assert flagged.turn == 1
             assert flagged.clock is not None
             assert flagged.clock.running == 1
-            assert flagged.clock.remaining_ms == [0, 600, 600, 600]
+            # Seat 1's clock started when the flag fell: by the push it may have run for
+            # as long as the timer was late (a few ms, more on a loaded machine).
+            zero, running, *others = flagged.clock.remaining_ms
+            assert (zero, others) == (0, [600, 600])
+            assert 500 < running <= 600
         assert time.monotonic() - since < 1.5
         # Seat 1 was told its clock runs, and plays on.
         await players[1].send(MoveRequest(move="c5", ply=4))

@@ -55,6 +55,7 @@ from server.core import (
 )
 from server.database import Synchronous
 from server.metrics import Metrics
+from server.retention import Retention
 from server.rooms import Absence
 from server.storage import Storage, open_storage, shown
 from server.store import StoreError, StoreLocked
@@ -101,7 +102,10 @@ class GameServer:
         )
         self.core = Core(_limits(config, absence))
         self.store: Storage | None = open_storage(
-            config.db, _synchronous(config.sync), config.db_retry
+            config.db,
+            _synchronous(config.sync),
+            config.db_retry,
+            Retention(short_days=config.short_game_days, history_days=config.history_days),
         )
         self.accounts: AccountService | None = None
         if self.store is not None:

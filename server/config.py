@@ -38,6 +38,16 @@ class Config:
         "with PostgreSQL: seconds it may be away (noticed between writes) before the server "
         "stops; moves made meanwhile wait, unacknowledged, and go through once it is back",
     )
+    short_game_days: float = _setting(
+        1.0,
+        "days the database keeps short games (aborted, or over before every seat made two "
+        "moves) beyond the newest 200; games of registered players, rated or analysed are kept",
+    )
+    history_days: float = _setting(
+        0.0,
+        "days the database keeps played games; 0 keeps them for ever (games of registered "
+        "players, rated or analysed are kept whatever this says)",
+    )
     max_message: int = _setting(
         4096, "largest frame a client may send, in bytes; larger ones close with 1009"
     )

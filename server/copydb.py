@@ -28,7 +28,7 @@ TABLES: dict[str, list[str]] = {
     "tokens": ["digest", "account", "created", "expires"],
     "ratings": ["account", "pool", "mu", "sigma", "games", "wins", "losses", "draws"],
     "rating_history": ["id", "account", "pool", "game", "mu", "sigma", "at"],
-    "games": ["id", "room", "number", "finished", "record", "pool"],
+    "games": ["id", "room", "number", "finished", "record", "pool", "short"],
     "game_players": ["game", "seat", "account", "outcome"],
     "analyses": ["game", "body"],
     "rooms": ["code", "status", "record", "updated"],
@@ -70,8 +70,8 @@ async def copy(source: Path, url: str) -> dict[str, int]:
     store = PgStore(url)
     await store.open()
     try:
-        assert store._conn is not None
-        await _fill(store._conn, rows)
+        # Through the store's queue: its own requests (a pruning as it opens) wait their turn.
+        await store._run(lambda conn: _fill(conn, rows))
     finally:
         await store.close()
     return {table: len(table_rows) for table, table_rows in rows.items()}

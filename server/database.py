@@ -9,8 +9,8 @@ The schema is versioned with ``PRAGMA user_version``; ``MIGRATIONS[n]`` takes
 a database from version ``n`` to ``n + 1``.
 
 Channel: each message is a 4-byte big-endian length and a msgpack payload.
-Requests are ``OpenRequest``, ``LoadRequest``, ``WriteRequest`` and the account
-queries of ``server.accountdb``; each reply
+Requests are ``OpenRequest``, ``LoadRequest``, ``WriteRequest``, ``PruneRequest`` and the
+account queries of ``server.accountdb``; each reply
 is one status byte (0: done, 1: failed) and the msgpack result or the error's
 text. End of input closes the database and ends the process.
 """
@@ -31,6 +31,7 @@ import msgspec
 from server import accountdb
 from server.accountdb import AccountQuery, RatedGame
 from server.records import AccountRecord, ClockRecord, GameRecord, RoomRecord, SessionRecord
+from server.retention import PRUNE_CHUNK, PRUNE_EVERY, Retention, is_short, statements
 
 R = TypeVar("R", RoomRecord, SessionRecord, GameRecord)
 
@@ -68,6 +69,20 @@ MIGRATIONS = [
         game INTEGER PRIMARY KEY,
         body BLOB NOT NULL
     );
+    """,
+    # 5: which games are short (server.retention), for pruning; games a rating points at.
+    """
+    ALTER TABLE games ADD COLUMN short INTEGER NOT NULL DEFAULT 0;
+    UPDATE games SET short = 1
+    WHERE json_valid(CAST(record AS TEXT)) AND (
+        json_extract(CAST(record AS TEXT), '$.reason') = 'aborted'
+        OR (
+            SELECT COUNT(*) FROM json_each(CAST(record AS TEXT), '$.moves')
+            WHERE value NOT LIKE 'retire%'
+        ) < 2 * json_extract(CAST(record AS TEXT), '$.variant.players')
+    );
+    CREATE INDEX games_short ON games (short, finished);
+    CREATE INDEX rating_history_by_game ON rating_history (game);
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -224,6 +239,13 @@ def migrate(db: sqlite3.Connection, target: int = SCHEMA_VERSION) -> tuple[int, 
 class OpenRequest(msgspec.Struct, tag="open"):
     path: str
     synchronous: Synchronous
+    retention: Retention = Retention()
+
+
+class PruneRequest(msgspec.Struct, tag="prune"):
+    """Delete every game the retention rule lets go as of ``now``; answers how many."""
+
+    now: float
 
 
 class LoadRequest(msgspec.Struct, tag="load"):
@@ -234,14 +256,19 @@ class WriteRequest(msgspec.Struct, tag="write"):
     batch: Batch
 
 
-Request = OpenRequest | LoadRequest | WriteRequest | AccountQuery
+Request = OpenRequest | LoadRequest | WriteRequest | PruneRequest | AccountQuery
 DONE, FAILED = b"\x00", b"\x01"
 
 
 class Database:
     """One SQLite connection, opened and migrated, read and written synchronously."""
 
-    def __init__(self, path: str | Path, synchronous: Synchronous = "normal") -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        synchronous: Synchronous = "normal",
+        retention: Retention | None = None,
+    ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, isolation_level=None)
@@ -258,6 +285,39 @@ class Database:
             accountdb.add_computers(db, time.time())
         self.rooms: dict[str, RoomRecord] = {}
         """Each saved room's record as written last, for deltas (``MoveDelta``) to add to."""
+        self.retention = retention or Retention()
+        self.prune_due = 0.0
+        """When the next pruning is due (``prune_if_due``): at once, on opening."""
+
+    def prune(self, now: float, limit: int = PRUNE_CHUNK) -> int:
+        """Delete up to ``limit`` games of each kind the retention rule
+        (``server.retention``) lets go as of ``now``, in one transaction; how many."""
+        deleted = 0
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            for sql, params in statements(self.retention, now, "?", limit):
+                deleted += self.db.execute(sql, params).rowcount
+        return deleted
+
+    def prune_all(self, now: float) -> int:
+        """Prune until nothing more is due; how many games were deleted."""
+        deleted = 0
+        while (count := self.prune(now)) > 0:
+            deleted += count
+        return deleted
+
+    def prune_if_due(self, now: float) -> int:
+        """One pruning if one is due: the next is due in ``PRUNE_EVERY`` seconds, or at
+        once if this one deleted a whole chunk (more is waiting)."""
+        if now < self.prune_due:
+            return 0
+        try:
+            deleted = self.prune(now)
+        except sqlite3.Error as error:  # the history grows a while longer; games go on
+            sys.stderr.write(f"pruning the history failed, trying again later: {error}\n")
+            deleted = 0
+        self.prune_due = now if deleted >= PRUNE_CHUNK else now + PRUNE_EVERY
+        return deleted
 
     def load(self) -> Loaded:
         """Everything start-up needs; a row that does not decode is left out and named in
@@ -331,8 +391,11 @@ class Database:
             _delete(db, "DELETE FROM sessions WHERE id", batch.dropped_sessions)
             _insert(
                 db,
-                "INSERT INTO games (id, room, number, finished, record)",
-                [(g.id, g.room, g.number, g.finished, encode(g)) for g in batch.games],
+                "INSERT INTO games (id, room, number, finished, record, short)",
+                [
+                    (g.id, g.room, g.number, g.finished, encode(g), int(is_short(g)))
+                    for g in batch.games
+                ],
             )
             rated = accountdb.record_games(db, batch.games, now)
             analyses: list[tuple[object, ...]] = list(batch.analyses)
@@ -369,7 +432,7 @@ def serve(requests: BinaryIO, replies: BinaryIO) -> None:
             try:
                 request = decoder.decode(message)
                 if isinstance(request, OpenRequest):
-                    database = Database(request.path, request.synchronous)
+                    database = Database(request.path, request.synchronous, request.retention)
                     reply = DONE + encode(database.versions)
                 elif database is None:
                     raise RuntimeError("the database is not open")
@@ -377,12 +440,17 @@ def serve(requests: BinaryIO, replies: BinaryIO) -> None:
                     reply = DONE + encode(database.load())
                 elif isinstance(request, WriteRequest):
                     reply = DONE + encode(database.write(request.batch))
+                elif isinstance(request, PruneRequest):
+                    reply = DONE + encode(database.prune_all(request.now))
                 else:
                     reply = DONE + encode(accountdb.answer(database.db, request))
             except Exception as error:  # the server decides what a failure means
                 reply = FAILED + f"{type(error).__name__}: {error}".encode()
             replies.write(frame(reply))
             replies.flush()
+            if database is not None:
+                # Once the reply is out, so that no commit waits for it (the next may).
+                database.prune_if_due(time.time())
     finally:
         if database is not None:
             database.close()

@@ -10,20 +10,15 @@ from collections import deque
 from engine import format_record
 from protocol.messages import GameRecordReply, GameSummary, RequestId
 from server.records import GameRecord
+from server.retention import SHORT_KEPT, is_short
 from server.rooms import Room
 
 log = logging.getLogger("quoridor.history")
 
 
-SHORT_KEPT = 200
-"""Short games (aborted, or where a seat made fewer than two moves) the history keeps."""
-
-
-def is_short(game: GameRecord) -> bool:
-    """Aborted, or over before every seat made two moves: kept apart, so that a flood of
-    them (they cost a few requests each) can never push played games out."""
-    plies = sum(1 for move in game.moves if not move.startswith("retire"))
-    return game.reason == "aborted" or plies < 2 * game.variant.players
+# Short games (aborted, or over before every seat made two moves) are kept apart, the
+# newest SHORT_KEPT of them, so that a flood of them (they cost a few requests each) can
+# never push played games out; the database keeps at least those (server.retention).
 
 
 class GameHistory:

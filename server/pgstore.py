@@ -64,6 +64,7 @@ from server.database import (
     decode_rows,
 )
 from server.records import AccountRecord, GameRecord, RatingRecord, RoomRecord, SessionRecord
+from server.retention import PRUNE_CHUNK, PRUNE_EVERY, Retention, is_short, statements
 from server.store import StoreError
 
 T = TypeVar("T")
@@ -147,9 +148,15 @@ MIGRATIONS = [
         body BYTEA NOT NULL
     );
     """,
+    # 2 (SQLite's 5): which games are short, for pruning (filled in by _mark_short_games).
+    """
+    ALTER TABLE games ADD COLUMN short INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX games_short ON games (short, finished);
+    CREATE INDEX rating_history_by_game ON rating_history (game);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
-SQLITE_EQUIVALENT = 4
+SQLITE_EQUIVALENT = 5
 """The SQLite schema (``server.database.SCHEMA_VERSION``) these tables hold the same data
 as: a test fails when SQLite's moves on without PostgreSQL's."""
 MIGRATION_LOCK = 0x51_0D_0B
@@ -180,9 +187,17 @@ class PgStore:
     """A PostgreSQL database named by a ``postgresql://`` URL (``server.storage.Storage``)."""
 
     def __init__(
-        self, url: str, stalled_after: float = STALLED_AFTER, retry: float = RETRY_FOR
+        self,
+        url: str,
+        stalled_after: float = STALLED_AFTER,
+        retry: float = RETRY_FOR,
+        retention: Retention | None = None,
     ) -> None:
         self.url = url
+        self.retention = retention or Retention()
+        """Which finished games the database keeps (``server.retention``)."""
+        self._prune_due = 0.0
+        """When the next pruning is due: at once, on opening."""
         self.stalled_after = stalled_after
         self.retry = retry
         """Seconds PostgreSQL may be away (noticed while idle) before the store gives up."""
@@ -211,6 +226,7 @@ class PgStore:
             await self.close()
             raise StoreError(f"PostgreSQL: {error}".strip()) from None
         self._watch = asyncio.get_running_loop().create_task(self._keep_connected())
+        self._prune_if_due()
         return versions
 
     async def _connect(self) -> Conn:
@@ -277,6 +293,41 @@ class PgStore:
             done(None)
 
         task = asyncio.get_running_loop().create_task(commit())
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def prune(self, now: float) -> int:
+        deleted = 0
+        while (count := await self._run(lambda conn: self._prune(conn, now))) > 0:
+            deleted += count
+        return deleted
+
+    async def _prune(self, conn: Conn, now: float, limit: int = PRUNE_CHUNK) -> int:
+        deleted = 0
+        async with conn.transaction():
+            for sql, params in statements(self.retention, now, "%s", limit):
+                cursor = await conn.execute(sql.encode(), params)
+                deleted += cursor.rowcount
+        return deleted
+
+    def _prune_if_due(self) -> None:
+        """Queue one pruning if one is due (after the requests already asked): the next is
+        due in ``PRUNE_EVERY`` seconds, or at once if it deleted a whole chunk."""
+        now = time.time()
+        if now < self._prune_due:
+            return
+        self._prune_due = now + PRUNE_EVERY
+
+        async def prune() -> None:
+            try:
+                deleted = await self._run(lambda conn: self._prune(conn, now))
+            except StoreError as error:  # the history grows a while longer; games go on
+                log.warning("pruning the history failed, trying again later: %s", error)
+                return
+            if deleted >= PRUNE_CHUNK:
+                self._prune_due = now
+
+        task = asyncio.get_running_loop().create_task(prune())
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
@@ -385,6 +436,8 @@ class PgStore:
                 )
             for version in range(before, SCHEMA_VERSION):
                 await conn.execute(MIGRATIONS[version].encode())
+            if before < 2:
+                await _mark_short_games(conn)
             await conn.execute("DELETE FROM schema_version")
             await conn.execute("INSERT INTO schema_version VALUES (%s)", (SCHEMA_VERSION,))
             await conn.cursor().executemany(
@@ -465,9 +518,12 @@ class PgStore:
                 )
             if batch.games:
                 await cursor.executemany(
-                    "INSERT INTO games (id, room, number, finished, record)"
-                    " VALUES (%s, %s, %s, %s, %s)",
-                    [(g.id, g.room, g.number, g.finished, encode(g)) for g in batch.games],
+                    "INSERT INTO games (id, room, number, finished, record, short)"
+                    " VALUES (%s, %s, %s, %s, %s, %s)",
+                    [
+                        (g.id, g.room, g.number, g.finished, encode(g), int(is_short(g)))
+                        for g in batch.games
+                    ],
                 )
             rated = await _record_games(conn, batch.games, now)
             if batch.analyses:
@@ -484,6 +540,7 @@ class PgStore:
         self.write_seconds(time.perf_counter() - started)
         if rated:
             self.rated(rated)
+        self._prune_if_due()
 
     def _merged(self, batch: Batch) -> list[tuple[RoomRecord, str]]:
         """Every room the batch writes, as whole records: move deltas applied to copies of
@@ -520,6 +577,14 @@ class PgStore:
 
 
 # -- helpers and the account queries in PostgreSQL's dialect -----------------------------
+
+
+async def _mark_short_games(conn: Conn) -> None:
+    """Fill in ``games.short`` for the games saved before the column existed (a game whose
+    record does not decode stays 'played': kept)."""
+    rows = await _rows(conn, "SELECT id, record FROM games", ())
+    short = [game.id for game in decode_rows(rows, GameRecord, "games", []) if is_short(game)]
+    await conn.execute("UPDATE games SET short = 1 WHERE id = ANY(%s)", (short,))
 
 
 async def _rows(conn: Conn, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:

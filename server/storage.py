@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from server.accountdb import AccountQuery, RatedGame
 from server.database import Batch, Loaded, Synchronous
+from server.retention import Retention
 
 T = TypeVar("T")
 POSTGRESQL_SCHEMES = ("postgresql://", "postgres://")
@@ -58,6 +59,11 @@ class Storage(Protocol):
         event loop) gets None once it is durable, or the error."""
         ...
 
+    async def prune(self, now: float) -> int:
+        """Delete every finished game the retention rule (``server.retention``) lets go as
+        of ``now``: how many. Stores also prune by themselves (on opening, then hourly)."""
+        ...
+
     async def ask(self, query: AccountQuery, reply: type[T]) -> T:
         """Answer one account query after everything sent before it."""
         ...
@@ -82,16 +88,18 @@ def shown(db: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
-def open_storage(db: str, synchronous: Synchronous, retry: float = 30.0) -> Storage | None:
+def open_storage(
+    db: str, synchronous: Synchronous, retry: float = 30.0, retention: Retention | None = None
+) -> Storage | None:
     """The store ``--db`` names: None for memory (empty), PostgreSQL for a
     ``postgresql://`` URL, else a SQLite file (``synchronous`` applies to SQLite only,
-    ``retry`` to PostgreSQL only: see ``server.pgstore.PgStore``)."""
+    ``retry`` to PostgreSQL only: see ``server.pgstore.PgStore``; ``retention`` to both)."""
     if not db:
         return None
     if is_postgresql(db):
         from server.pgstore import PgStore
 
-        return PgStore(db, retry=retry)
+        return PgStore(db, retry=retry, retention=retention)
     from server.store import Store
 
-    return Store(db, synchronous)
+    return Store(db, synchronous, retention)

@@ -34,12 +34,14 @@ from server.database import (
     Loaded,
     LoadRequest,
     OpenRequest,
+    PruneRequest,
     Request,
     Synchronous,
     WriteReply,
     WriteRequest,
     frame,
 )
+from server.retention import Retention
 
 T = TypeVar("T")
 CLOSE_WITHIN = 10.0
@@ -146,9 +148,16 @@ class _Channel(asyncio.SubprocessProtocol):
 class Store:
     """The database process, started by ``open`` and ended by ``close``."""
 
-    def __init__(self, path: str | Path, synchronous: Synchronous = "normal") -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        synchronous: Synchronous = "normal",
+        retention: Retention | None = None,
+    ) -> None:
         self.path = Path(path)
         self.synchronous = synchronous
+        self.retention = retention or Retention()
+        """Which finished games the database keeps (``server.retention``)."""
         self.write_seconds: Callable[[float], None] = lambda seconds: None
         """Called with each commit's duration (metrics hook)."""
         self.lost: Callable[[str], None] = lambda reason: None
@@ -185,7 +194,7 @@ class Store:
         )
         try:
             before, after = await self._call(
-                OpenRequest(str(self.path), self.synchronous), tuple[int, int]
+                OpenRequest(str(self.path), self.synchronous, self.retention), tuple[int, int]
             )
         except BaseException:
             await self.close()  # a database it cannot open (or migrate): no process left over
@@ -204,6 +213,11 @@ class Store:
         """Commit ``batch`` and wait for it."""
         if batch:
             self._written(await self._call(WriteRequest(batch), WriteReply))
+
+    async def prune(self, now: float) -> int:
+        """Delete every game the retention rule lets go as of ``now``: how many. (The
+        database process also prunes by itself, when it opens and about hourly.)"""
+        return await self._call(PruneRequest(now), int)
 
     async def ask(self, query: AccountQuery, reply: Any) -> Any:
         """Run one account query (``server.accountdb``) after everything sent before it; its

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from protocol.messages import (
@@ -22,7 +23,8 @@ from protocol.messages import (
 )
 from server.app import GameServer
 from server.config import Config
-from server.history import SHORT_KEPT, GameHistory
+from server.history import GameHistory
+from server.retention import DAY, SHORT_KEPT
 from tests.wsclient import Client
 
 
@@ -94,3 +96,38 @@ async def test_a_game_gone_from_memory_is_read_from_the_database(tmp_path: Path)
         assert reply.record == "e2 e8 e3 e7"
         await a.send(FetchGame(id=2, game=10_000))
         assert (await a.error(ErrorCode.GAME_NOT_FOUND)).id == 2
+
+
+async def test_real_games_survive_pruning_after_a_flood(tmp_path: Path) -> None:
+    """Junk games fill the database no longer: pruning (server.retention) deletes the old
+    short games beyond the newest SHORT_KEPT, and the played game stays, also after a
+    restart. The pruning runs in the server's own store, a day and a half later by its
+    clock; a pruned game answers game_not_found."""
+    config = Config(port=0, rate=1000, burst=1000, db=str(tmp_path / "games.db"))
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        a, b = await Client.connect(url, "ann"), await Client.connect(url, "bob")
+        await one_game(a, b, ["e2", "e8", "e3", "e7"], Resign())
+        (played,) = server.core.history.games
+        for _ in range(SHORT_KEPT + 5):
+            await one_game(a, b, [], Abort())
+        oldest_junk = played.id + 1
+        await a.send(FetchGame(game=oldest_junk))  # gone from memory, still in the database
+        assert (await a.expect(GameRecordReply)).summary.reason == "aborted"
+        assert server.store is not None
+        assert await server.store.prune(time.time() + 1.5 * DAY) == 5
+        await a.send(FetchGame(game=oldest_junk))
+        await a.error(ErrorCode.GAME_NOT_FOUND)
+        await a.send(FetchGame(game=played.id))
+        assert (await a.expect(GameRecordReply)).summary.game == played.id
+        await a.close()
+        await b.close()
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        a = await Client.connect(url, "ann")
+        await a.send(History())
+        assert [game.game for game in (await a.expect(HistoryList)).games] == [played.id]
+        await a.send(FetchGame(game=played.id))
+        assert (await a.expect(GameRecordReply)).moves == ["e2", "e8", "e3", "e7"]
+        assert len(server.core.history.short) == SHORT_KEPT
+        await a.close()

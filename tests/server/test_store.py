@@ -25,12 +25,14 @@ from protocol.messages import (
     MoveRequest,
     State,
     TimeControl,
+    VariantSpec,
     Welcome,
 )
 from server.app import GameServer
 from server.config import Config
 from server.database import SCHEMA_VERSION, migrate
-from server.records import RoomRecord
+from server.records import GameRecord, RoomRecord
+from server.retention import is_short
 from server.store import Store, StoreError
 from tests.http import get as http_get
 from tests.process import ServerProcess, children, cmdline, wait_gone
@@ -88,6 +90,35 @@ def test_migrate_from_the_previous_version_keeps_the_data(tmp_path: Path) -> Non
     assert migrate(db) == (SCHEMA_VERSION - 1, SCHEMA_VERSION)
     assert db.execute("SELECT code, status FROM rooms").fetchall() == [("abc", "playing")]
     assert db.execute("SELECT count(*) FROM games").fetchone() == (0,)
+
+
+def test_schema_5_marks_the_short_games_already_saved(tmp_path: Path) -> None:
+    """Pruning needs to know which games are short (server.retention): the games saved
+    before the column existed are sorted by the migration, a damaged record counted played
+    (kept)."""
+    db = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    migrate(db, target=4)
+    variant = VariantSpec(players=2, size=9, walls=10)
+
+    def record(id_: int, moves: list[str], reason: str) -> bytes:
+        return msgspec.json.encode(
+            GameRecord(id=id_, room="r", number=1, variant=variant, players=["a", "b"],
+                       winner=0, reason=reason, moves=moves, finished=1.0)
+        )  # fmt: skip
+
+    rows = {
+        1: record(1, ["e2", "e8", "e3", "e7"], "goal"),
+        2: record(2, ["e2", "e8", "e3", "e7"], "aborted"),
+        3: record(3, ["e2", "e8", "e3", "retire1"], "resign"),
+        4: b"{not json",
+    }
+    for id_, body in rows.items():
+        db.execute("INSERT INTO games VALUES (?, 'r', 1, 1.0, ?, NULL)", (id_, body))
+    migrate(db)
+    short = dict(db.execute("SELECT id, short FROM games").fetchall())
+    assert short == {1: 0, 2: 1, 3: 1, 4: 0}
+    assert short == {id_: int(is_short(msgspec.json.decode(rows[id_], type=GameRecord)))
+                     for id_ in (1, 2, 3)} | {4: 0}  # fmt: skip
 
 
 def test_a_newer_schema_is_refused(tmp_path: Path) -> None:

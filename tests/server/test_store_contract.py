@@ -34,6 +34,7 @@ from server.accountdb import (
 )
 from server.database import Batch, MoveDelta
 from server.records import AccountRecord, GameRecord, RoomRecord, SeatRecord, SessionRecord
+from server.retention import DAY, SHORT_KEPT, Retention
 from server.storage import Storage, open_storage
 from server.store import StoreError
 
@@ -91,6 +92,10 @@ def game(
     accounts: list[int | None] | None = None,
     ranks: list[int] | None = None,
     pool: str | None = None,
+    *,
+    moves: tuple[str, ...] = ("e2", "e8"),
+    reason: str = "goal",
+    finished: float | None = None,
 ) -> GameRecord:
     return GameRecord(
         id=id_,
@@ -99,9 +104,9 @@ def game(
         variant=VARIANT,
         players=["a", "b"],
         winner=0,
-        reason="goal",
-        moves=["e2", "e8"],
-        finished=float(id_),
+        reason=reason,
+        moves=list(moves),
+        finished=float(id_) if finished is None else finished,
         pool=pool,
         accounts=accounts or [],
         ranks=ranks or [],
@@ -276,3 +281,72 @@ async def test_a_closed_store_refuses_requests(db_url: str) -> None:
     await store.close()
     with pytest.raises(StoreError):
         await store.write(Batch(games=[game(1)]))
+
+
+PLAYED = ("e2", "e8", "e3", "e7")
+"""Two moves by each seat: a played game. Fewer (or an abort) makes a short one."""
+
+
+async def kept_ids(store: Storage) -> list[int]:
+    return sorted(g.id for g in (await store.load()).games)
+
+
+async def test_pruning_lets_old_short_games_go_and_keeps_the_rest(db_url: str) -> None:
+    """The retention rule (server.retention) on the real database: old short games go beyond
+    the newest SHORT_KEPT, unless something points at them; played games stay (until
+    history_days is set); a game a player's record, a rating or an analysis needs stays."""
+    now = 30 * DAY
+    old = now - 2 * DAY  # older than the short-game retention (1 day), younger than 3 days
+    store = open_storage(db_url, "normal", retention=Retention(short_days=1, history_days=3))
+    assert store is not None
+    await store.open()
+    alice = await store.ask(
+        CreateAccount(name="Alice", key="alice", look="a1ice", password="h", now=1), int
+    )
+    ancient = now - 10 * DAY
+    games = [
+        game(1, moves=PLAYED, finished=old),  # played, younger than history_days
+        game(2, moves=PLAYED, finished=ancient),  # played, older than history_days
+        game(3, [alice, None], [1, 2], moves=("e2",), reason="resign", finished=ancient),
+        game(4, moves=("e2",), finished=ancient),  # short, analysed below
+        game(5, moves=(), reason="aborted", finished=now - 3600),  # short but recent
+        game(6, moves=PLAYED, reason="aborted", finished=ancient),  # aborted: short
+    ]
+    flood = [
+        game(id_, moves=(), reason="aborted", finished=old)
+        for id_ in range(10, 10 + SHORT_KEPT + 50)
+    ]
+    await store.write(Batch(games=games + flood, analyses=[(4, b"{}")]))
+    assert await store.prune(now) == 2 + 50  # game 2, game 6 and the flood's oldest 50 short
+    kept = await kept_ids(store)
+    assert kept == [1, 3, 4, 5] + [g.id for g in flood[50:]]
+    assert await store.ask(GameById(game=2), GameRecord | None) is None  # type: ignore[arg-type]
+    assert await store.prune(now) == 0  # nothing more is due
+    await store.close()
+
+    forever = open_storage(db_url, "normal")  # the defaults: played games kept for ever
+    assert forever is not None
+    await forever.open()
+    await forever.write(Batch(games=[game(9000, moves=PLAYED, finished=1.0)]))
+    assert await forever.prune(now + 1000 * DAY) == 0  # the rest are needed or the newest
+    assert 9000 in await kept_ids(forever)
+    await forever.close()
+
+
+async def test_opening_prunes(db_url: str) -> None:
+    """A server that starts prunes at once (and then about hourly as it writes)."""
+    first = open_storage(db_url, "normal")
+    assert first is not None
+    await first.open()
+    flood = [game(id_, moves=(), reason="aborted", finished=1.0) for id_ in range(1, 211)]
+    await first.write(Batch(games=flood))  # finished in 1970: long due
+    await first.close()
+    again = open_storage(db_url, "normal")
+    assert again is not None
+    await again.open()
+    for _ in range(100):  # PostgreSQL prunes after open returns, in the request order
+        if len(await kept_ids(again)) == SHORT_KEPT:
+            break
+        await asyncio.sleep(0.05)
+    assert await kept_ids(again) == list(range(11, 211))
+    await again.close()

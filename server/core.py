@@ -23,10 +23,7 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import NamedTuple
 
-from engine import Game, Variant
 from engine.ai.evaluation import Evaluation as EngineEvaluation
 from engine.ai.evaluation import MoveReview
 from protocol.codec import BadRequest, decode_request, encode, request_id
@@ -41,40 +38,31 @@ from protocol.messages import (
     Claim,
     Create,
     Draw,
-    Error,
     ErrorCode,
     Evaluation,
     FetchGame,
-    Frame,
     Hello,
     Hint,
     History,
-    HistoryList,
     Join,
     Joined,
-    Leaderboard,
     Leave,
     Left,
     ListRooms,
     LiveEval,
     LiveEvalSet,
-    Login,
     Logout,
     MoveRequest,
     MyGames,
     Ping,
     Pong,
-    ProfileRequest,
     Queued,
-    Register,
     Rematch,
-    ReplayFrames,
     ReplayRequest,
     Request,
     RequestId,
     Resign,
     Rooms,
-    State,
     Suggestion,
     Takeback,
     TimeControl,
@@ -85,15 +73,45 @@ from protocol.messages import (
 from protocol.messages import QuickMatch as QuickMatchRequest
 from server import ratings, text
 from server.accountdb import RatedGame
-from server.analysis import Analyses, AnalyseStep, Refused
+from server.actions import (
+    CLOSE_POLICY,
+    CLOSE_REPLACED,
+    AccountRequest,
+    Action,
+    Ask,
+    AskedRequest,
+    Close,
+    LiveEvalStep,
+    Send,
+    Suggest,
+    Think,
+)
+from server.context import Context, Limits, full_variant
 from server.database import Batch, Loaded
 from server.history import GameHistory
-from server.journal import Journal
+from server.historydesk import HistoryDesk
 from server.ratelimit import TokenBucket
 from server.records import AccountRecord
-from server.rooms import Absence, Room
+from server.rooms import Room
 from server.sessions import Connection, Session, token_hash
 from server.snapshot import restore_room, restore_session
+
+__all__ = [
+    "CLOSE_REPLACED",
+    "HINT_LEVEL",
+    "HINT_SECONDS",
+    "LIVE_DEPTH",
+    "LIVE_NODES",
+    "Action",
+    "Ask",
+    "Close",
+    "Core",
+    "Limits",
+    "LiveEvalStep",
+    "Send",
+    "Suggest",
+    "Think",
+]
 
 log = logging.getLogger("quoridor.core")
 
@@ -102,128 +120,16 @@ ROOM_CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
 ROOM_CODE_LENGTH = 10
 """31**10 codes: about 50 bits, hopeless to guess under the rate limit."""
 
-CLOSE_POLICY = 1008
-REPLAY_PLIES_PER_TOKEN = 40
-REPLAY_BURST = 1000
-"""Plies the server's replay budget holds at most: one replay of the most moves allowed."""
-"""A ``replay`` costs one request of the rate limit per this many moves, on top of its own."""
-CLOSE_REPLACED = 4000
-"""Close code for a connection whose session was resumed on a newer one."""
-
-
-InRoomRequest = MoveRequest | Resign | Draw | Claim | Abort | Rematch | Chat | Hint | Takeback
-"""Requests that act in the room the session is in."""
-AccountRequest = Register | Login | Logout | ChangePassword | Leaderboard | ProfileRequest | MyGames
-"""Requests answered from the database (and the password hasher), off the core."""
-AskedRequest = AccountRequest | FetchGame | Hello
-"""What the core hands over: those, a ``hello`` with a login token, and a ``fetch_game``
-for a game older than the history kept in memory."""
-
-
-class Send(NamedTuple):
-    targets: list[int]
-    payload: bytes
-
-
-class Close(NamedTuple):
-    target: int
-    code: int
-    reason: str
-
-
-class Think(NamedTuple):
-    """Ask the computer for its move at ``ply`` in ``room``; answer with ``Core.bot_move``."""
-
-    room: str
-    seat: int
-    ply: int
-    actions: list[str]
-    variant: VariantSpec
-    level: int
-    seconds: float | None
-
-
-class Suggest(NamedTuple):
-    """Ask the computer for a hint for ``conn`` at ``ply``; answer with ``Core.hint_move``."""
-
-    conn: int
-    request: RequestId
-    room: str
-    ply: int
-    actions: list[str]
-    variant: VariantSpec
-
-
 HINT_LEVEL = 5
 HINT_SECONDS = 1.0
 """How the computer thinks for a hint: its strongest level, a fixed second."""
-
-
-class LiveEvalStep(NamedTuple):
-    """Evaluate ``room`` at ``ply`` for its spectators; answer with ``Core.live_evaluated``."""
-
-    room: str
-    ply: int
-    actions: list[str]
-    variant: VariantSpec
-
 
 LIVE_DEPTH = 3
 LIVE_NODES = 4_000
 """The live evaluation's small fixed budget: 3 plies, at most 4,000 positions (tens of ms)."""
 
-
-class Ask(NamedTuple):
-    """Account work for the adapter (``server.accounts``): the database and the password
-    hasher answer it, away from the event loop. For a ``hello`` with a login token the
-    answer comes back through ``Core.authenticated``; ``Core.asked`` ends every one."""
-
-    conn: int
-    request: AskedRequest
-    account: AccountRecord | None
-    """The account the asking session plays as, if any."""
-    login: bytes | None
-    """The digest of the login token that session said hello with, if any."""
-
-
-Action = Send | Close | Think | AnalyseStep | Suggest | LiveEvalStep | Ask
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Abuse limits and timings of the core (the adapter has its own for frames and sockets)."""
-
-    rate: float = 20.0
-    """Requests per second per connection, on average."""
-    burst: float = 40.0
-    strikes: int = 20
-    """Rate-limited requests in a row before the connection is closed (1008)."""
-    rooms_listed: int = 100
-    chat_rate: float = 0.5
-    """Chat lines per second per player, on average."""
-    chat_burst: float = 5.0
-    absence: Absence = field(default_factory=Absence)
-    restart_bonus: float = 10.0
-    """Seconds added, after a restart, to the bank of the seat whose clock was running."""
-    replay_plies: float = 4000.0
-    """Plies all ``replay`` requests together may replay a second (about 5% of a core)."""
-    spectators: int = 100
-    """Spectators one room takes at most."""
-    rooms_per_session: int = 3
-    """Rooms one session may own at once (created, or paired by quick match, and not yet
-    forgotten): leaving a room keeps it for a while, so this bounds hopping between them."""
-    rooms_per_address: int = 20
-    """Rooms the sessions of one IP address may own at once."""
-    max_rooms: int = 5000
-    """Rooms the server holds at most; past it new rooms are refused with ``server_busy``."""
-    history: int = 1000
-    """Finished games kept for ``history`` and ``fetch_game``."""
-    analyses: int = 8
-    """Games whose analysis may wait or run at once (``server_busy`` beyond)."""
-    analyses_per_session: int = 1
-    """Of those, how many one session may have asked for."""
-    provisional_games: int = ratings.PROVISIONAL_GAMES
-    """Rated games in a pool before a rating is established (shown without "?", listed)."""
+InRoomRequest = MoveRequest | Resign | Draw | Claim | Abort | Rematch | Chat | Hint | Takeback
+"""Requests that act in the room the session is in."""
 
 
 class Core:
@@ -238,6 +144,11 @@ class Core:
         self.limits = limits or Limits()
         self.clock = clock
         self.wall_clock = wall_clock
+        self.context = Context(self.limits, clock, wall_clock)
+        self.counters = self.context.counters
+        """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
+        self.journal = self.context.journal
+        self.desk = HistoryDesk(self.context)
         self.connections: dict[int, Connection] = {}
         self.sessions: dict[bytes, Session] = {}
         """Sessions by the hash of their resume token."""
@@ -252,20 +163,10 @@ class Core:
         self._timers: list[tuple[float, int, str]] = []
         """Heap of (deadline, tiebreak, room code); stale entries are skipped."""
         self._tiebreak = 0
-        self.history = GameHistory(self.limits.history)
-        self.analyses = Analyses(self.limits.analyses, self.limits.analyses_per_session)
         self._hinting: set[int] = set()
         """Connections whose hint the computer is working out (one each at a time)."""
-        self.journal = Journal()
-        """Changes for the database (off until an adapter with one turns it on)."""
-        self.counters: Counter[str] = Counter()
-        """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.last_kind = ""
         """The type of the last request received (``invalid`` if it did not decode)."""
-        self._replays = TokenBucket(self.limits.replay_plies, REPLAY_BURST, self.clock())
-        """Plies ``replay`` may work through each second, server-wide. The burst is one
-        longest replay (about 12 ms of work): a bigger one let a dozen replays run back
-        to back and held the games' moves for 100 ms."""
         self.computer_busy: Callable[[], bool] = lambda: False
         """Whether the computer's workers are saturated (then new computer games are refused)."""
         self._woken: list[Action] = []
@@ -275,6 +176,15 @@ class Core:
         self._recheck_at: float | None = None
         """When to look again for pairs in the rated quick-match queues (their windows
         widen while players wait)."""
+
+    @property
+    def history(self) -> GameHistory:
+        """The finished games kept in memory (the history desk's)."""
+        return self.desk.history
+
+    @history.setter
+    def history(self, history: GameHistory) -> None:
+        self.desk.history = history
 
     # -- the adapter's calls -----------------------------------------------------
 
@@ -303,7 +213,7 @@ class Core:
     def close(self, conn: int, deliberate: bool = False) -> list[Action]:
         """The connection is gone (``deliberate``: the client closed it cleanly)."""
         connection = self.connections.pop(conn)
-        self.analyses.forget(conn)
+        self.desk.forget(conn)
         self._hinting.discard(conn)
         session = connection.session
         if session is None or session.conn != conn:
@@ -402,13 +312,13 @@ class Core:
             case ListRooms():
                 return [self._list_rooms(connection.id, request)]
             case History():
-                return [self._history(connection.id, request)]
+                return [self.desk.listing(connection.id, request)]
             case FetchGame():
                 return self._fetch_game(connection, request)
             case ReplayRequest():
-                return [self._replay_game(connection, request)]
+                return [self.desk.replay(connection.id, connection.bucket, request)]
             case Analyse():
-                return self._analyse(connection.id, session, request)
+                return self.desk.analyse(connection.id, session.id, request)
             case LiveEval():
                 return self._live_eval(connection.id, session, request)
             case Leave():
@@ -465,7 +375,7 @@ class Core:
             return self._resume(connection, hello)
         if hello.token is not None:
             return self._ask(connection, hello)
-        session, token = Session.new(name, self._chat_bucket())
+        session, token = Session.new(name, self.context.chat_bucket())
         session.address = connection.address
         self.sessions[session.token_digest] = session
         log.debug("hello", extra={"conn": conn, "session": session.id})
@@ -511,7 +421,7 @@ class Core:
         if connection.session is not None:
             message = "hello was already said"
             return [self._error(conn, ErrorCode.ALREADY_GREETED, message, hello.id)]
-        session, token = Session.new(account.name, self._chat_bucket(), account)
+        session, token = Session.new(account.name, self.context.chat_bucket(), account)
         session.login = login
         self.sessions[session.token_digest] = session
         log.debug("hello with a login token", extra={"conn": conn, "session": session.id})
@@ -639,7 +549,7 @@ class Core:
         if request.ai is not None and self.computer_busy():
             message = "the computer players are all busy; try again in a minute, or play a person"
             return [self._error(session.conn, ErrorCode.SERVER_BUSY, message, request.id)]
-        spec = self._variant(request.variant)
+        spec = full_variant(request.variant)
         public = not request.private and request.ai is None
         pool, refusal = self._pool(session, request.rated, spec, request.clock, request.ai)
         if refusal is not None:
@@ -650,7 +560,7 @@ class Core:
             computer = self.computers.get(request.ai.level) if pool else None
             for seat in range(1, spec.players):
                 name = f"Computer L{request.ai.level}"
-                bot, _ = Session.new(name, self._chat_bucket())
+                bot, _ = Session.new(name, self.context.chat_bucket())
                 room.seat_bot(seat, bot, request.ai.level, request.ai.seconds, computer)
         actions = self._take_seat(session, room, 0, request.id)
         room.holder(0).allows_eval = request.spectator_eval
@@ -778,7 +688,7 @@ class Core:
     def _quick_match(self, session: Session, request: QuickMatchRequest) -> list[Action]:
         if (refused := self._room_refused(session, request.id)) is not None:
             return [refused]
-        spec = self._variant(request.variant)
+        spec = full_variant(request.variant)
         clock = request.clock
         pool, refusal = self._pool(session, request.rated, spec, clock, None)
         if refusal is not None:
@@ -1015,7 +925,7 @@ class Core:
         assert session.conn is not None
         holder = room.holder(seat)
         if holder.chat is None:
-            holder.chat = self._chat_bucket()
+            holder.chat = self.context.chat_bucket()
         # The seat's bucket, not the session's: reclaiming the seat on a fresh session
         # with its secret must not start a fresh allowance.
         if not holder.chat.take(self.clock()):
@@ -1044,7 +954,7 @@ class Core:
         ``moved``: the change was a move (the database then only appends it,
         unless the move ended the game).
         """
-        self.counters["games_finished"] += self.history.archive(room, self.wall_clock())
+        self.desk.archive(room)
         actions: list[Action] = [self._push(room, rid, moved and room.result is None)]
         if room.continue_match():
             self._absent_from_new_game(room)
@@ -1226,97 +1136,17 @@ class Core:
 
     # -- history -----------------------------------------------------------------
 
-    def _history(self, conn: int, request: History) -> Send:
-        games = self.history.listing(request.limit)
-        return Send([conn], encode(HistoryList(id=request.id, games=games)))
-
     def _fetch_game(self, connection: Connection, request: FetchGame) -> list[Action]:
-        reply = self.history.record(request.game, request.id)
+        reply = self.desk.fetch_game(connection.id, request)
         if reply is not None:
-            return [Send([connection.id], encode(reply))]
+            return [reply]
         if self.persistent:  # older games (a profile lists them) are read from the database
             return self._ask(connection, request)
-        message = f"no finished game {request.game} in the history"
-        return [self._error(connection.id, ErrorCode.GAME_NOT_FOUND, message, request.id)]
-
-    def _replay_game(self, connection: Connection, request: ReplayRequest) -> Send:
-        """Play ``moves`` from the start and send every position (clients hold no rules).
-
-        Its work grows with the moves (about 12 us of CPU and 300 bytes out a ply), so it
-        is paid for by the ply: from the connection's own allowance, and from a budget
-        for the whole server, which keeps the event loop for the games being played
-        whoever asks for replays and from however many addresses."""
-        conn = connection.id
-        cost = len(request.moves) / REPLAY_PLIES_PER_TOKEN
-        now = self.clock()
-        if not connection.bucket.spend(cost, now):
-            message = f"a replay of {len(request.moves)} moves costs {cost:g} requests; slow down"
-            return self._error(conn, ErrorCode.RATE_LIMITED, message, request.id)
-        if not self._replays.spend(len(request.moves), now):
-            message = "the server is replaying too many games right now; try again in a moment"
-            return self._error(conn, ErrorCode.SERVER_BUSY, message, request.id)
-        spec = self._variant(request.variant)
-        game = Game(spec.players, spec.size, spec.walls)
-        frames, error = [_frame(game, None)], None
-        for move in request.moves:
-            try:
-                game.apply(move)
-            except ValueError as reason:
-                error = f"move {game.ply + 1} ({move}): {reason}"
-                break
-            frames.append(_frame(game, move))
-        reply = ReplayFrames(id=request.id, variant=spec, frames=frames, error=error)
-        return Send([conn], encode(reply))
-
-    # -- analysis ------------------------------------------------------------------
-
-    def _analyse(self, conn: int, session: Session, request: Analyse) -> list[Action]:
-        """Answer from the stored analysis, or queue the game (``server.analysis``)."""
-        game = self.history.find(request.game)
-        if game is None:
-            message = f"no finished game {request.game} in the history"
-            return [self._error(conn, ErrorCode.GAME_NOT_FOUND, message, request.id)]
-        stored = self.analyses.cached(game.id, request.id)
-        if stored is not None:
-            return [Send([conn], stored)]
-        moves = [move for move in game.moves if not move.startswith("retire")]
-        reason = None
-        if game.variant.players != 2:
-            reason = "only two-player games can be analysed"
-        elif not moves:
-            reason = f"game {game.id} has no moves"
-        if reason is not None:
-            return [self._error(conn, ErrorCode.CANNOT_ANALYSE, reason, request.id)]
-        try:
-            steps = self.analyses.ask(game.id, moves, game.variant, session.id, (conn, request.id))
-        except Refused as refused:
-            self.counters["analysis:refused"] += 1
-            return [self._error(conn, ErrorCode.SERVER_BUSY, str(refused), request.id)]
-        self.counters["analysis:queued"] += 1
-        return list(steps)
+        return [self.desk.no_game(connection.id, request)]
 
     def analysis_step(self, game: int, ply: int, review: MoveReview | None) -> list[Action]:
-        """A step of an analysis came back (None: it failed); the next one, and the
-        answers to whoever waits for an analysis that ended."""
-        steps, job, body = self.analyses.step_done(game, ply, review)
-        actions: list[Action] = list(steps)
-        if job is None:
-            return actions
-        if body is None:
-            self.counters["analysis:failed"] += 1
-            for conn, rid in job.waiters:
-                message = f"the analysis of game {game} failed: try again later"
-                actions.append(self._error(conn, ErrorCode.SERVER_BUSY, message, rid))
-            return actions
-        self.counters["analysis:done"] += 1
-        oldest = [kept[0].id for kept in (self.history.games, self.history.short) if kept]
-        if oldest:
-            self.analyses.prune(min(oldest))  # the games the history no longer holds
-        for conn, rid in job.waiters:
-            reply = self.analyses.cached(game, rid)
-            if reply is not None:
-                actions.append(Send([conn], reply))
-        return actions
+        """A step of an analysis came back (None: it failed); see ``HistoryDesk``."""
+        return self.desk.analysis_step(game, ply, review)
 
     # -- persistence ---------------------------------------------------------------
 
@@ -1327,16 +1157,17 @@ class Core:
 
     @persistent.setter
     def persistent(self, on: bool) -> None:
-        self.journal.enabled = self.history.keep_unsaved = self.analyses.keep_unsaved = on
+        self.journal.enabled = on
+        self.desk.keep_unsaved(on)
 
     def has_changes(self) -> bool:
         """Whether anything accepted since the last ``take_changes`` awaits writing."""
-        return bool(self.journal) or bool(self.history.unsaved) or bool(self.analyses.unsaved)
+        return bool(self.journal) or self.desk.has_unsaved()
 
     def take_changes(self) -> Batch:
         """What to write to the database for everything accepted since the last call."""
         batch = self.journal.take(self.rooms, self.history.take_unsaved(), self.clock())
-        batch.analyses = self.analyses.take_unsaved()
+        batch.analyses = self.desk.analyses.take_unsaved()
         return batch
 
     def restore(self, loaded: Loaded) -> None:
@@ -1347,11 +1178,11 @@ class Core:
         """
         now = self.clock()
         quarantined: list[str] = []
-        self.analyses.load(loaded.analyses)
+        self.desk.analyses.load(loaded.analyses)
         accounts = {account.id: account for account in loaded.accounts}
         self.computers = {a.computer: a for a in loaded.accounts if a.computer is not None}
         sessions = {
-            record.id: restore_session(record, self._chat_bucket(), accounts)
+            record.id: restore_session(record, self.context.chat_bucket(), accounts)
             for record in loaded.sessions
         }
         for bad in loaded.unreadable:
@@ -1362,7 +1193,9 @@ class Core:
                 continue
             bonus = self.limits.restart_bonus
             try:
-                room = restore_room(record, sessions, now, bonus, self._chat_bucket(), accounts)
+                room = restore_room(
+                    record, sessions, now, bonus, self.context.chat_bucket(), accounts
+                )
             except Exception as error:  # whatever is wrong with one row, the others start
                 self._set_aside("rooms", record.code, f"{type(error).__name__}: {error}")
                 self.journal.quarantine(record.code)
@@ -1408,12 +1241,6 @@ class Core:
                 self.journal.room(room)
 
     # -- helpers ---------------------------------------------------------------
-
-    @staticmethod
-    def _variant(spec: VariantSpec) -> VariantSpec:
-        """The variant with its wall count filled in (the schema already bounds the rest)."""
-        walls = Variant.of(spec.players, spec.size, spec.walls).walls
-        return VariantSpec(players=spec.players, size=spec.size, walls=walls)
 
     def _new_room(
         self,
@@ -1491,9 +1318,6 @@ class Core:
                 del self.queues[key]  # keys are variants and clocks: unbounded if kept
         session.queued = None
 
-    def _chat_bucket(self) -> TokenBucket:
-        return TokenBucket(self.limits.chat_rate, self.limits.chat_burst, self.clock())
-
     def _no_room(self, session: Session, code: str, rid: RequestId) -> Action:
         return self._error(session.conn, ErrorCode.ROOM_NOT_FOUND, f"no room {code!r}", rid)
 
@@ -1513,11 +1337,7 @@ class Core:
         room: Room | None = None,
         now: float = 0.0,
     ) -> Send:
-        """An error reply; with ``room``, the room's current state attached."""
-        assert conn is not None
-        self.counters[f"error:{code}"] += 1
-        state: State | None = room.state(now) if room is not None else None
-        return Send([conn], encode(Error(id=rid, code=code, message=message, state=state)))
+        return self.context.error(conn, code, message, rid, room, now)
 
 
 def _rating(session: Session, pool: str) -> int:
@@ -1541,16 +1361,3 @@ def _room_code() -> str:
         number, digit = divmod(number, base)
         letters.append(ROOM_CODE_ALPHABET[digit])
     return "".join(letters)
-
-
-def _frame(game: Game, last: str | None) -> Frame:
-    return Frame(
-        ply=game.ply,
-        pawns=game.pawns,
-        walls=game.walls,
-        walls_left=game.walls_left,
-        turn=game.turn,
-        last_move=last,
-        winner=game.winner,
-        distances=game.distances(),
-    )

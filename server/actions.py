@@ -1,0 +1,96 @@
+"""What the core asks its adapter to do: the actions every role of the core returns.
+
+``Send`` bytes to connections and ``Close`` a connection are the socket's part; the others
+hand slow work to the adapter (the computer's moves, hints and evaluations, the database's
+account requests), whose answers come back through ``Core``'s methods.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from protocol.messages import (
+    ChangePassword,
+    FetchGame,
+    Hello,
+    Leaderboard,
+    Login,
+    Logout,
+    MyGames,
+    ProfileRequest,
+    Register,
+    RequestId,
+    VariantSpec,
+)
+from server.analysis import AnalyseStep
+from server.records import AccountRecord
+
+CLOSE_POLICY = 1008
+"""Close code for a connection that broke the rules (rate limit, protocol version)."""
+CLOSE_REPLACED = 4000
+"""Close code for a connection whose session was resumed on a newer one."""
+
+AccountRequest = Register | Login | Logout | ChangePassword | Leaderboard | ProfileRequest | MyGames
+"""Requests answered from the database (and the password hasher), off the core."""
+AskedRequest = AccountRequest | FetchGame | Hello
+"""What the core hands over: those, a ``hello`` with a login token, and a ``fetch_game``
+for a game older than the history kept in memory."""
+
+
+class Send(NamedTuple):
+    targets: list[int]
+    payload: bytes
+
+
+class Close(NamedTuple):
+    target: int
+    code: int
+    reason: str
+
+
+class Think(NamedTuple):
+    """Ask the computer for its move at ``ply`` in ``room``; answer with ``Core.bot_move``."""
+
+    room: str
+    seat: int
+    ply: int
+    actions: list[str]
+    variant: VariantSpec
+    level: int
+    seconds: float | None
+
+
+class Suggest(NamedTuple):
+    """Ask the computer for a hint for ``conn`` at ``ply``; answer with ``Core.hint_move``."""
+
+    conn: int
+    request: RequestId
+    room: str
+    ply: int
+    actions: list[str]
+    variant: VariantSpec
+
+
+class LiveEvalStep(NamedTuple):
+    """Evaluate ``room`` at ``ply`` for its spectators; answer with ``Core.live_evaluated``."""
+
+    room: str
+    ply: int
+    actions: list[str]
+    variant: VariantSpec
+
+
+class Ask(NamedTuple):
+    """Account work for the adapter (``server.accounts``): the database and the password
+    hasher answer it, away from the event loop. For a ``hello`` with a login token the
+    answer comes back through ``Core.authenticated``; ``Core.asked`` ends every one."""
+
+    conn: int
+    request: AskedRequest
+    account: AccountRecord | None
+    """The account the asking session plays as, if any."""
+    login: bytes | None
+    """The digest of the login token that session said hello with, if any."""
+
+
+Action = Send | Close | Think | AnalyseStep | Suggest | LiveEvalStep | Ask

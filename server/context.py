@@ -1,0 +1,103 @@
+"""What every role of the core shares: its limits, its clocks, its counters, its journal.
+
+``Context`` is handed to the lobby, the room host, the session registry and the history
+desk, so each reads time from the same injected clock, counts into the same metrics and
+notes changes in the same journal for the database, without knowing about the others.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engine import Variant
+from protocol.codec import encode
+from protocol.messages import Error, ErrorCode, RequestId, State, VariantSpec
+from server import ratings
+from server.actions import Send
+from server.journal import Journal
+from server.ratelimit import TokenBucket
+from server.rooms import Absence, Room
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Abuse limits and timings of the core (the adapter has its own for frames and sockets)."""
+
+    rate: float = 20.0
+    """Requests per second per connection, on average."""
+    burst: float = 40.0
+    strikes: int = 20
+    """Rate-limited requests in a row before the connection is closed (1008)."""
+    rooms_listed: int = 100
+    chat_rate: float = 0.5
+    """Chat lines per second per player, on average."""
+    chat_burst: float = 5.0
+    absence: Absence = field(default_factory=Absence)
+    restart_bonus: float = 10.0
+    """Seconds added, after a restart, to the bank of the seat whose clock was running."""
+    replay_plies: float = 4000.0
+    """Plies all ``replay`` requests together may replay a second (about 5% of a core)."""
+    spectators: int = 100
+    """Spectators one room takes at most."""
+    rooms_per_session: int = 3
+    """Rooms one session may own at once (created, or paired by quick match, and not yet
+    forgotten): leaving a room keeps it for a while, so this bounds hopping between them."""
+    rooms_per_address: int = 20
+    """Rooms the sessions of one IP address may own at once."""
+    max_rooms: int = 5000
+    """Rooms the server holds at most; past it new rooms are refused with ``server_busy``."""
+    history: int = 1000
+    """Finished games kept for ``history`` and ``fetch_game``."""
+    analyses: int = 8
+    """Games whose analysis may wait or run at once (``server_busy`` beyond)."""
+    analyses_per_session: int = 1
+    """Of those, how many one session may have asked for."""
+    provisional_games: int = ratings.PROVISIONAL_GAMES
+    """Rated games in a pool before a rating is established (shown without "?", listed)."""
+
+
+class Context:
+    """The limits, clocks, counters and journal one core's roles share."""
+
+    def __init__(
+        self, limits: Limits, clock: Callable[[], float], wall_clock: Callable[[], float]
+    ) -> None:
+        self.limits = limits
+        self.clock = clock
+        self.wall_clock = wall_clock
+        self.counters: Counter[str] = Counter()
+        """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
+        self.journal = Journal()
+        """Changes for the database (off until an adapter with one turns it on)."""
+
+    @property
+    def persistent(self) -> bool:
+        """Whether a database keeps what the server accepts (an adapter with one says so)."""
+        return self.journal.enabled
+
+    def error(
+        self,
+        conn: int | None,
+        code: ErrorCode,
+        message: str,
+        rid: RequestId,
+        room: Room | None = None,
+        now: float = 0.0,
+    ) -> Send:
+        """An error reply; with ``room``, the room's current state attached."""
+        assert conn is not None
+        self.counters[f"error:{code}"] += 1
+        state: State | None = room.state(now) if room is not None else None
+        return Send([conn], encode(Error(id=rid, code=code, message=message, state=state)))
+
+    def chat_bucket(self) -> TokenBucket:
+        """A fresh allowance of chat lines (per player, or per seat)."""
+        return TokenBucket(self.limits.chat_rate, self.limits.chat_burst, self.clock())
+
+
+def full_variant(spec: VariantSpec) -> VariantSpec:
+    """The variant with its wall count filled in (the schema already bounds the rest)."""
+    walls = Variant.of(spec.players, spec.size, spec.walls).walls
+    return VariantSpec(players=spec.players, size=spec.size, walls=walls)

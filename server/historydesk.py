@@ -1,0 +1,171 @@
+"""The history desk: finished games, their replays and their analyses.
+
+It answers ``history``, ``fetch_game``, ``replay`` and ``analyse`` from what it keeps in
+memory (``server.history``, ``server.analysis``), and takes in the games the room host
+finishes (``archive``). It holds no room and no session: in a cluster each node keeps its
+own desk, and what is not in memory comes from the shared database.
+"""
+
+from __future__ import annotations
+
+from engine import Game
+from engine.ai.evaluation import MoveReview
+from protocol.codec import encode
+from protocol.messages import (
+    Analyse,
+    ErrorCode,
+    FetchGame,
+    Frame,
+    History,
+    HistoryList,
+    ReplayFrames,
+    ReplayRequest,
+)
+from server.actions import Action, Send
+from server.analysis import Analyses, Refused
+from server.context import Context, full_variant
+from server.history import GameHistory
+from server.ratelimit import TokenBucket
+from server.rooms import Room
+
+REPLAY_PLIES_PER_TOKEN = 40
+"""A ``replay`` costs one request of the rate limit per this many moves, on top of its own."""
+REPLAY_BURST = 1000
+"""Plies the server's replay budget holds at most: one replay of the most moves allowed."""
+
+
+class HistoryDesk:
+    """Finished games of one server: kept, listed, fetched, replayed and analysed."""
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        limits = context.limits
+        self.history = GameHistory(limits.history)
+        self.analyses = Analyses(limits.analyses, limits.analyses_per_session)
+        self._replays = TokenBucket(limits.replay_plies, REPLAY_BURST, context.clock())
+        """Plies ``replay`` may work through each second, server-wide. The burst is one
+        longest replay (about 12 ms of work): a bigger one let a dozen replays run back
+        to back and held the games' moves for 100 ms."""
+
+    def archive(self, room: Room) -> None:
+        """Take in the games that ended in ``room``."""
+        finished = self.history.archive(room, self.context.wall_clock())
+        self.context.counters["games_finished"] += finished
+
+    def listing(self, conn: int, request: History) -> Send:
+        games = self.history.listing(request.limit)
+        return Send([conn], encode(HistoryList(id=request.id, games=games)))
+
+    def fetch_game(self, conn: int, request: FetchGame) -> Send | None:
+        """The game's record if it is in memory; None if only the database may hold it
+        (then the caller asks the database, or says there is no such game)."""
+        reply = self.history.record(request.game, request.id)
+        return None if reply is None else Send([conn], encode(reply))
+
+    def no_game(self, conn: int, request: FetchGame | Analyse) -> Send:
+        message = f"no finished game {request.game} in the history"
+        return self.context.error(conn, ErrorCode.GAME_NOT_FOUND, message, request.id)
+
+    def replay(self, conn: int, allowance: TokenBucket, request: ReplayRequest) -> Send:
+        """Play ``moves`` from the start and send every position (clients hold no rules).
+
+        Its work grows with the moves (about 12 us of CPU and 300 bytes out a ply), so it
+        is paid for by the ply: from the connection's own ``allowance``, and from a budget
+        for the whole server, which keeps the event loop for the games being played
+        whoever asks for replays and from however many addresses."""
+        error = self.context.error
+        cost = len(request.moves) / REPLAY_PLIES_PER_TOKEN
+        now = self.context.clock()
+        if not allowance.spend(cost, now):
+            message = f"a replay of {len(request.moves)} moves costs {cost:g} requests; slow down"
+            return error(conn, ErrorCode.RATE_LIMITED, message, request.id)
+        if not self._replays.spend(len(request.moves), now):
+            message = "the server is replaying too many games right now; try again in a moment"
+            return error(conn, ErrorCode.SERVER_BUSY, message, request.id)
+        spec = full_variant(request.variant)
+        game = Game(spec.players, spec.size, spec.walls)
+        frames, problem = [_frame(game, None)], None
+        for move in request.moves:
+            try:
+                game.apply(move)
+            except ValueError as reason:
+                problem = f"move {game.ply + 1} ({move}): {reason}"
+                break
+            frames.append(_frame(game, move))
+        reply = ReplayFrames(id=request.id, variant=spec, frames=frames, error=problem)
+        return Send([conn], encode(reply))
+
+    def analyse(self, conn: int, session: str, request: Analyse) -> list[Action]:
+        """Answer from the stored analysis, or queue the game (``server.analysis``)."""
+        counters, error = self.context.counters, self.context.error
+        game = self.history.find(request.game)
+        if game is None:
+            return [self.no_game(conn, request)]
+        stored = self.analyses.cached(game.id, request.id)
+        if stored is not None:
+            return [Send([conn], stored)]
+        moves = [move for move in game.moves if not move.startswith("retire")]
+        reason = None
+        if game.variant.players != 2:
+            reason = "only two-player games can be analysed"
+        elif not moves:
+            reason = f"game {game.id} has no moves"
+        if reason is not None:
+            return [error(conn, ErrorCode.CANNOT_ANALYSE, reason, request.id)]
+        try:
+            steps = self.analyses.ask(game.id, moves, game.variant, session, (conn, request.id))
+        except Refused as refused:
+            counters["analysis:refused"] += 1
+            return [error(conn, ErrorCode.SERVER_BUSY, str(refused), request.id)]
+        counters["analysis:queued"] += 1
+        return list(steps)
+
+    def analysis_step(self, game: int, ply: int, review: MoveReview | None) -> list[Action]:
+        """A step of an analysis came back (None: it failed); the next one, and the
+        answers to whoever waits for an analysis that ended."""
+        counters = self.context.counters
+        steps, job, body = self.analyses.step_done(game, ply, review)
+        actions: list[Action] = list(steps)
+        if job is None:
+            return actions
+        if body is None:
+            counters["analysis:failed"] += 1
+            for conn, rid in job.waiters:
+                message = f"the analysis of game {game} failed: try again later"
+                actions.append(self.context.error(conn, ErrorCode.SERVER_BUSY, message, rid))
+            return actions
+        counters["analysis:done"] += 1
+        oldest = [kept[0].id for kept in (self.history.games, self.history.short) if kept]
+        if oldest:
+            self.analyses.prune(min(oldest))  # the games the history no longer holds
+        for conn, rid in job.waiters:
+            reply = self.analyses.cached(game, rid)
+            if reply is not None:
+                actions.append(Send([conn], reply))
+        return actions
+
+    def forget(self, conn: int) -> None:
+        """The connection is gone: nobody waits for its analyses any more."""
+        self.analyses.forget(conn)
+
+    # -- the database ------------------------------------------------------------
+
+    def keep_unsaved(self, on: bool) -> None:
+        """Keep what the database has not received yet (when there is one)."""
+        self.history.keep_unsaved = self.analyses.keep_unsaved = on
+
+    def has_unsaved(self) -> bool:
+        return bool(self.history.unsaved) or bool(self.analyses.unsaved)
+
+
+def _frame(game: Game, last: str | None) -> Frame:
+    return Frame(
+        ply=game.ply,
+        pawns=game.pawns,
+        walls=game.walls,
+        walls_left=game.walls_left,
+        turn=game.turn,
+        last_move=last,
+        winner=game.winner,
+        distances=game.distances(),
+    )

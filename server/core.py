@@ -26,13 +26,11 @@ from collections.abc import Callable
 
 from engine.ai.evaluation import Evaluation as EngineEvaluation
 from engine.ai.evaluation import MoveReview
-from protocol.codec import BadRequest, decode_request, encode, request_id
+from protocol.codec import BadRequest, decode_request, encode
 from protocol.messages import (
-    VERSION,
     Abort,
     AiSpec,
     Analyse,
-    ChangePassword,
     Chat,
     ChatMessage,
     Claim,
@@ -51,9 +49,7 @@ from protocol.messages import (
     ListRooms,
     LiveEval,
     LiveEvalSet,
-    Logout,
     MoveRequest,
-    MyGames,
     Ping,
     Pong,
     Queued,
@@ -68,18 +64,15 @@ from protocol.messages import (
     TimeControl,
     VariantSpec,
     Watch,
-    Welcome,
 )
 from protocol.messages import QuickMatch as QuickMatchRequest
 from server import ratings, text
 from server.accountdb import RatedGame
 from server.actions import (
-    CLOSE_POLICY,
     CLOSE_REPLACED,
     AccountRequest,
     Action,
     Ask,
-    AskedRequest,
     Close,
     LiveEvalStep,
     Send,
@@ -90,10 +83,10 @@ from server.context import Context, Limits, full_variant
 from server.database import Batch, Loaded
 from server.history import GameHistory
 from server.historydesk import HistoryDesk
-from server.ratelimit import TokenBucket
 from server.records import AccountRecord
+from server.registry import SessionRegistry
 from server.rooms import Room
-from server.sessions import Connection, Session, token_hash
+from server.sessions import Connection, Session
 from server.snapshot import restore_room, restore_session
 
 __all__ = [
@@ -115,7 +108,6 @@ __all__ = [
 
 log = logging.getLogger("quoridor.core")
 
-SERVER_NAME = "quoridor-server/0.1"
 ROOM_CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
 ROOM_CODE_LENGTH = 10
 """31**10 codes: about 50 bits, hopeless to guess under the rate limit."""
@@ -148,10 +140,8 @@ class Core:
         self.counters = self.context.counters
         """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.journal = self.context.journal
+        self.registry = SessionRegistry(self.context)
         self.desk = HistoryDesk(self.context)
-        self.connections: dict[int, Connection] = {}
-        self.sessions: dict[bytes, Session] = {}
-        """Sessions by the hash of their resume token."""
         self.rooms: dict[str, Room] = {}
         self.owned: Counter[str] = Counter()
         """Rooms held by each ``session:<id>`` and ``address:<ip>`` (see ``Room.owners``)."""
@@ -178,6 +168,15 @@ class Core:
         widen while players wait)."""
 
     @property
+    def connections(self) -> dict[int, Connection]:
+        return self.registry.connections
+
+    @property
+    def sessions(self) -> dict[bytes, Session]:
+        """Sessions by the hash of their resume token."""
+        return self.registry.sessions
+
+    @property
     def history(self) -> GameHistory:
         """The finished games kept in memory (the history desk's)."""
         return self.desk.history
@@ -189,8 +188,7 @@ class Core:
     # -- the adapter's calls -----------------------------------------------------
 
     def open(self, conn: int, address: str = "") -> None:
-        bucket = TokenBucket(self.limits.rate, self.limits.burst, self.clock())
-        self.connections[conn] = Connection(conn, bucket, address)
+        self.registry.open(conn, address)
 
     def receive(self, conn: int, data: bytes | str) -> list[Action]:
         # A deadline that passed but was not acted on yet (its timer is late)
@@ -199,9 +197,8 @@ class Core:
         if overdue is not None and overdue <= self.clock():
             return self.tick() + self.receive(conn, data)
         connection = self.connections[conn]
-        if not connection.bucket.take(self.clock()):
-            return self._rate_limited(connection, data)
-        connection.strikes = 0
+        if (refused := self.registry.throttled(connection, data)) is not None:
+            return refused
         try:
             request = decode_request(data)
         except BadRequest as bad:
@@ -212,13 +209,11 @@ class Core:
 
     def close(self, conn: int, deliberate: bool = False) -> list[Action]:
         """The connection is gone (``deliberate``: the client closed it cleanly)."""
-        connection = self.connections.pop(conn)
+        session = self.registry.close(conn)
         self.desk.forget(conn)
         self._hinting.discard(conn)
-        session = connection.session
-        if session is None or session.conn != conn:
+        if session is None:
             return []
-        session.conn = None
         self._unqueue(session)
         if self.closing_all:
             # The server is stopping: a player dropped now is no event. Nobody would
@@ -227,7 +222,7 @@ class Core:
             return []
         room = session.room
         if room is None:
-            self._forget(session)
+            self.registry.forget(session)
             return []
         if session.seat is None:
             # A spectator going is no event: with many spectators coming and going, a
@@ -235,7 +230,7 @@ class Core:
             # count is up to date in the room's next state.
             room.spectators.discard(session)
             session.room = None
-            self._forget(session)
+            self.registry.forget(session)
             self._collect(room)
             return []
         # The seat is kept for the grace period: in a waiting room it is then
@@ -284,7 +279,7 @@ class Core:
             if released := room.release_absent(now):
                 for session in released:
                     session.room = session.seat = None
-                    self._forget(session)
+                    self.registry.forget(session)
                 self.journal.room(room)
                 if room.anyone_connected():
                     actions.append(self._push(room))
@@ -303,7 +298,7 @@ class Core:
         if isinstance(request, Ping):
             return [Send([connection.id], encode(Pong(id=request.id)))]
         if isinstance(request, AccountRequest):
-            return self._ask(connection, request)
+            return self.registry.ask(connection, request)
         if session is None:
             return [
                 self._error(connection.id, ErrorCode.HELLO_REQUIRED, "say hello first", request.id)
@@ -356,76 +351,32 @@ class Core:
     # -- handshake -------------------------------------------------------------
 
     def _hello(self, connection: Connection, hello: Hello) -> list[Action]:
-        conn = connection.id
-        if connection.session is not None:
-            return [
-                self._error(conn, ErrorCode.ALREADY_GREETED, "hello was already said", hello.id)
-            ]
-        if hello.version.split(".")[0] != VERSION.split(".")[0]:
-            message = (
-                f"protocol version {hello.version} is not supported; this server speaks {VERSION}"
-            )
-            error = self._error(conn, ErrorCode.UNSUPPORTED_VERSION, message, hello.id)
-            return [error, Close(conn, CLOSE_POLICY, "unsupported protocol version")]
-        name = text.clean(hello.name)
-        if (problem := text.problem(name)) is not None:
-            message = f"name {problem} - at `$.name`"
-            return [self._error(conn, ErrorCode.INVALID_FIELD, message, hello.id)]
-        if hello.resume is not None:
-            return self._resume(connection, hello)
-        if hello.token is not None:
-            return self._ask(connection, hello)
-        session, token = Session.new(name, self.context.chat_bucket())
-        session.address = connection.address
-        self.sessions[session.token_digest] = session
-        log.debug("hello", extra={"conn": conn, "session": session.id})
-        return [self._attach(connection, session, token, hello.id)]
-
-    def _ask(self, connection: Connection, request: AskedRequest) -> list[Action]:
-        """Hand an account request to the adapter, after what the core can check itself."""
-        conn, session = connection.id, connection.session
-        refusal: tuple[ErrorCode, str] | None = None
-        if not self.persistent:
-            refusal = ErrorCode.ACCOUNTS_UNAVAILABLE, "this server keeps no accounts (no database)"
-        elif isinstance(request, ChangePassword | MyGames) and session is None:
-            refusal = ErrorCode.HELLO_REQUIRED, "say hello with your login token first"
-        elif isinstance(request, ChangePassword | MyGames) and session and not session.account:
-            refusal = ErrorCode.ACCOUNT_REQUIRED, "log in first (hello with a login token)"
-        elif (
-            isinstance(request, Logout)
-            and request.token is None
-            and not (session and session.login)
-        ):
-            refusal = ErrorCode.INVALID_FIELD, "no login token to revoke - at `$.token`"
-        elif connection.asking:
-            refusal = ErrorCode.RATE_LIMITED, "one database request at a time: wait for the answer"
-        if refusal is not None:
-            return [self._error(conn, *refusal, request.id)]
-        connection.asking = True
-        account = session.account if session else None
-        return [Ask(conn, request, account, session.login if session else None)]
+        actions, resumed = self.registry.hello(connection, hello)
+        if resumed is None:
+            return actions
+        if resumed.queued is not None:
+            # Still waiting for opponents: say so, or the client would think it is in
+            # the lobby (its create would get already_in_room, then a pairing).
+            queued = Queued(id=None, variant=resumed.queued.variant, clock=resumed.queued.clock)
+            actions.append(Send([connection.id], encode(queued)))
+        room = resumed.room
+        if room is not None:
+            actions += self._replay(room, connection.id, hello.last_event)
+            if resumed.seat is None:
+                actions.append(self._push(room))
+            else:
+                actions += self._back(room, resumed.seat)
+        return actions
 
     def asked(self, conn: int) -> None:
         """The adapter answered this connection's account request."""
-        connection = self.connections.get(conn)
-        if connection is not None:
-            connection.asking = False
+        self.registry.asked(conn)
 
     def authenticated(
         self, conn: int, hello: Hello, account: AccountRecord, login: bytes
     ) -> list[Action]:
         """A ``hello`` whose login token opened ``account``: a session playing as it."""
-        connection = self.connections.get(conn)
-        if connection is None:
-            return []
-        if connection.session is not None:
-            message = "hello was already said"
-            return [self._error(conn, ErrorCode.ALREADY_GREETED, message, hello.id)]
-        session, token = Session.new(account.name, self.context.chat_bucket(), account)
-        session.login = login
-        self.sessions[session.token_digest] = session
-        log.debug("hello with a login token", extra={"conn": conn, "session": session.id})
-        return [self._attach(connection, session, token, hello.id)]
+        return self.registry.authenticated(conn, hello, account, login)
 
     def ratings_committed(self, games: list[RatedGame]) -> list[Action]:
         """Rated games whose rating changes are on disk: show them in their rooms."""
@@ -459,38 +410,6 @@ class Core:
                 if room.number == game.number:
                     room.rating_changes[seat] = ratings.shown(after.mu) - ratings.shown(before.mu)
 
-    def _resume(self, connection: Connection, hello: Hello) -> list[Action]:
-        assert hello.resume is not None
-        session = self.sessions.pop(token_hash(hello.resume), None)
-        if session is None:
-            message = "unknown or expired resume token; say hello without one for a new session"
-            return [self._error(connection.id, ErrorCode.BAD_TOKEN, message, hello.id)]
-        actions: list[Action] = []
-        if session.conn is not None:
-            # Two connections for one session: the newer one wins.
-            old = self.connections[session.conn]
-            old.session = None
-            actions.append(Close(old.id, CLOSE_REPLACED, "session resumed on another connection"))
-        token = session.rotate_token()
-        self.sessions[session.token_digest] = session
-        self.journal.session(session)
-        self.counters["resumes"] += 1
-        log.info("session resumed", extra={"conn": connection.id, "session": session.id})
-        actions.append(self._attach(connection, session, token, hello.id))
-        if session.queued is not None:
-            # Still waiting for opponents: say so, or the client would think it is in
-            # the lobby (its create would get already_in_room, then a pairing).
-            queued = Queued(id=None, variant=session.queued.variant, clock=session.queued.clock)
-            actions.append(Send([connection.id], encode(queued)))
-        room = session.room
-        if room is not None:
-            actions += self._replay(room, connection.id, hello.last_event)
-            if session.seat is None:
-                actions.append(self._push(room))
-            else:
-                actions += self._back(room, session.seat)
-        return actions
-
     def _replay(self, room: Room, conn: int, last_event: int | None) -> list[Action]:
         """The events after ``last_event`` from the room's log, or nothing if it is too old.
 
@@ -500,23 +419,6 @@ class Core:
         if last_event is None or not room.log or last_event + 1 < room.log[0][0]:
             return []
         return [Send([conn], frame) for event, frame in room.log if event > last_event]
-
-    def _attach(self, connection: Connection, session: Session, token: str, rid: RequestId) -> Send:
-        connection.session = session
-        session.conn = connection.id
-        room = session.room
-        welcome = Welcome(
-            id=rid,
-            version=VERSION,
-            server=SERVER_NAME,
-            session=session.id,
-            resume_token=token,
-            name=session.name,
-            room=room.code if room else None,
-            seat=session.seat,
-            registered=session.account is not None,
-        )
-        return Send([connection.id], encode(welcome))
 
     # -- lobby -------------------------------------------------------------------
 
@@ -645,7 +547,7 @@ class Core:
             if previous.conn is not None:
                 actions.append(Send([previous.conn], encode(Left(id=None))))
             else:
-                self._forget(previous)
+                self.registry.forget(previous)
         holder.session = session
         secret = holder.new_secret()  # whoever had the old one is out
         session.room, session.seat = room, room.seats.index(holder)
@@ -1141,7 +1043,7 @@ class Core:
         if reply is not None:
             return [reply]
         if self.persistent:  # older games (a profile lists them) are read from the database
-            return self._ask(connection, request)
+            return self.registry.ask(connection, request)
         return [self.desk.no_game(connection.id, request)]
 
     def analysis_step(self, game: int, ply: int, review: MoveReview | None) -> list[Action]:
@@ -1300,13 +1202,7 @@ class Core:
             if holder is not None and holder.session.room is room:
                 holder.session.room = holder.session.seat = None
                 if holder.session.conn is None:
-                    self._forget(holder.session)
-
-    def _forget(self, session: Session) -> None:
-        """Drop a session that holds nothing worth resuming."""
-        if session.conn is None and session.room is None:
-            self.sessions.pop(session.token_digest, None)
-            self.journal.drop_session(session)
+                    self.registry.forget(holder.session)
 
     def _unqueue(self, session: Session) -> None:
         if session.queued is None:
@@ -1320,13 +1216,6 @@ class Core:
 
     def _no_room(self, session: Session, code: str, rid: RequestId) -> Action:
         return self._error(session.conn, ErrorCode.ROOM_NOT_FOUND, f"no room {code!r}", rid)
-
-    def _rate_limited(self, connection: Connection, data: bytes | str) -> list[Action]:
-        connection.strikes += 1
-        if connection.strikes > self.limits.strikes:
-            return [Close(connection.id, CLOSE_POLICY, "rate limit exceeded")]
-        message = f"more than {self.limits.rate:g} requests a second; slow down"
-        return [self._error(connection.id, ErrorCode.RATE_LIMITED, message, request_id(data))]
 
     def _error(
         self,

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from server.database import Batch, MoveDelta
 from server.records import ClockRecord, GameRecord
-from server.rooms import Room
-from server.sessions import Session
+from server.rooms import Member, Room
 from server.snapshot import room_record, session_record
 
 
@@ -30,10 +29,12 @@ class Journal:
         self._sent: dict[str, tuple[int, int, int]] = {}
         """Per room saved: its game number and how many actions and movers the database
         has of it."""
-        self._sessions: set[Session] = set()
+        self._sessions: set[Member] = set()
         self._dropped_rooms: set[str] = set()
         self._dropped_sessions: set[str] = set()
         self._quarantined: list[str] = []
+        self._stored: dict[str, tuple[bytes, str, int | None]] = {}
+        """Per session saved: (token hash, room, seat) as last written."""
 
     def room(self, room: Room) -> None:
         if self.enabled:
@@ -44,7 +45,7 @@ class Journal:
         if self.enabled:
             self._moved.add(room)
 
-    def session(self, session: Session) -> None:
+    def session(self, session: Member) -> None:
         if self.enabled:
             self._sessions.add(session)
 
@@ -57,9 +58,9 @@ class Journal:
         if self.enabled:
             self._quarantined.append(code)
 
-    def drop_session(self, session: Session) -> None:
+    def drop_session(self, session: Member) -> None:
         if self.enabled:
-            session.stored = None
+            self._stored.pop(session.id, None)
             self._dropped_sessions.add(session.id)
 
     def __bool__(self) -> bool:
@@ -97,11 +98,11 @@ class Journal:
         for session in sessions:
             if session.room is not None:
                 stored = (session.token_digest, session.room.code, session.seat)
-                if session.stored != stored:  # most moves change no session: no rewrite
-                    session.stored = stored
+                if self._stored.get(session.id) != stored:  # most moves change none of them
+                    self._stored[session.id] = stored
                     batch.sessions.append(session_record(session))
             else:
-                session.stored = None
+                self._stored.pop(session.id, None)
                 self._dropped_sessions.add(session.id)
         # Not ``- set(rooms)``: this runs for every commit, and rooms may be thousands.
         batch.dropped_rooms = sorted(code for code in self._dropped_rooms if code not in rooms)

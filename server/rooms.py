@@ -13,7 +13,7 @@ import hmac
 import secrets
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal, Protocol, cast
 
 import msgspec
 
@@ -34,9 +34,6 @@ from server import ratings
 from server.clock import FischerClock
 from server.ratelimit import TokenBucket
 from server.records import AccountRecord
-
-if TYPE_CHECKING:
-    from server.sessions import Session
 
 Status = Literal["waiting", "playing", "finished"]
 Reason = Literal["goal", "resign", "time", "abandon", "draw", "aborted", "last_standing", "ply_cap"]
@@ -88,6 +85,27 @@ def wall_hex(mask: int, size: int) -> str:
     return format(mask, f"0{(size - 1) ** 2 // 2}x")
 
 
+class Member(Protocol):
+    """Whoever sits or watches in a room, as the room sees them.
+
+    On one server that is a ``server.sessions.Session``; a clustered room host will also
+    seat players whose connection (and session) is on another node, through a stand-in with
+    these fields. The room reads them; the lobby and the room host set ``room`` and
+    ``seat``, and the session registry ``conn``.
+    """
+
+    id: str
+    name: str
+    token_digest: bytes
+    """The hash of its resume token (saved with the room, so it resumes after a restart)."""
+    account: AccountRecord | None
+    conn: int | None
+    """Where the room's events go now; None while away."""
+    room: Room | None
+    seat: int | None
+    """Seat in ``room``; None for a spectator."""
+
+
 def secret_digest(secret: str) -> bytes:
     return hashlib.sha256(secret.encode()).digest()
 
@@ -100,7 +118,7 @@ class SeatHolder:
     usable secret; the secret itself is handed out once, in ``joined``.
     """
 
-    session: Session
+    session: Member
     name: str
     digest: bytes = b""
     gone_since: float | None = None
@@ -171,10 +189,10 @@ class Room:
         self.established = ratings.PROVISIONAL_GAMES
         """Rated games in the pool after which a rating is no longer provisional."""
         self.seats: list[SeatHolder | None] = [None] * spec.players
-        self.spectators: set[Session] = set()
+        self.spectators: set[Member] = set()
         self.owners: tuple[str, ...] = ()
         """Whom the room counts against (``Core``'s caps): its creator's session and address."""
-        self.eval_followers: set[Session] = set()
+        self.eval_followers: set[Member] = set()
         """Spectators who asked for the computer's evaluation (``live_eval``)."""
         self.live: tuple[int, bytes] | None = None
         """The last evaluation pushed: its ply and its frame."""
@@ -237,7 +255,7 @@ class Room:
     def seat_bot(
         self,
         seat: int,
-        session: Session,
+        session: Member,
         level: int,
         think: float | None,
         account: AccountRecord | None = None,
@@ -259,7 +277,7 @@ class Room:
         assert holder is not None
         return holder
 
-    def members(self) -> list[Session]:
+    def members(self) -> list[Member]:
         """Every session in the room: seated players, then spectators."""
         players = [
             h.session
@@ -300,7 +318,7 @@ class Room:
 
     # -- seats -----------------------------------------------------------------
 
-    def seat(self, session: Session, seat: int, name: str) -> str:
+    def seat(self, session: Member, seat: int, name: str) -> str:
         """Give ``seat`` to ``session`` and return its secret; the game starts once every
         seat is taken."""
         holder = SeatHolder(session, name, account=session.account)
@@ -338,7 +356,7 @@ class Room:
         """Does a waiting room still keep a seat for a player who dropped?"""
         return self.status == "waiting" and any(h and h.gone_since is not None for h in self.seats)
 
-    def release_absent(self, now: float) -> list[Session]:
+    def release_absent(self, now: float) -> list[Member]:
         """In a waiting room, give up the seats whose players stayed away past their grace."""
         if self.status != "waiting":
             return []

@@ -49,8 +49,6 @@ class Session:
     """The account this session plays as; None for a guest."""
     login: bytes | None = None
     """The digest of the login token this session said hello with (for ``logout``)."""
-    stored: tuple[bytes, str, int | None] | None = None
-    """(token hash, room, seat) as last written to the database, if it is there."""
 
     @classmethod
     def new(

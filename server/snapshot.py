@@ -13,7 +13,7 @@ from server.clock import FischerClock
 from server.ratelimit import TokenBucket
 from server.ratings import pool_of
 from server.records import AccountRecord, ClockRecord, RoomRecord, SeatRecord, SessionRecord
-from server.rooms import Room, SeatHolder
+from server.rooms import Member, Room, SeatHolder
 from server.sessions import Session
 
 
@@ -58,7 +58,7 @@ def room_record(room: Room, now: float) -> RoomRecord:
     )
 
 
-def session_record(session: Session) -> SessionRecord:
+def session_record(session: Member) -> SessionRecord:
     return SessionRecord(
         id=session.id,
         name=session.name,

@@ -1,0 +1,221 @@
+"""The session registry: the server's connections and the sessions greeted on them.
+
+It says hello (a new session, a resumed one, or one opened with a login token, which the
+database checks through an ``Ask``), paces each connection's requests, hands account
+requests to the database, and forgets a session once it holds nothing worth resuming.
+What a session does in the lobby or in a room is for ``server.lobby`` and the room host.
+
+Sessions live where their connection is: in a cluster each node keeps a registry of its
+own; a resume token made on another node is found through the shared database (see
+docs/cluster.md).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from protocol.codec import encode, request_id
+from protocol.messages import (
+    VERSION,
+    ChangePassword,
+    ErrorCode,
+    Hello,
+    Logout,
+    MyGames,
+    RequestId,
+    Welcome,
+)
+from server import text
+from server.actions import (
+    CLOSE_POLICY,
+    CLOSE_REPLACED,
+    Action,
+    Ask,
+    AskedRequest,
+    Close,
+    Send,
+)
+from server.context import Context
+from server.ratelimit import TokenBucket
+from server.records import AccountRecord
+from server.rooms import Member
+from server.sessions import Connection, Session, token_hash
+
+log = logging.getLogger("quoridor.core")
+
+SERVER_NAME = "quoridor-server/0.1"
+
+
+class SessionRegistry:
+    """The connections of one server and the sessions greeted on them.
+
+    It says hello (new sessions, resumed ones, and ones opened with a login token, which the
+    database checks: ``Ask``), paces each connection's requests, and forgets a session once
+    it holds nothing worth resuming. Sessions live where their connection is: in a cluster
+    each node keeps its own registry, and a resume token names its session on any node once
+    the sessions' rows are shared (the clustered registry reads it from the database).
+    """
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self.connections: dict[int, Connection] = {}
+        self.sessions: dict[bytes, Session] = {}
+        """Sessions by the hash of their resume token."""
+
+    # -- connections ---------------------------------------------------------------
+
+    def open(self, conn: int, address: str) -> None:
+        limits = self.context.limits
+        bucket = TokenBucket(limits.rate, limits.burst, self.context.clock())
+        self.connections[conn] = Connection(conn, bucket, address)
+
+    def throttled(self, connection: Connection, data: bytes | str) -> list[Action] | None:
+        """The refusal of a request over the connection's rate limit (and the close after
+        too many in a row), or None when it may go ahead."""
+        if connection.bucket.take(self.context.clock()):
+            connection.strikes = 0
+            return None
+        limits = self.context.limits
+        connection.strikes += 1
+        if connection.strikes > limits.strikes:
+            return [Close(connection.id, CLOSE_POLICY, "rate limit exceeded")]
+        message = f"more than {limits.rate:g} requests a second; slow down"
+        code = ErrorCode.RATE_LIMITED
+        return [self.context.error(connection.id, code, message, request_id(data))]
+
+    def close(self, conn: int) -> Session | None:
+        """The connection is gone; the session it was the live connection of, if any (that
+        session is now away: what it held is for the lobby and the room host to settle)."""
+        connection = self.connections.pop(conn)
+        session = connection.session
+        if session is None or session.conn != conn:
+            return None
+        session.conn = None
+        return session
+
+    # -- hello -----------------------------------------------------------------------
+
+    def hello(self, connection: Connection, hello: Hello) -> tuple[list[Action], Session | None]:
+        """Greet the connection; the replies, and the session if it was resumed (whose
+        queue and room the caller brings the connection back into)."""
+        conn, error = connection.id, self.context.error
+        if connection.session is not None:
+            return [
+                error(conn, ErrorCode.ALREADY_GREETED, "hello was already said", hello.id)
+            ], None
+        if hello.version.split(".")[0] != VERSION.split(".")[0]:
+            message = (
+                f"protocol version {hello.version} is not supported; this server speaks {VERSION}"
+            )
+            refusal = error(conn, ErrorCode.UNSUPPORTED_VERSION, message, hello.id)
+            return [refusal, Close(conn, CLOSE_POLICY, "unsupported protocol version")], None
+        name = text.clean(hello.name)
+        if (problem := text.problem(name)) is not None:
+            message = f"name {problem} - at `$.name`"
+            return [error(conn, ErrorCode.INVALID_FIELD, message, hello.id)], None
+        if hello.resume is not None:
+            return self._resume(connection, hello)
+        if hello.token is not None:
+            return self.ask(connection, hello), None
+        session, token = Session.new(name, self.context.chat_bucket())
+        session.address = connection.address
+        self.sessions[session.token_digest] = session
+        log.debug("hello", extra={"conn": conn, "session": session.id})
+        return [self._attach(connection, session, token, hello.id)], None
+
+    def _resume(self, connection: Connection, hello: Hello) -> tuple[list[Action], Session | None]:
+        assert hello.resume is not None
+        session = self.sessions.pop(token_hash(hello.resume), None)
+        if session is None:
+            message = "unknown or expired resume token; say hello without one for a new session"
+            return [self.context.error(connection.id, ErrorCode.BAD_TOKEN, message, hello.id)], None
+        actions: list[Action] = []
+        if session.conn is not None:
+            # Two connections for one session: the newer one wins.
+            old = self.connections[session.conn]
+            old.session = None
+            actions.append(Close(old.id, CLOSE_REPLACED, "session resumed on another connection"))
+        token = session.rotate_token()
+        self.sessions[session.token_digest] = session
+        self.context.journal.session(session)
+        self.context.counters["resumes"] += 1
+        log.info("session resumed", extra={"conn": connection.id, "session": session.id})
+        actions.append(self._attach(connection, session, token, hello.id))
+        return actions, session
+
+    def authenticated(
+        self, conn: int, hello: Hello, account: AccountRecord, login: bytes
+    ) -> list[Action]:
+        """A ``hello`` whose login token opened ``account``: a session playing as it."""
+        connection = self.connections.get(conn)
+        if connection is None:
+            return []
+        if connection.session is not None:
+            message = "hello was already said"
+            return [self.context.error(conn, ErrorCode.ALREADY_GREETED, message, hello.id)]
+        session, token = Session.new(account.name, self.context.chat_bucket(), account)
+        session.login = login
+        self.sessions[session.token_digest] = session
+        log.debug("hello with a login token", extra={"conn": conn, "session": session.id})
+        return [self._attach(connection, session, token, hello.id)]
+
+    def _attach(self, connection: Connection, session: Session, token: str, rid: RequestId) -> Send:
+        connection.session = session
+        session.conn = connection.id
+        room = session.room
+        welcome = Welcome(
+            id=rid,
+            version=VERSION,
+            server=SERVER_NAME,
+            session=session.id,
+            resume_token=token,
+            name=session.name,
+            room=room.code if room else None,
+            seat=session.seat,
+            registered=session.account is not None,
+        )
+        return Send([connection.id], encode(welcome))
+
+    # -- the database's requests -------------------------------------------------------
+
+    def ask(self, connection: Connection, request: AskedRequest) -> list[Action]:
+        """Hand an account request to the adapter, after what can be checked here."""
+        conn, session = connection.id, connection.session
+        refusal: tuple[ErrorCode, str] | None = None
+        if not self.context.persistent:
+            refusal = ErrorCode.ACCOUNTS_UNAVAILABLE, "this server keeps no accounts (no database)"
+        elif isinstance(request, ChangePassword | MyGames) and session is None:
+            refusal = ErrorCode.HELLO_REQUIRED, "say hello with your login token first"
+        elif isinstance(request, ChangePassword | MyGames) and session and not session.account:
+            refusal = ErrorCode.ACCOUNT_REQUIRED, "log in first (hello with a login token)"
+        elif (
+            isinstance(request, Logout)
+            and request.token is None
+            and not (session and session.login)
+        ):
+            refusal = ErrorCode.INVALID_FIELD, "no login token to revoke - at `$.token`"
+        elif connection.asking:
+            refusal = ErrorCode.RATE_LIMITED, "one database request at a time: wait for the answer"
+        if refusal is not None:
+            return [self.context.error(conn, *refusal, request.id)]
+        connection.asking = True
+        account = session.account if session else None
+        return [Ask(conn, request, account, session.login if session else None)]
+
+    def asked(self, conn: int) -> None:
+        """The adapter answered this connection's account request."""
+        connection = self.connections.get(conn)
+        if connection is not None:
+            connection.asking = False
+
+    # -- keeping -------------------------------------------------------------------------
+
+    def keep(self, session: Session) -> None:
+        """Hold a session restored from the database (seated in a game), to be resumed."""
+        self.sessions[session.token_digest] = session
+
+    def forget(self, member: Member) -> None:
+        """Drop a session that holds nothing worth resuming (gone, and in no room)."""
+        if member.conn is None and member.room is None:
+            self.sessions.pop(member.token_digest, None)
+            self.context.journal.drop_session(member)

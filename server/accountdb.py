@@ -366,7 +366,9 @@ def _profile(db: sqlite3.Connection, query: ProfileOf) -> Profile | None:
 
 
 def _game_by_id(db: sqlite3.Connection, query: GameById) -> GameRecord | None:
-    row = db.execute("SELECT record FROM games WHERE id = ?", (query.game,)).fetchone()
+    row = db.execute(
+        "SELECT record FROM games WHERE id = ? AND quarantined = 0", (query.game,)
+    ).fetchone()
     return None if row is None else msgspec.json.decode(row[0], type=GameRecord)
 
 
@@ -374,7 +376,7 @@ def _games_of(db: sqlite3.Connection, query: GamesOf) -> list[GameRecord]:
     before = query.before if query.before is not None else 2**62
     rows = db.execute(
         "SELECT g.record FROM game_players p JOIN games g ON g.id = p.game"
-        " WHERE p.account = ? AND p.game < ? ORDER BY p.game DESC LIMIT ?",
+        " WHERE p.account = ? AND p.game < ? AND g.quarantined = 0 ORDER BY p.game DESC LIMIT ?",
         (query.account, before, query.limit),
     )
     return [msgspec.json.decode(record, type=GameRecord) for (record,) in rows]

@@ -28,11 +28,11 @@ TABLES: dict[str, list[str]] = {
     "tokens": ["digest", "account", "created", "expires"],
     "ratings": ["account", "pool", "mu", "sigma", "games", "wins", "losses", "draws"],
     "rating_history": ["id", "account", "pool", "game", "mu", "sigma", "at"],
-    "games": ["id", "room", "number", "finished", "record", "pool", "short"],
+    "games": ["id", "room", "number", "finished", "record", "pool", "short", "quarantined"],
     "game_players": ["game", "seat", "account", "outcome"],
     "analyses": ["game", "body"],
     "rooms": ["code", "status", "record", "updated"],
-    "sessions": ["id", "room", "record"],
+    "sessions": ["id", "room", "record", "quarantined"],
 }
 """Every table of SQLite's schema (``SQLITE_EQUIVALENT``), in an order that keeps the
 references whole, with its columns (the same names in both)."""

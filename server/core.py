@@ -1123,12 +1123,11 @@ class Core:
                 continue  # seated in a quarantined room: its row stays for whoever repairs it
             else:
                 self.sessions[session.token_digest] = session
-        self.history.load(loaded.games)
+        self.history.load(loaded.games, loaded.last_game)
 
     def _set_aside(self, table: str, key: str, reason: str) -> None:
         """One saved row that cannot be used: say so in one line, count it, go on."""
-        what = "quarantined (kept with status 'quarantined')" if table == "rooms" else "skipped"
-        log.warning("saved %s row %s %s: %s", table, key, what, reason)
+        log.warning("saved %s row %s quarantined (kept, never loaded): %s", table, key, reason)
         self.counters[f"unreadable:{table}"] += 1
 
     def wake(self) -> list[Action]:

@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal, TypeVar
+from typing import Any, BinaryIO, Literal, TypeVar
 
 import msgspec
 
@@ -84,6 +84,11 @@ MIGRATIONS = [
     CREATE INDEX games_short ON games (short, finished);
     CREATE INDEX rating_history_by_game ON rating_history (game);
     """,
+    # 6: session and game rows that could not be read back, kept aside like rooms.
+    """
+    ALTER TABLE sessions ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 HISTORY_LOADED = 5000
@@ -138,8 +143,9 @@ class Batch:
 
 class Unreadable(msgspec.Struct):
     """A row start-up could not use: its table (``rooms``, ``sessions``, ``games``), its key,
-    and why. A room row is quarantined (kept, status ``quarantined``, never loaded again);
-    other rows are skipped and left as they are."""
+    and why. The row is quarantined: kept as it is for a person to look at, never loaded
+    (nor pruned) again. A room row's status says ``quarantined``; a session or game row has
+    its ``quarantined`` column set."""
 
     table: str
     key: str
@@ -148,6 +154,8 @@ class Unreadable(msgspec.Struct):
 
 QUARANTINED = "quarantined"
 """The status of a room row that could not be restored: kept for a person to look at."""
+QUARANTINED_COLUMN = ("sessions", "games")
+"""The tables whose unreadable rows are set aside by their ``quarantined`` column."""
 
 
 @dataclass
@@ -162,6 +170,8 @@ class Loaded:
     unreadable: list[Unreadable] = field(default_factory=list)
     analyses: dict[int, bytes] = field(default_factory=dict)
     """The analyses of the games loaded, by game id."""
+    last_game: int = 0
+    """The highest game id in the database, quarantined rows included (never reused)."""
 
 
 class WriteReply(msgspec.Struct, kw_only=True):
@@ -175,7 +185,9 @@ ROWS_PER_STATEMENT = 200
 """Rows written by one statement (SQLite allows at least 999 parameters in one)."""
 
 
-def _insert(db: sqlite3.Connection, head: str, rows: list[tuple[object, ...]]) -> None:
+def _insert(
+    db: sqlite3.Connection, head: str, rows: list[tuple[object, ...]], tail: str = ""
+) -> None:
     """Insert ``rows`` with a few multi-row statements rather than one statement a row.
 
     Fewer, larger statements: each one is a round of the sqlite3 module's
@@ -185,10 +197,10 @@ def _insert(db: sqlite3.Connection, head: str, rows: list[tuple[object, ...]]) -
     for start in range(0, len(rows), ROWS_PER_STATEMENT):
         chunk = rows[start : start + ROWS_PER_STATEMENT]
         row = "(" + ", ".join("?" * len(chunk[0])) + ")"
-        db.execute(f"{head} VALUES {', '.join([row] * len(chunk))}", _flat(chunk))
+        db.execute(f"{head} VALUES {', '.join([row] * len(chunk))}{tail}", _flat(chunk))
 
 
-def _delete(db: sqlite3.Connection, head: str, keys: list[str]) -> None:
+def _delete(db: sqlite3.Connection, head: str, keys: list[Any]) -> None:
     """``head IN (...)`` for ``keys``, a few statements rather than one a key."""
     for start in range(0, len(keys), ROWS_PER_STATEMENT):
         chunk = keys[start : start + ROWS_PER_STATEMENT]
@@ -213,6 +225,12 @@ def decode_rows(
             continue
         records.append(decoded)
     return records
+
+
+def quarantined_keys(unreadable: list[Unreadable], table: str) -> list[Any]:
+    """The keys of ``table``'s unreadable rows, as the table keeps them (game ids are numbers)."""
+    keys = [bad.key for bad in unreadable if bad.table == table]
+    return [int(key) for key in keys] if table == "games" else keys
 
 
 def _flat(rows: list[tuple[object, ...]]) -> list[object]:
@@ -327,13 +345,16 @@ class Database:
         rows = db.execute("SELECT code, record FROM rooms WHERE status != ?", (QUARANTINED,))
         rooms = decode_rows(rows, RoomRecord, "rooms", unreadable)
         self.quarantine([bad.key for bad in unreadable])
-        rows = db.execute("SELECT id, record FROM sessions")
+        rows = db.execute("SELECT id, record FROM sessions WHERE quarantined = 0")
         sessions = decode_rows(rows, SessionRecord, "sessions", unreadable)
         rows = db.execute(
-            "SELECT id, record FROM games ORDER BY finished DESC, id DESC LIMIT ?",
+            "SELECT id, record FROM games WHERE quarantined = 0"
+            " ORDER BY finished DESC, id DESC LIMIT ?",
             (HISTORY_LOADED,),
         )
         games = decode_rows(rows, GameRecord, "games", unreadable)
+        self._quarantine_rows(unreadable)
+        (last_game,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()
         self.rooms = {record.code: record for record in rooms}
         ids = [id_ for (id_,) in db.execute("SELECT id FROM accounts WHERE computer IS NOT NULL")]
         ids += sorted({s.account for s in sessions if s.account is not None})
@@ -342,7 +363,15 @@ class Database:
         oldest = min((game.id for game in games), default=0)
         rows = db.execute("SELECT game, body FROM analyses WHERE game >= ?", (oldest,))
         analyses = {game: bytes(body) for game, body in rows}
-        return Loaded(rooms, sessions, games[::-1], accounts, unreadable, analyses)
+        return Loaded(rooms, sessions, games[::-1], accounts, unreadable, analyses, last_game)
+
+    def _quarantine_rows(self, unreadable: list[Unreadable]) -> None:
+        """Set the unreadable session and game rows aside (room rows are done already)."""
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            for table in QUARANTINED_COLUMN:
+                keys = quarantined_keys(unreadable, table)
+                _delete(self.db, f"UPDATE {table} SET quarantined = 1 WHERE id", keys)
 
     def quarantine(self, codes: list[str]) -> None:
         """Mark these rooms' rows ``quarantined``: kept as they are, never loaded again."""
@@ -383,12 +412,15 @@ class Database:
             _insert(db, "INSERT OR REPLACE INTO rooms (code, status, record, updated)", rows)
             _delete(db, "DELETE FROM rooms WHERE code", batch.dropped_rooms)
             self._mark_quarantined(batch.quarantined)
+            # A quarantined row stays as it is (its seat's session lives on unsaved).
             _insert(
                 db,
-                "INSERT OR REPLACE INTO sessions (id, room, record)",
+                "INSERT INTO sessions (id, room, record)",
                 [(s.id, s.room, encode(s)) for s in batch.sessions],
+                " ON CONFLICT (id) DO UPDATE SET room = excluded.room, record = excluded.record"
+                " WHERE quarantined = 0",
             )
-            _delete(db, "DELETE FROM sessions WHERE id", batch.dropped_sessions)
+            _delete(db, "DELETE FROM sessions WHERE quarantined = 0 AND id", batch.dropped_sessions)
             _insert(
                 db,
                 "INSERT INTO games (id, room, number, finished, record, short)",

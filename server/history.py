@@ -33,11 +33,12 @@ class GameHistory:
         self.keep_unsaved = False
         self._next_id = 1
 
-    def load(self, games: list[GameRecord]) -> None:
-        """Take back the games read from the database, oldest first."""
+    def load(self, games: list[GameRecord], last_id: int = 0) -> None:
+        """Take back the games read from the database, oldest first; new games are numbered
+        after them and after ``last_id`` (the database's highest, unreadable rows included)."""
         for game in games:
             (self.short if is_short(game) else self.games).append(game)
-        self._next_id = max((game.id for game in games), default=0) + 1
+        self._next_id = max([last_id, *(game.id for game in games)]) + 1
 
     def archive(self, room: Room, now: float) -> int:
         """Move the room's finished games here; how many there were."""

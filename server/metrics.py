@@ -60,7 +60,7 @@ class CoreCollector(Collector):
         yield errors
         unreadable = CounterMetricFamily(
             "quoridor_unreadable_rows",
-            "Saved rows found unusable at start-up (rooms quarantined, others skipped), by table",
+            "Saved rows found unusable at start-up (each quarantined: kept, not loaded), by table",
             labels=["table"],
         )
         for table in ("rooms", "sessions", "games"):

@@ -58,10 +58,12 @@ from server.accountdb import (
 from server.database import (
     HISTORY_LOADED,
     QUARANTINED,
+    QUARANTINED_COLUMN,
     Batch,
     Loaded,
     Unreadable,
     decode_rows,
+    quarantined_keys,
 )
 from server.records import AccountRecord, GameRecord, RatingRecord, RoomRecord, SessionRecord
 from server.retention import PRUNE_CHUNK, PRUNE_EVERY, Retention, is_short, statements
@@ -154,9 +156,14 @@ MIGRATIONS = [
     CREATE INDEX games_short ON games (short, finished);
     CREATE INDEX rating_history_by_game ON rating_history (game);
     """,
+    # 3 (SQLite's 6): session and game rows that could not be read back, kept aside.
+    """
+    ALTER TABLE sessions ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
-SQLITE_EQUIVALENT = 5
+SQLITE_EQUIVALENT = 6
 """The SQLite schema (``server.database.SCHEMA_VERSION``) these tables hold the same data
 as: a test fails when SQLite's moves on without PostgreSQL's."""
 MIGRATION_LOCK = 0x51_0D_0B
@@ -462,14 +469,21 @@ class PgStore:
             await conn.execute(
                 "UPDATE rooms SET status = %s WHERE code = ANY(%s)", (QUARANTINED, bad_rooms)
             )
-        rows = await _rows(conn, "SELECT id, record FROM sessions", ())
+        rows = await _rows(conn, "SELECT id, record FROM sessions WHERE quarantined = 0", ())
         sessions = decode_rows(rows, SessionRecord, "sessions", unreadable)
         rows = await _rows(
             conn,
-            "SELECT id, record FROM games ORDER BY finished DESC, id DESC LIMIT %s",
+            "SELECT id, record FROM games WHERE quarantined = 0"
+            " ORDER BY finished DESC, id DESC LIMIT %s",
             (HISTORY_LOADED,),
         )
         games = decode_rows(rows, GameRecord, "games", unreadable)
+        for table in QUARANTINED_COLUMN:
+            if keys := quarantined_keys(unreadable, table):
+                await conn.execute(
+                    f"UPDATE {table} SET quarantined = 1 WHERE id = ANY(%s)".encode(), (keys,)
+                )
+        ((last_game,),) = await _rows(conn, "SELECT COALESCE(MAX(id), 0) FROM games", ())
         self._rooms = {record.code: record for record in rooms}
         ids = [
             r[0]
@@ -480,7 +494,7 @@ class PgStore:
         oldest = min((game.id for game in games), default=0)
         rows = await _rows(conn, "SELECT game, body FROM analyses WHERE game >= %s", (oldest,))
         analyses = {game: bytes(body) for game, body in rows}
-        return Loaded(rooms, sessions, games[::-1], accounts, unreadable, analyses)
+        return Loaded(rooms, sessions, games[::-1], accounts, unreadable, analyses, int(last_game))
 
     async def _write(self, conn: Conn, batch: Batch) -> None:
         started = time.perf_counter()
@@ -509,12 +523,14 @@ class PgStore:
                 await cursor.executemany(
                     "INSERT INTO sessions (id, room, record) VALUES (%s, %s, %s)"
                     " ON CONFLICT (id) DO UPDATE"
-                    " SET room = EXCLUDED.room, record = EXCLUDED.record",
+                    " SET room = EXCLUDED.room, record = EXCLUDED.record"
+                    " WHERE sessions.quarantined = 0",
                     [(s.id, s.room, encode(s)) for s in batch.sessions],
                 )
             if batch.dropped_sessions:
                 await conn.execute(
-                    "DELETE FROM sessions WHERE id = ANY(%s)", (batch.dropped_sessions,)
+                    "DELETE FROM sessions WHERE id = ANY(%s) AND quarantined = 0",
+                    (batch.dropped_sessions,),
                 )
             if batch.games:
                 await cursor.executemany(
@@ -713,7 +729,9 @@ async def _profile(conn: Conn, query: ProfileOf) -> Profile | None:
 
 
 async def _game_by_id(conn: Conn, query: GameById) -> GameRecord | None:
-    rows = await _rows(conn, "SELECT record FROM games WHERE id = %s", (query.game,))
+    rows = await _rows(
+        conn, "SELECT record FROM games WHERE id = %s AND quarantined = 0", (query.game,)
+    )
     return msgspec.json.decode(rows[0][0], type=GameRecord) if rows else None
 
 
@@ -722,7 +740,7 @@ async def _games_of(conn: Conn, query: GamesOf) -> list[GameRecord]:
     rows = await _rows(
         conn,
         "SELECT g.record FROM game_players p JOIN games g ON g.id = p.game"
-        " WHERE p.account = %s AND p.game < %s ORDER BY p.game DESC LIMIT %s",
+        " WHERE p.account = %s AND p.game < %s AND g.quarantined = 0 ORDER BY p.game DESC LIMIT %s",
         (query.account, before, query.limit),
     )
     return [msgspec.json.decode(record, type=GameRecord) for (record,) in rows]

@@ -12,7 +12,8 @@ PROTOCOL.md section 4):
   finished more than that many days ago are deleted too.
 - A game something else points at is never deleted, however old or short: a
   player's games (``game_players``, so profiles stay whole), a rating change
-  (``rating_history``) or a computer analysis (``analyses``).
+  (``rating_history``) or a computer analysis (``analyses``). Nor is a quarantined
+  row (one that could not be read back: kept for a person to look at).
 
 Pruning runs when the store opens and then about every ``PRUNE_EVERY`` seconds,
 from the write path, at most ``PRUNE_CHUNK`` games at a time so that one
@@ -51,6 +52,7 @@ def is_short(game: GameRecord) -> bool:
 
 
 _UNREFERENCED = """
+    AND g.quarantined = 0
     AND NOT EXISTS (SELECT 1 FROM game_players p WHERE p.game = g.id)
     AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game = g.id)
     AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.game = g.id)

@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from protocol.messages import Create, Join, Joined, MoveRequest, TimeControl
+from protocol.messages import Create, Join, Joined, MoveRequest, Resign, TimeControl
 from server.app import GameServer
 from server.config import Config
 from tests.http import get as http_get
@@ -122,3 +122,57 @@ def test_a_file_that_is_no_database_gets_one_sentence(tmp_path: Path) -> None:
     assert len(lines) == 1, lines
     assert "cannot use the database" in lines[0]
     assert "Traceback" not in lines[0]
+
+
+async def finish_a_game(port: int) -> None:
+    """One untimed game, a move each, ended by a resignation (a row in ``games``)."""
+    url = f"ws://127.0.0.1:{port}"
+    a, b = await Client.connect(url, "ann"), await Client.connect(url, "bob")
+    await a.send(Create())
+    await b.send(Join(room=(await a.expect(Joined)).room))
+    await b.expect(Joined)
+    await a.send(MoveRequest(move="e2", ply=0))
+    await b.send(MoveRequest(move="e8", ply=1))
+    await a.send(Resign())
+    while (await b.state()).status != "finished":
+        pass
+    await a.close()
+    await b.close()
+
+
+def rows_of(db: Path, table: str) -> dict[str, tuple[int, bytes]]:
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute(f"SELECT id, quarantined, record FROM {table}")
+        return {str(key): (quarantined, record) for key, quarantined, record in rows}
+
+
+@pytest.mark.parametrize("table", ["sessions", "games"])
+async def test_a_damaged_session_or_game_row_is_quarantined_too(
+    tmp_path: Path, table: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Set aside like a room: kept as it was, named in one line, counted, never read again;
+    and a game's id is never given to another game (that insert would stop the server)."""
+    db = tmp_path / "games.db"
+    await play_three_rooms(db)
+    async with GameServer(Config(port=0, db=str(db))).running() as server:
+        await finish_a_game(server.port)
+    bad = max(rows_of(db, table), key=lambda key: int(key) if table == "games" else key)
+    damaged = b"\x00garbage"
+    with sqlite3.connect(db) as connection:
+        connection.execute(f"UPDATE {table} SET record = ? WHERE id = ?", (damaged, bad))
+    caplog.clear()
+    caplog.set_level(logging.WARNING)
+    async with GameServer(Config(port=0, db=str(db))).running() as server:
+        lines = [r for r in caplog.records if f"{table} row {bad} " in r.getMessage()]
+        assert len(lines) == 1
+        assert "quarantined" in lines[0].getMessage()
+        assert not [r for r in caplog.records if r.exc_info]
+        _, metrics = await http_get(server.port, "/metrics")
+        assert f'quoridor_unreadable_rows_total{{table="{table}"}} 1.0' in metrics
+        await finish_a_game(server.port)  # a new game: saved under a new id
+    assert rows_of(db, table)[bad] == (1, damaged)  # kept as it was, set aside
+    if table == "games":
+        assert sorted(int(key) for key in rows_of(db, "games")) == [int(bad), int(bad) + 1]
+    caplog.clear()
+    async with GameServer(Config(port=0, db=str(db))).running() as server:
+        assert not [r for r in caplog.records if f"{table} row {bad} " in r.getMessage()]

@@ -8,9 +8,12 @@ session's PostgreSQL, tests/services.py): what the server may rely on, whichever
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import psycopg
 import pytest
 from openskill.models import PlackettLuce
 
@@ -350,3 +353,45 @@ async def test_opening_prunes(db_url: str) -> None:
         await asyncio.sleep(0.05)
     assert await kept_ids(again) == list(range(11, 211))
     await again.close()
+
+
+def raw_sql(db_url: str, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Run ``sql`` on the database behind the store's back (damage, inspection)."""
+    if not db_url.startswith("postgresql"):
+        with contextlib.closing(sqlite3.connect(db_url)) as db, db:
+            return db.execute(sql.replace("%s", "?"), params).fetchall()
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        cursor = conn.execute(sql.encode(), params)
+        return cursor.fetchall() if cursor.description else []
+
+
+async def test_unreadable_session_and_game_rows_are_set_aside_and_kept(
+    store: Storage, db_url: str
+) -> None:
+    await store.write(
+        Batch(sessions=[session("s1", None), session("s2", None)], games=[game(1), game(2)])
+    )
+    raw_sql(db_url, "UPDATE sessions SET record = %s WHERE id = %s", (b"\x00junk", "s2"))
+    raw_sql(db_url, "UPDATE games SET record = %s WHERE id = %s", (b"\x00junk", 2))
+    loaded = await store.load()
+    assert sorted((bad.table, bad.key) for bad in loaded.unreadable) == [
+        ("games", "2"),
+        ("sessions", "s2"),
+    ]
+    assert loaded.last_game == 2  # never given to another game
+    assert await store.ask(GameById(game=2), GameRecord | None) is None  # type: ignore[arg-type]
+    # Writes of the same session neither overwrite nor delete the row set aside.
+    await store.write(Batch(sessions=[session("s2", None)]))
+    await store.write(Batch(dropped_sessions=["s2"]))
+    # Nor does pruning: with SHORT_KEPT newer short games, old short game 1 goes, 2 stays.
+    await store.write(Batch(games=[game(id_) for id_ in range(10, 10 + SHORT_KEPT)]))
+    assert await store.prune(1e12) == 1
+    again = await reopened(store, db_url)
+    loaded = await again.load()
+    assert loaded.unreadable == []  # set aside for good
+    assert [s.id for s in loaded.sessions] == ["s1"]
+    assert 2 not in [g.id for g in loaded.games]
+    await again.close()
+    for table, key in (("sessions", "s2"), ("games", 2)):
+        row = raw_sql(db_url, f"SELECT quarantined, record FROM {table} WHERE id = %s", (key,))
+        assert [(quarantined, bytes(record)) for quarantined, record in row] == [(1, b"\x00junk")]  # type: ignore[call-overload]

@@ -57,6 +57,7 @@ from server.database import Synchronous
 from server.metrics import Metrics
 from server.retention import Retention
 from server.rooms import Absence
+from server.stalls import StallClock
 from server.storage import Storage, open_storage, shown
 from server.store import StoreError, StoreLocked
 from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
@@ -100,7 +101,9 @@ class GameServer:
         absence = Absence(
             config.grace, config.deliberate_grace, config.hard_limit, config.first_move
         )
-        self.core = Core(_limits(config, absence))
+        self.stall_clock = StallClock()
+        """Every timer of the games runs on it: the event loop's own stalls are left out."""
+        self.core = Core(_limits(config, absence), clock=self.stall_clock.now)
         self.store: Storage | None = open_storage(
             config.db,
             _synchronous(config.sync),
@@ -131,6 +134,7 @@ class GameServer:
             self.store.lost = self._database_lost
             store = self.store
             self.metrics.count_db_reconnects(lambda: store.reconnects)
+        self.metrics.count_stalls(lambda: self.stall_clock.stalled)
         self.sockets: dict[int, ServerConnection] = {}
         self.proxy_networks = config.proxy_networks
         self.gate = http.Gate(
@@ -186,6 +190,7 @@ class GameServer:
         start: the port is taken first so that a second server never touches the database."""
         config = self.config
         server = await self._listen()
+        self.stall_clock.start()
         try:
             if self.store is not None:
                 await self._recover()
@@ -199,6 +204,7 @@ class GameServer:
             finally:
                 await self.shutdown()
         finally:
+            self.stall_clock.stop()
             if self._server is None:  # it never started: let go of the port and the database
                 server.close()
                 await server.wait_closed()

@@ -151,6 +151,18 @@ class Metrics:
 
         self.registry.register(_Callback(collect))
 
+    def count_stalls(self, stalled: Callable[[], float]) -> None:
+        """Export the event loop's stalls left out of every clock (``server.stalls``)."""
+
+        def collect() -> Iterator[CounterMetricFamily]:
+            yield CounterMetricFamily(
+                "quoridor_loop_stall_seconds",
+                "Seconds the event loop stalled (late by more than 50 ms), charged to no clock",
+                value=stalled(),
+            )
+
+        self.registry.register(_Callback(collect))
+
     def request_time(self, kind: str) -> Timings:
         """The latency histogram of one request type (observed for every frame, so a
         ``Timings``: prometheus_client's own Histogram costs microseconds per frame)."""

@@ -1,0 +1,245 @@
+"""The lobby: opening rooms, finding them, the public list, and quick match.
+
+It answers ``create``, ``join``, ``watch``, ``quick_match``, ``list_rooms`` and ``leave``
+for sessions in the lobby: it checks what it alone can (the caps on rooms per session and
+address, the rating pool, the computer's availability), has the room host open rooms, and
+hands joins and watches to the seating of the room found in the room directory. The
+directory (``server.directory``) and the quick-match queue (``server.quickmatch``) are
+interfaces: on one server both are local; in a cluster they span every node.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from protocol.codec import encode
+from protocol.messages import (
+    AiSpec,
+    Create,
+    ErrorCode,
+    Join,
+    Leave,
+    Left,
+    ListRooms,
+    Queued,
+    RequestId,
+    Rooms,
+    TimeControl,
+    VariantSpec,
+    Watch,
+)
+from protocol.messages import QuickMatch as QuickMatchRequest
+from server import ratings
+from server.actions import Action, Send
+from server.context import Context, full_variant
+from server.directory import RoomDirectory
+from server.quickmatch import MatchQueue, Pool
+from server.records import AccountRecord
+from server.roomhost import RoomHost
+from server.rooms import Room
+from server.seating import Seating
+from server.sessions import Session
+
+
+class Lobby:
+    """Where sessions outside any room ask for one."""
+
+    def __init__(
+        self,
+        context: Context,
+        host: RoomHost,
+        seating: Seating,
+        directory: RoomDirectory,
+        queue: MatchQueue,
+    ) -> None:
+        self.context = context
+        self.host = host
+        self.seating = seating
+        self.directory = directory
+        self.queue = queue
+        self.owned: Counter[str] = Counter()
+        """Rooms held by each ``session:<id>`` and ``address:<ip>`` (see ``Room.owners``)."""
+        self.computers: dict[int, AccountRecord] = {}
+        """The computer's accounts by level (from the database; none without one)."""
+        self.computer_busy: Callable[[], bool] = lambda: False
+        """Whether the computer's workers are saturated (then new computer games are refused)."""
+        host.on_close = self.closed
+
+    # -- requests ------------------------------------------------------------------------
+
+    def create(self, session: Session, request: Create) -> list[Action]:
+        error = self.context.error
+        if (refused := self._room_refused(session, request.id)) is not None:
+            return [refused]
+        if request.ai is not None and self.computer_busy():
+            message = "the computer players are all busy; try again in a minute, or play a person"
+            return [error(session.conn, ErrorCode.SERVER_BUSY, message, request.id)]
+        spec = full_variant(request.variant)
+        public = not request.private and request.ai is None
+        pool, refusal = self._pool(session, request.rated, spec, request.clock, request.ai)
+        if refusal is not None:
+            return [error(session.conn, *refusal, request.id)]
+        room = self.host.open_room(spec, public, request.clock, request.match, pool)
+        self._own(room, session)
+        if request.ai is not None:
+            computer = self.computers.get(request.ai.level) if pool else None
+            for seat in range(1, spec.players):
+                name = f"Computer L{request.ai.level}"
+                bot, _ = Session.new(name, self.context.chat_bucket())
+                room.seat_bot(seat, bot, request.ai.level, request.ai.seconds, computer)
+        actions = self.seating.take_seat(session, room, 0, request.id)
+        room.holder(0).allows_eval = request.spectator_eval
+        return actions
+
+    def join(self, session: Session, request: Join) -> list[Action]:
+        room = self.directory.find(request.room)
+        if room is None:
+            return [self._no_room(session, request.room, request.id)]
+        return self.seating.join(session, room, request)
+
+    def watch(self, session: Session, request: Watch) -> list[Action]:
+        room = self.directory.find(request.room)
+        if room is None:
+            return [self._no_room(session, request.room, request.id)]
+        return self.seating.watch(session, room, request)
+
+    def quick_match(self, session: Session, request: QuickMatchRequest) -> list[Action]:
+        if (refused := self._room_refused(session, request.id)) is not None:
+            return [refused]
+        spec = full_variant(request.variant)
+        clock = request.clock
+        pool, refusal = self._pool(session, request.rated, spec, clock, None)
+        if refusal is not None:
+            return [self.context.error(session.conn, *refusal, request.id)]
+        session.queued = Queued(id=request.id, variant=spec, clock=clock, rated=pool is not None)
+        assert session.conn is not None
+        actions: list[Action] = [Send([session.conn], encode(session.queued))]
+        for group in self.queue.enter(session, Pool.of(spec, clock, pool), self.context.clock()):
+            actions += self._seat_group(group, pool)
+        return actions
+
+    def list_rooms(self, conn: int, request: ListRooms) -> Send:
+        rooms = self.directory.listing(self.context.limits.rooms_listed)
+        return Send([conn], encode(Rooms(id=request.id, rooms=rooms)))
+
+    def leave(self, session: Session, request: Leave) -> list[Action]:
+        assert session.conn is not None
+        room = session.room
+        if room is None and session.queued is None:
+            message = "not in a room or queue"
+            return [self.context.error(session.conn, ErrorCode.NOT_IN_ROOM, message, request.id)]
+        self.unqueue(session)
+        actions: list[Action] = [Send([session.conn], encode(Left(id=request.id)))]
+        if room is None:
+            return actions
+        return actions + self.seating.leave(session, room)
+
+    # -- the queue -----------------------------------------------------------------------
+
+    def unqueue(self, session: Session) -> None:
+        if session.queued is not None:
+            self.queue.leave(session)
+            session.queued = None
+
+    def resumed(self, session: Session, conn: int) -> list[Action]:
+        """A session resumed: if it still waits for opponents, say so, or the client would
+        think it is in the lobby (its create would get already_in_room, then a pairing)."""
+        if session.queued is None:
+            return []
+        queued = Queued(id=None, variant=session.queued.variant, clock=session.queued.clock)
+        return [Send([conn], encode(queued))]
+
+    def due(self) -> float | None:
+        """When ``tick`` must next look at the queue, if ever."""
+        return self.queue.due()
+
+    def tick(self, now: float) -> list[Action]:
+        """Seat the players a rated queue's widened window now pairs."""
+        actions: list[Action] = []
+        for pool, group in self.queue.recheck(now):
+            actions += self._seat_group(group, pool.rating_pool)
+        return actions
+
+    def _seat_group(self, group: list[Session], pool: str | None) -> list[Action]:
+        """A room of its own for a group the queue paired, the first player owning it."""
+        first = group[0].queued
+        assert first is not None
+        room = self.host.open_room(first.variant, False, first.clock, False, pool)
+        self._own(room, group[0])
+        actions: list[Action] = []
+        for seat, player in enumerate(group):
+            assert player.queued is not None
+            rid, player.queued = player.queued.id, None
+            actions.append(self.seating.seat(player, room, seat, rid))
+        actions.append(self.host.push(room))
+        self.host.schedule(room)
+        return actions
+
+    # -- caps and pools ------------------------------------------------------------------
+
+    def _room_refused(self, session: Session, rid: RequestId) -> Send | None:
+        """The error for a session that may not open another room now, if it may not."""
+        limits, error = self.context.limits, self.context.error
+        if len(self.host.rooms) >= limits.max_rooms:
+            message = f"the server holds as many rooms as it may ({limits.max_rooms}); try later"
+            return error(session.conn, ErrorCode.SERVER_BUSY, message, rid)
+        if self.owned[f"session:{session.id}"] >= limits.rooms_per_session:
+            message = (
+                f"you already have {limits.rooms_per_session} rooms open; "
+                "finish or leave one (a room you left closes after its grace period)"
+            )
+            return error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
+        if session.address and self.owned[f"address:{session.address}"] >= limits.rooms_per_address:
+            message = f"your address already has {limits.rooms_per_address} rooms open"
+            return error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
+        return None
+
+    def _own(self, room: Room, session: Session) -> None:
+        room.owners = (f"session:{session.id}",)
+        if session.address:
+            room.owners += (f"address:{session.address}",)
+        self.owned.update(room.owners)
+
+    def closed(self, room: Room) -> None:
+        """The room host forgot ``room``: it no longer counts against its owners."""
+        self.owned.subtract(room.owners)
+        for owner in room.owners:
+            if self.owned[owner] <= 0:
+                del self.owned[owner]
+
+    def _pool(
+        self,
+        session: Session,
+        rated: bool | None,
+        spec: VariantSpec,
+        clock: TimeControl | None,
+        ai: AiSpec | None,
+    ) -> tuple[str | None, tuple[ErrorCode, str] | None]:
+        """The rating pool of a game asked for as ``rated`` (None: rated if it can be), or
+        None for a casual one; or why it cannot be rated when that was asked for."""
+        pool = ratings.pool_of(spec, clock)
+        why: tuple[ErrorCode, str] | None = None
+        if session.account is None:
+            why = ErrorCode.ACCOUNT_REQUIRED, "log in to play rated games - at `$.rated`"
+        elif pool is None:
+            why = ErrorCode.INVALID_FIELD, "only the standard wall count is rated - at `$.rated`"
+        elif ai is not None and (ai.seconds is not None or ai.level not in self.computers):
+            why = (
+                ErrorCode.INVALID_FIELD,
+                "a rated game against the computer uses its level's own time - at `$.ai.seconds`",
+            )
+        if rated is None:
+            return (pool if why is None else None), None
+        if not rated:
+            return None, None
+        return (pool, None) if why is None else (None, why)
+
+    def rated(self, account: int, after: ratings.RatingRecord) -> None:
+        """A rating saved: the computer's accounts show it from now on."""
+        for computer in self.computers.values():
+            if computer.id == account:
+                computer.ratings[after.pool] = after
+
+    def _no_room(self, session: Session, code: str, rid: RequestId) -> Send:
+        return self.context.error(session.conn, ErrorCode.ROOM_NOT_FOUND, f"no room {code!r}", rid)

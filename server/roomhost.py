@@ -1,0 +1,332 @@
+"""The room host: the rooms this server holds, their events, timers and lifetimes.
+
+It opens rooms for the lobby, pushes each room's numbered events to everyone in it, acts
+on the rooms' deadlines (flags, abandoned seats, the first move's limit), brings players
+back after a drop or a restart, and forgets rooms nobody can come back to. What players do
+in a room is ``server.play``; taking and leaving seats is ``server.seating``.
+
+Rooms are hosted by their owner: in a cluster each node hosts the rooms whose lease it
+holds (``server.cluster.ownership``), and requests for a room hosted elsewhere are relayed
+to its owner (see docs/cluster.md).
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import secrets
+from collections.abc import Callable
+
+from protocol.codec import encode
+from protocol.messages import Joined, RequestId, TimeControl, VariantSpec
+from server import computer, ratings
+from server.accountdb import RatedGame
+from server.actions import Action, Send, Think
+from server.context import Context
+from server.records import AccountRecord, RoomRecord
+from server.rooms import Member, Room
+from server.sessions import Session
+from server.snapshot import restore_room
+
+log = logging.getLogger("quoridor.core")
+
+ROOM_CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
+ROOM_CODE_LENGTH = 10
+"""31**10 codes: about 50 bits, hopeless to guess under the rate limit."""
+
+
+class RoomHost:
+    """Every room of one server, from its creation until nobody can come back to it."""
+
+    def __init__(
+        self,
+        context: Context,
+        archive: Callable[[Room], None],
+        forget: Callable[[Member], None],
+    ) -> None:
+        self.context = context
+        self.rooms: dict[str, Room] = {}
+        self._archive = archive
+        """Takes in the games that ended in a room (the history desk's ``archive``)."""
+        self._forget = forget
+        """Drops a session that left its room and holds nothing more (the registry's)."""
+        self.on_close: Callable[[Room], None] = lambda room: None
+        """Told of each room forgotten (the lobby counts rooms against their owners)."""
+        self._timers: list[tuple[float, int, str]] = []
+        """Heap of (deadline, tiebreak, room code); stale entries are skipped."""
+        self._tiebreak = 0
+        self._woken: list[Think] = []
+        """Moves the computer owes in games taken back by ``restore``."""
+
+    # -- opening and forgetting rooms --------------------------------------------------
+
+    def open_room(
+        self,
+        spec: VariantSpec,
+        public: bool,
+        clock: TimeControl | None,
+        match: bool,
+        pool: str | None = None,
+    ) -> Room:
+        code = _room_code()
+        room = Room(code, spec, public, self.context.clock(), clock, match, pool)
+        room.established = self.context.limits.provisional_games
+        self.rooms[code] = room
+        log.info(
+            "room created: %d players, %dx%d",
+            spec.players,
+            spec.size,
+            spec.size,
+            extra={"room": code},
+        )
+        return room
+
+    def collect(self, room: Room) -> None:
+        """Forget a room nobody can come back to, or that no game keeps alive."""
+        if room.anyone_connected() or room.status == "playing" or room.seats_kept():
+            return
+        del self.rooms[room.code]
+        self.on_close(room)
+        self.context.journal.drop_room(room.code)
+        for holder in room.seats:
+            if holder is not None and holder.session.room is room:
+                holder.session.room = holder.session.seat = None
+                if holder.session.conn is None:
+                    self._forget(holder.session)
+
+    # -- events ------------------------------------------------------------------------
+
+    def push(self, room: Room, rid: RequestId = None, moved: bool = False) -> Send:
+        """A new event in ``room``: its state, numbered, to everyone in it (``moved``: the
+        event is a move and nothing else, see ``Journal.moved``)."""
+        room.event += 1
+        now = self.context.clock()
+        room.arm(
+            now, self.context.limits.absence.first_move
+        )  # a game starting here counts from now
+        return self.publish(room, room.state_frame(now, rid), moved)
+
+    def publish(self, room: Room, frame: bytes, moved: bool = False) -> Send:
+        room.remember(room.event, frame)
+        if moved:
+            self.context.journal.moved(room)
+        else:
+            self.context.journal.room(room)
+        return Send(room.connections(), frame)
+
+    def after_results(self, room: Room, rid: RequestId = None, moved: bool = False) -> list[Action]:
+        """Push what changed; when a match game ended, start the next and push that too.
+
+        ``moved``: the change was a move (the database then only appends it,
+        unless the move ended the game).
+        """
+        self._archive(room)
+        actions: list[Action] = [self.push(room, rid, moved and room.result is None)]
+        if room.continue_match():
+            self._absent_from_new_game(room)
+            actions += self.seat_changes(room)
+            actions.append(self.push(room))
+        self.schedule(room)
+        return [*actions, *computer.think(room), *computer.live(room)]
+
+    def seat_changes(self, room: Room) -> list[Action]:
+        """Tell every seated player their new seat after the seats turned (same secret)."""
+        actions: list[Action] = []
+        for seat, holder in enumerate(room.seats):
+            if holder is not None and holder.session.room is room and holder.session.conn:
+                joined = Joined(room=room.code, role="player", seat=seat)
+                actions.append(Send([holder.session.conn], encode(joined)))
+        return actions
+
+    def _absent_from_new_game(self, room: Room) -> None:
+        """A new game starts the claim countdown for players who are not there."""
+        now = self.context.clock()
+        for seat in range(room.spec.players):
+            if not room.connected(seat):
+                room.away(seat, now, self.context.limits.absence.grace)
+
+    # -- rematches and returns -----------------------------------------------------------
+
+    def rematch_ready(self, room: Room) -> bool:
+        """Every seat asked for a rematch and every player is here to play it.
+
+        A player who asked and then went away is waited for: starting a game it
+        cannot play would hand the others a claim it never had a chance to avoid.
+        """
+        players = range(room.spec.players)
+        return (
+            room.status == "finished"
+            and len(room.rematch) == room.spec.players
+            and all(room.connected(seat) for seat in players)
+        )
+
+    def start_rematch(self, room: Room, rid: RequestId = None) -> list[Action]:
+        room.start_rematch()
+        self.schedule(room)
+        return [*self.seat_changes(room), self.push(room, rid), *computer.think(room)]
+
+    def back(self, room: Room, seat: int) -> list[Action]:
+        """A player came back to its seat: end its absence, push that, and start the
+        rematch that waited for it, if one did."""
+        room.back(seat)
+        self.schedule(room)
+        actions: list[Action] = [self.push(room)]
+        if self.rematch_ready(room):
+            actions += self.start_rematch(room)
+        return actions
+
+    def resumed(self, session: Session, conn: int, last_event: int | None) -> list[Action]:
+        """A session resumed on ``conn``: the events it missed in its room, and its return."""
+        room = session.room
+        if room is None:
+            return []
+        actions = _missed(room, conn, last_event)
+        if session.seat is None:
+            return [*actions, self.push(room)]
+        return actions + self.back(room, session.seat)
+
+    def gone(self, session: Session, deliberate: bool) -> list[Action]:
+        """The session's connection went away (``deliberate``: closed cleanly)."""
+        room = session.room
+        if room is None:
+            self._forget(session)
+            return []
+        if session.seat is None:
+            # A spectator going is no event: with many spectators coming and going, a
+            # state to everyone for each would multiply a few bytes into megabytes. The
+            # count is up to date in the room's next state.
+            room.spectators.discard(session)
+            session.room = None
+            self._forget(session)
+            self.collect(room)
+            return []
+        # The seat is kept for the grace period: in a waiting room it is then
+        # given up; in a game the others may then claim.
+        absence = self.context.limits.absence
+        grace = absence.deliberate_grace if deliberate else absence.grace
+        room.away(session.seat, self.context.clock(), grace)
+        self.schedule(room)
+        self.context.journal.room(room)
+        actions: list[Action] = [self.push(room)] if room.anyone_connected() else []
+        self.collect(room)
+        return actions
+
+    # -- deadlines -----------------------------------------------------------------------
+
+    def schedule(self, room: Room) -> None:
+        absence = self.context.limits.absence
+        room.arm(self.context.clock(), absence.first_move)
+        when = room.deadline(absence)
+        if when is not None:
+            self._tiebreak += 1
+            heapq.heappush(self._timers, (when, self._tiebreak, room.code))
+
+    def next_deadline(self) -> float | None:
+        while self._timers:
+            when, _, code = self._timers[0]
+            room = self.rooms.get(code)
+            if room is not None and room.deadline(self.context.limits.absence) == when:
+                return when
+            heapq.heappop(self._timers)  # stale: the room moved on or is gone
+        return None
+
+    def tick(self, now: float) -> list[Action]:
+        """Act on every room deadline that has come: flags and abandoned seats."""
+        actions: list[Action] = []
+        while (when := self.next_deadline()) is not None and when <= now:
+            _, _, code = heapq.heappop(self._timers)
+            room = self.rooms[code]
+            if removed := room.expire(now, self.context.limits.absence):
+                # Every seat taken out is pushed now, not only a game's end: in a
+                # four-player game the others play on and must be told at once.
+                self.context.counters["flags"] += removed.count("time")
+                actions += self.after_results(room)
+            if released := room.release_absent(now):
+                for member in released:
+                    member.room = member.seat = None
+                    self._forget(member)
+                self.context.journal.room(room)
+                if room.anyone_connected():
+                    actions.append(self.push(room))
+            self.schedule(room)
+            self.collect(room)
+        return actions
+
+    # -- ratings -------------------------------------------------------------------------
+
+    def rated(self, game: RatedGame) -> list[Action]:
+        """The rating changes of ``game`` are on disk: show them in its room, if it is here."""
+        room = self.rooms.get(game.room)
+        if room is None:
+            return []
+        for change in game.changes:
+            after = change.after
+            for seat, holder in enumerate(room.seats):
+                account = holder.account if holder is not None else None
+                if account is not None and account.id == change.account:
+                    account.ratings[after.pool] = after
+                    if room.number == game.number:
+                        shift = ratings.shown(after.mu) - ratings.shown(change.before.mu)
+                        room.rating_changes[seat] = shift
+        if room.number == game.number and room.anyone_connected():
+            return [self.push(room)]
+        return []
+
+    # -- restarts ------------------------------------------------------------------------
+
+    def restore(
+        self,
+        record: RoomRecord,
+        sessions: dict[str, Session],
+        accounts: dict[int, AccountRecord],
+    ) -> None:
+        """Take back one game in progress from the database (raises if its record cannot
+        be used). Every player is away until they resume, with a fresh grace period; the
+        clocks restart now, the running seat with a small bonus."""
+        context = self.context
+        now, limits = context.clock(), context.limits
+        bonus, chat = limits.restart_bonus, context.chat_bucket()
+        room = restore_room(record, sessions, now, bonus, chat, accounts)
+        room.established = limits.provisional_games
+        self.rooms[room.code] = room
+        for seat, holder in enumerate(room.seats):
+            assert holder is not None
+            if holder.bot is None:
+                holder.session.room, holder.session.seat = room, seat
+                room.away(seat, now, limits.absence.grace)
+        context.journal.room(room)
+        self.schedule(room)
+        self._woken += computer.think(room)
+
+    def wake(self) -> list[Think]:
+        """The ``Think`` actions for restored games where the computer is to move."""
+        woken, self._woken = self._woken, []
+        return woken
+
+    def snapshot_all(self) -> None:
+        """Note every room in play for saving as of now (before a graceful shutdown)."""
+        for room in self.rooms.values():
+            if room.status == "playing":
+                self.context.journal.room(room)
+
+
+def _missed(room: Room, conn: int, last_event: int | None) -> list[Action]:
+    """The events after ``last_event`` from the room's log, or nothing if it is too old.
+
+    Too old (or unknown): the state pushed right after brings the client up to date anyway.
+    """
+    if last_event is None or not room.log or last_event + 1 < room.log[0][0]:
+        return []
+    return [Send([conn], frame) for event, frame in room.log if event > last_event]
+
+
+def _room_code() -> str:
+    """ROOM_CODE_LENGTH random letters of ROOM_CODE_ALPHABET, from one draw of the system's
+    randomness (not one a letter: each is a system call)."""
+    base = len(ROOM_CODE_ALPHABET)
+    number = secrets.randbelow(base**ROOM_CODE_LENGTH)
+    letters = []
+    for _ in range(ROOM_CODE_LENGTH):
+        number, digit = divmod(number, base)
+        letters.append(ROOM_CODE_ALPHABET[digit])
+    return "".join(letters)

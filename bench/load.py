@@ -5,6 +5,7 @@ Run from the repository root::
     python bench/load.py                      # the full report (about 3 minutes)
     python bench/load.py --mode paced --games 1000 --duration 30 --db memory
     python bench/load.py --mode saturate --profile /tmp/prof   # with a cProfile of the server
+    python bench/load.py --against /tmp/main  # and the server of another checkout, same run
     python bench/load.py --mode soak --duration 300            # RSS and fds over time
 
 Everything runs on 127.0.0.1. The server is started as ``python -m server``
@@ -59,6 +60,11 @@ all (the default)
     idle, paced and saturate for the memory and the SQLite server and the
     ceilings, then a short soak; the targets, PASS or FAIL (exit status 1 if
     any fails).
+
+Before and after a change: ``--against PATH`` runs the game server of another
+checkout too (``git archive main | tar -x -C /tmp/main``), in the same
+invocation, under the same load, right after this checkout's; its columns are
+labelled ``memory@main`` and so on (the folder's name).
 
 The server's CPU comes from ``/proc/PID/stat`` (utime + stime, all threads,
 plus its child processes: the SQLite server's database process) over the
@@ -168,9 +174,11 @@ def _distance_after(game: Game, step: str, seat: int) -> int:
 class ServerProcess:
     """A server process (ours or the echo) on 127.0.0.1, a free port, stderr kept."""
 
-    def __init__(self, label: str, argv: list[str]) -> None:
+    def __init__(self, label: str, argv: list[str], root: Path = _ROOT) -> None:
         self.label = label
         self.argv = argv
+        self.root = root
+        """The checkout it runs from (``python -m server`` imports the server from there)."""
         self.log: list[str] = []
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
@@ -187,7 +195,7 @@ class ServerProcess:
         """Start it on a free port; ready once that port accepts connections."""
         self.port = _free_port()
         self.proc = subprocess.Popen(
-            [*self.argv, "--port", str(self.port)], cwd=_ROOT, stdin=subprocess.DEVNULL,
+            [*self.argv, "--port", str(self.port)], cwd=self.root, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )  # fmt: skip
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -265,7 +273,9 @@ class ServerProcess:
         return values
 
 
-def our_server(db: str, profile: Path | None, label: str, *extra: str) -> ServerProcess:
+def our_server(
+    db: str, profile: Path | None, label: str, *extra: str, root: Path = _ROOT
+) -> ServerProcess:
     python = [sys.executable]
     if profile is not None:
         profile.mkdir(parents=True, exist_ok=True)
@@ -276,7 +286,7 @@ def our_server(db: str, profile: Path | None, label: str, *extra: str) -> Server
         "--rooms-per-ip", "1000000", "--max-rooms", "1000000",
         "--log-level", "WARNING", *extra,
     ]  # fmt: skip
-    return ServerProcess(label, argv)
+    return ServerProcess(label, argv, root)
 
 
 def echo_server(fanout: bool = False, sansio: bool = False) -> ServerProcess:
@@ -929,7 +939,8 @@ def verdicts(
         )
     echo = next((run for run in saturated if run.kind == "echo"), None)
     for run in (r for r in saturated if r.kind == "ours"):
-        target = TARGET_SATURATION_RATIO.get(run.label, min(TARGET_SATURATION_RATIO.values()))
+        store = run.label.split("@")[0]  # memory@main: the server of another checkout
+        target = TARGET_SATURATION_RATIO.get(store, min(TARGET_SATURATION_RATIO.values()))
         if echo is None:
             found.append(Verdict(f"saturation, {run.label}", None, "no echo run"))
         else:
@@ -951,7 +962,7 @@ def verdicts(
         ceilings = ", ".join(
             f"{ref.label} {ref.cpu_per_move:.0f} per msg" for ref in saturated if ref.kind != "ours"
         )
-        limit = TARGET_CPU_US.get(run.label)
+        limit = TARGET_CPU_US.get(store)
         found.append(
             Verdict(
                 f"CPU per move, {run.label}"
@@ -1027,6 +1038,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--sansio", action="store_true",
                         help="one more ceiling: the fanout on websockets' sans-I/O core from a "
                         "plain asyncio.Protocol (no task per connection)")  # fmt: skip
+    parser.add_argument("--against", type=Path, default=None,
+                        help="also run the game server of this checkout (another branch, "
+                        "main) in the same run, after this one's: before and after")  # fmt: skip
     parser.add_argument("--profile", type=Path, default=None,
                         help="run the server under cProfile, save .prof files here, "
                         "print the hot spots")  # fmt: skip
@@ -1084,35 +1098,42 @@ def main(argv: Sequence[str] | None = None) -> int:
             return postgres.create_database(f"bench{next(databases)}")
         return str(temp / name)
 
-    def ours(path: str, profile: Path | None, db: str, *extra: str) -> ServerProcess:
-        server = our_server(path, profile, db, *extra)
+    checkouts = [(_ROOT, "")]
+    if args.against is not None:
+        checkouts.append((args.against.resolve(), f"@{args.against.resolve().name}"))
+
+    def ours(
+        path: str, profile: Path | None, db: str, *extra: str, root: Path = _ROOT, suffix: str = ""
+    ) -> ServerProcess:
+        server = our_server(path, profile, db + suffix, *extra, root=root)
         if postgres is not None and db == "postgresql":
             server.database = postgres.pids
         return server.start()
 
     try:
-        for db in dbs:
-            path = storage(db, "bench.db")
+        for db, (root, suffix) in itertools.product(dbs, checkouts):
+            label = db + suffix
+            path = storage(db, f"bench{suffix}.db")
             if "idle" in modes:
-                server = ours(path, None, db)
+                server = ours(path, None, db, root=root, suffix=suffix)
                 try:
-                    progress(f"{db}: idle, {args.idle} connections")
+                    progress(f"{label}: idle, {args.idle} connections")
                     idles.append(run_idle(server, "ours", args.idle, settings))
                 finally:
                     server.stop()
             if "paced" in modes or "saturate" in modes:
-                path = storage(db, "bench.db") if db == "postgresql" else path
-                server = ours(path, args.profile, db)
+                path = storage(db, f"bench{suffix}.db") if db == "postgresql" else path
+                server = ours(path, args.profile, db, root=root, suffix=suffix)
                 try:
                     if "paced" in modes:
-                        progress(f"{db}: paced, {args.games} games")
+                        progress(f"{label}: paced, {args.games} games")
                         paced.append(
                             run_games(
                                 server, "ours", "paced", args.games, durations["paced"], settings
                             )
                         )
                     if "paced" in modes and args.analysts:
-                        progress(f"{db}: paced, {args.games} games, {args.analysts} analysts")
+                        progress(f"{label}: paced, {args.games} games, {args.analysts} analysts")
                         settings.analysts = args.analysts
                         run = run_games(
                             server, "ours", "paced", args.games, durations["paced"], settings
@@ -1121,7 +1142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         run.label += "+analyses"
                         paced.append(run)
                     if "saturate" in modes:
-                        progress(f"{db}: saturate, {args.saturate_games} games")
+                        progress(f"{label}: saturate, {args.saturate_games} games")
                         saturated.append(
                             saturate(server, "ours", args.saturate_games,
                                      durations["saturate"], settings, args.rounds)

@@ -1,9 +1,10 @@
-"""The thin websockets adapter around the socket-free core.
+"""The thin adapter between the connections (``server.wire``) and the socket-free core.
 
-It numbers connections, feeds their frames to ``Core`` and carries out the
+It numbers connections, feeds their messages to ``Core`` and carries out the
 actions it returns; it writes what the core accepted to the store before any
 of it is sent (nothing acknowledged is ever lost), and it wakes the core for
-its deadlines. Everything about games lives in the core.
+its deadlines. It answers plain HTTP on the same port. Everything about games
+lives in the core; everything about the websocket protocol in ``server.wire``.
 """
 
 from __future__ import annotations
@@ -24,9 +25,7 @@ from typing import cast
 from urllib.parse import urlsplit
 
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4 as METRICS_TYPE
-from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
-from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
@@ -60,6 +59,7 @@ from server.rooms import Absence
 from server.stalls import StallClock
 from server.storage import Storage, open_storage, shown
 from server.store import StoreError, StoreLocked
+from server.wire import Link
 from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
 
 log = logging.getLogger("quoridor.server")
@@ -94,7 +94,8 @@ def _listen_error(host: str, port: int, error: OSError) -> str:
 
 
 class GameServer:
-    """One listening server: the core, the open websockets, and the store."""
+    """One listening server: the core, the open websockets, and the store (the ``Host`` of
+    every ``server.wire.Link``)."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -135,7 +136,8 @@ class GameServer:
             store = self.store
             self.metrics.count_db_reconnects(lambda: store.reconnects)
         self.metrics.count_stalls(lambda: self.stall_clock.stalled)
-        self.sockets: dict[int, ServerConnection] = {}
+        self.sockets: dict[int, Link] = {}
+        """Open websockets by connection number."""
         self.proxy_networks = config.proxy_networks
         self.gate = http.Gate(
             config.max_per_ip,
@@ -159,9 +161,9 @@ class GameServer:
         self.closed = False
         """True once shut down: the last save is made, nothing more is carried out."""
         self._ids = itertools.count(1)
-        self._server: Server | None = None
+        self._server: asyncio.Server | None = None
         self._closing: set[asyncio.Task[None]] = set()
-        """Tasks that must not be garbage-collected: closes, the computer's answers."""
+        """Tasks that must not be garbage-collected: the computer's answers, account requests."""
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
         self._outbox: list[Action] = []
@@ -182,6 +184,11 @@ class GameServer:
         """The port actually bound (useful with port 0)."""
         assert self._server is not None
         return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def serving(self) -> bool:
+        """Whether it takes new connections (upgrades get 503 once it stops)."""
+        return self._server is not None and self._server.is_serving()
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[GameServer]:
@@ -211,27 +218,19 @@ class GameServer:
                 if self.store is not None:
                     await self.store.close()
 
-    async def _listen(self) -> Server:
+    async def _listen(self) -> asyncio.Server:
         """Bind the port (not yet accepting connections)."""
         config = self.config
+
+        def link() -> Link:
+            # No compression (memory per connection, and no compression bombs); origins
+            # are checked in answer(), where the server's own site is allowed too.
+            return Link(self, config.max_message, config.ping_interval)
+
+        loop = asyncio.get_running_loop()
         try:
-            return await serve(
-                self._handle,
-                config.host,
-                config.port,
-                process_request=self._http,
-                # Origins are checked in _http: the server's own site is allowed too.
-                origins=None,
-                compression=None,  # memory per connection, and no compression bombs
-                max_size=config.max_message,
-                max_queue=16,
-                open_timeout=10,
-                ping_interval=config.ping_interval,
-                ping_timeout=config.ping_interval,
-                close_timeout=5,
-                backlog=1024,
-                start_serving=False,
-                create_connection=http.gated(self.gate),
+            return await loop.create_server(
+                link, config.host, config.port, backlog=1024, start_serving=False
             )
         except OSError as error:
             raise StartupError(_listen_error(config.host, config.port, error)) from None
@@ -267,7 +266,7 @@ class GameServer:
         if self.config.shutdown_delay > 0:
             await asyncio.sleep(self.config.shutdown_delay)
         if self._server is not None:
-            self._server.close(close_connections=False)
+            self._server.close()
         if self._timer is not None:
             self._timer.cancel()
         if self.store is not None:
@@ -276,11 +275,10 @@ class GameServer:
             await self._drain()
         self._send_now()  # what the loop has not written yet goes before the closes
         self.core.closing_all = True
-        sockets = list(self.sockets.values())
-        await asyncio.gather(
-            *(ws.close(CLOSE_RESTART, "server restarting") for ws in sockets),
-            return_exceptions=True,
-        )
+        links = list(self.sockets.values())
+        for link in links:
+            link.close(CLOSE_RESTART, "server restarting")
+        await asyncio.gather(*(link.wait_closed() for link in links))
         if self._server is not None:
             await self._server.wait_closed()
         if self.store is not None:
@@ -294,7 +292,7 @@ class GameServer:
 
     # -- plain HTTP on the same port ------------------------------------------------
 
-    def _http(self, ws: ServerConnection, request: Request) -> Response | None:
+    def answer(self, link: Link, request: Request) -> Response | None:
         """Health, readiness, metrics and the browser client's files; the upgrade path, the
         origin check and the per-IP cap for websocket upgrades."""
         path = request.path.split("?", 1)[0]
@@ -320,7 +318,7 @@ class GameServer:
         if not allowed_origin(request.headers, self.origins):
             log.info("connection refused: origin %s", request.headers.get("Origin"))
             return http.text(HTTPStatus.FORBIDDEN, "this site may not connect here")
-        address = self._address(ws, request)
+        address = self._address(link, request)
         if self.per_ip[address] >= self.config.max_per_ip:
             log.warning("connection refused: too many from one address", extra={"ip": address})
             return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
@@ -328,62 +326,57 @@ class GameServer:
 
     # -- websockets ----------------------------------------------------------------
 
-    async def _handle(self, ws: ServerConnection) -> None:
-        conn, address = next(self._ids), self._address(ws, ws.request)
-        _limit_send_buffer(ws)
-        self.sockets[conn] = ws
+    def opened(self, link: Link) -> None:
+        conn = link.conn = next(self._ids)
+        address = link.address = self._address(link, link.request)
+        _limit_send_buffer(link)
+        self.sockets[conn] = link
         self.per_ip[address] += 1
         self.metrics.connections.inc()
         self.core.open(conn, address)
-        opened = time.monotonic()
+        link.expect_within(self.config.hello_timeout)
         log.debug("connection open", extra={"conn": conn, "ip": address})
-        try:
-            while True:
-                patience = self._patience(conn, opened)
-                if patience is None:  # in a room: no timer to arm on the hot path
-                    data = await ws.recv(decode=False)
-                else:
-                    try:
-                        async with asyncio.timeout(patience):
-                            # Text frames arrive as bytes: msgspec decodes UTF-8 JSON itself.
-                            data = await ws.recv(decode=False)
-                    except TimeoutError:
-                        await self._time_out(ws, conn)
-                        continue
-                started = time.perf_counter()
-                actions = self.core.receive(conn, data)
-                elapsed = time.perf_counter() - started
-                self.metrics.request_time(self.core.last_kind).observe(elapsed)
-                self._carry_out(actions)
-        except ConnectionClosed:
-            pass  # every close code, clean or not, ends the connection
-        finally:
-            del self.sockets[conn]
-            self.per_ip[address] -= 1
-            if not self.per_ip[address]:
-                del self.per_ip[address]
-            self.metrics.connections.dec()
-            # A client that closed with 1000/1001 left on purpose: shorter grace.
-            received = ws.protocol.close_rcvd
-            deliberate = received is not None and received.code in (1000, 1001)
-            log.debug("connection closed", extra={"conn": conn, "code": ws.close_code})
-            self._carry_out(self.core.close(conn, deliberate))
 
-    def _patience(self, conn: int, opened: float) -> float | None:
-        """How long to wait for this connection's next frame (None: forever)."""
-        connection = self.core.connections[conn]
-        session = connection.session
+    def received(self, link: Link, data: bytes) -> None:
+        # Text frames arrive as bytes: msgspec decodes UTF-8 JSON itself.
+        started = time.perf_counter()
+        actions = self.core.receive(link.conn, data)
+        elapsed = time.perf_counter() - started
+        self.metrics.request_time(self.core.last_kind).observe(elapsed)
+        self._carry_out(actions)
+        self._watch(link)
+
+    def _watch(self, link: Link) -> None:
+        """How long this connection may stay silent: the hello deadline runs from the open
+        until a hello; outside a room or a queue each message restarts the idle one; in a
+        room or a queue there is none (the keepalive pings watch the link)."""
+        connection = self.core.connections.get(link.conn)
+        session = None if connection is None else connection.session
         if session is None:
-            return max(0.0, opened + self.config.hello_timeout - time.monotonic())
+            return
         if session.room is None and session.queued is None:
-            return self.config.idle_timeout
-        return None  # in a room or a queue: the keepalive pings watch the link
+            link.expect_within(self.config.idle_timeout)
+        elif link.patience is not None:
+            link.expect_within(None)
 
-    async def _time_out(self, ws: ServerConnection, conn: int) -> None:
-        greeted = self.core.connections[conn].session is not None
+    def timed_out(self, link: Link) -> None:
+        connection = self.core.connections.get(link.conn)
+        greeted = connection is not None and connection.session is not None
         reason = "idle for too long" if greeted else "no hello in time"
-        log.info("closing: %s", reason, extra={"conn": conn})
-        await ws.close(CLOSE_GOING_AWAY if greeted else CLOSE_POLICY, reason)
+        log.info("closing: %s", reason, extra={"conn": link.conn})
+        link.close(CLOSE_GOING_AWAY if greeted else CLOSE_POLICY, reason)
+
+    def gone(self, link: Link) -> None:
+        conn, address = link.conn, link.address
+        del self.sockets[conn]
+        self.per_ip[address] -= 1
+        if not self.per_ip[address]:
+            del self.per_ip[address]
+        self.metrics.connections.dec()
+        # A client that closed with 1000/1001 left on purpose: shorter grace.
+        code = link.close_code
+        log.debug("connection closed", extra={"conn": conn, "code": code})
+        self._carry_out(self.core.close(conn, code in (1000, 1001)))
 
     # -- carrying out the core's actions -------------------------------------------
 
@@ -495,11 +488,9 @@ class GameServer:
             if isinstance(action, Send):
                 self._write(action)
             elif isinstance(action, Close):
-                ws = self.sockets.get(action.target)
-                if ws is not None:
-                    task = asyncio.create_task(ws.close(action.code, action.reason))
-                    self._closing.add(task)
-                    task.add_done_callback(self._closing.discard)
+                link = self.sockets.get(action.target)
+                if link is not None:
+                    link.close(action.code, action.reason)
             elif isinstance(action, Think):
                 self._start_thinking(action)
             elif isinstance(action, AnalyseStep):
@@ -515,28 +506,31 @@ class GameServer:
         """Write one text frame to every target still open and reading.
 
         The frame is serialized once for all of them (server frames are not
-        masked, so every copy is the same bytes); websockets' ``broadcast``
-        would build it again for each connection. Like ``broadcast``, it never
-        waits for a slow reader and skips connections that are closing.
+        masked, so every copy is the same bytes) and written straight to each
+        transport. It never waits for a slow reader and skips connections that
+        are closing.
         """
         frame = Frame(Opcode.TEXT, send.payload).serialize(mask=False)
         sockets = self.sockets
         for target in send.targets:
-            ws = sockets.get(target)
-            if ws is None or ws.protocol.state is not OPEN or not self._reading(ws):
+            link = sockets.get(target)
+            if link is None or link.protocol.state is not OPEN:
+                continue
+            transport = link.transport
+            if not self._reading(link, transport):
                 continue
             try:
-                ws.transport.write(frame)
+                transport.write(frame)
             except Exception as error:  # a transport that just broke: its close follows
                 log.warning("could not write to a client: %s", error, extra={"conn": target})
 
     def _start_asking(self, ask: Ask) -> None:
         """Answer an account request away from the core (database, password hashing)."""
-        ws = self.sockets.get(ask.conn)
-        if self.accounts is None or ws is None:
+        link = self.sockets.get(ask.conn)
+        if self.accounts is None or link is None:
             self.core.asked(ask.conn)
             return
-        task = asyncio.ensure_future(self._account_answer(ask, self._address(ws, ws.request)))
+        task = asyncio.ensure_future(self._account_answer(ask, link.address))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
@@ -662,28 +656,25 @@ class GameServer:
             move = None
         self._carry_out(self.core.bot_move(think.room, think.seat, think.ply, move))
 
-    def _reading(self, ws: ServerConnection) -> bool:
+    def _reading(self, link: Link, transport: asyncio.Transport) -> bool:
         """False, and the connection cut, for a client whose unread backlog grew too big.
 
         Writes never wait for a slow reader, so nobody else is slowed down;
         this bounds the memory such a client can hold.
         """
-        if ws.transport.get_write_buffer_size() <= WRITE_BUFFER_LIMIT:
+        if transport.get_write_buffer_size() <= WRITE_BUFFER_LIMIT:
             return True
-        log.warning(
-            "cutting off a client that stopped reading", extra={"ip": self._address(ws, ws.request)}
-        )
-        ws.transport.abort()
+        log.warning("cutting off a client that stopped reading", extra={"ip": link.address})
+        transport.abort()
         return False
 
-    def _address(self, ws: ServerConnection, request: Request | None = None) -> str:
+    def _address(self, link: Link, request: Request | None = None) -> str:
         """The client's IP address: the peer's, or, from a trusted proxy, the one it names.
 
         X-Forwarded-For is read right to left, skipping trusted proxies, so a
         client cannot pick its own address by sending the header itself.
         """
-        peer = ws.remote_address
-        address = str(peer[0]) if peer else "unknown"
+        address = link.remote_address[0]
         networks = self.proxy_networks
         if not networks or request is None or not _within(address, networks):
             return address
@@ -719,8 +710,8 @@ def _without_default_port(netloc: str, scheme: str) -> str:
     return netloc.lower().removesuffix(default)
 
 
-def _limit_send_buffer(ws: ServerConnection) -> None:
-    sock = ws.transport.get_extra_info("socket")
+def _limit_send_buffer(link: Link) -> None:
+    sock = link.transport.get_extra_info("socket")
     if sock is not None:
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)

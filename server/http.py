@@ -1,24 +1,22 @@
 """Plain HTTP on the websocket port: health, readiness, metrics, and what to refuse.
 
-websockets parses the request line and headers; this module decides the
-answer. Only ``GET`` and ``HEAD`` are served (``HEAD`` gets the headers of
-the ``GET`` and no body); any other method gets 405 before websockets reads
-it, since websockets would otherwise hang up on a request with a body without
-a word. The websocket upgrade is accepted on ``/`` only: any other path is
+websockets parses the request line and headers (``server.wire``); this module
+decides the answer. Only ``GET`` and ``HEAD`` are served (``HEAD`` gets the
+headers of the ``GET`` and no body); any other method gets 405 before websockets
+reads it, since websockets would otherwise hang up on a request with a body
+without a word. The websocket upgrade is accepted on ``/`` only: any other path is
 404, so a typo in a client's address is a clear error, not a silent success.
 Other plain GETs are for the browser client's files (``server.static``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import resource
 from collections import Counter
 from collections.abc import Callable
 from http import HTTPStatus
 
-from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Response
 
@@ -53,27 +51,6 @@ def without_body(reply: Response) -> Response:
 
 
 NOT_ALLOWED = text(HTTPStatus.METHOD_NOT_ALLOWED, "only GET and HEAD are served", Allow="GET, HEAD")
-
-
-class GatedConnection(ServerConnection):
-    """A websocket connection that answers a request of another method with 405 itself."""
-
-    _prefix = b""
-    _method_known = False
-    _peer: str | None = None
-    """The address counted by the server's ``Gate`` while this connection is open."""
-
-    def data_received(self, data: bytes) -> None:
-        if not self._method_known:
-            self._prefix += data[:LONGEST_METHOD]
-            method, space, _ = self._prefix.partition(b" ")
-            if space or len(self._prefix) >= LONGEST_METHOD:
-                self._method_known = True
-                if not space or method not in METHODS:
-                    self.transport.write(NOT_ALLOWED.serialize())
-                    self.transport.close()
-                    return
-        super().data_received(data)
 
 
 SERVER_FULL = text(HTTPStatus.SERVICE_UNAVAILABLE, "the server is full; try again soon")
@@ -122,27 +99,3 @@ def default_connection_cap(headroom: int = 100) -> int:
     if soft == resource.RLIM_INFINITY:
         soft = 1 << 20
     return max(10, soft - headroom)
-
-
-def gated(gate: Gate) -> type[GatedConnection]:
-    """The connection class of a server whose connections ``gate`` counts."""
-
-    class Counted(GatedConnection):
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:
-            super().connection_made(transport)
-            peer = transport.get_extra_info("peername")
-            self._peer = str(peer[0]) if peer else "unknown"
-            refusal = gate.admit(self._peer)
-            if refusal is not None:
-                self._peer = None
-                log.debug("connection refused at accept: %s", refusal.body.decode().strip())
-                self.transport.write(refusal.serialize())
-                self.transport.close()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            if self._peer is not None:
-                gate.release(self._peer)
-                self._peer = None
-            super().connection_lost(exc)
-
-    return Counted

@@ -1,0 +1,301 @@
+"""The server's connections: websockets' sans-I/O core driven from a plain asyncio.Protocol.
+
+Each TCP connection is one ``Link``. The bytes that arrive go to websockets'
+``ServerProtocol``, which parses the HTTP request and the frames and answers
+pings and closing handshakes; the bytes it wants sent are written straight to
+the transport. There is no task, queue or future per connection: a message
+goes from ``data_received`` to the server in the same call, and the server's
+frames go to the transport without waiting (measured with bench/load.py: this
+costs far less CPU and memory per message than websockets' asyncio connection,
+which runs a reader task and a message assembler for every connection).
+
+What every connection lives by, whatever it carries, is kept here:
+
+- it is counted from accept by the server's ``http.Gate`` (the per-address
+  and the server-wide caps, 429 and 503);
+- a request of a method other than GET or HEAD gets 405 before it is parsed;
+- the opening handshake must be complete within ``OPEN_TIMEOUT`` (slowloris);
+- an open websocket is pinged every ``ping_interval`` seconds and dropped
+  (close code 1011) when nothing at all came from it since the previous ping;
+- a close, either side's, ends the TCP connection within ``CLOSE_TIMEOUT``.
+
+Everything else (what to answer to a plain GET, whether an upgrade is allowed,
+what a message means) is the ``Host``'s: ``server.app.GameServer``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from http import HTTPStatus
+from typing import Protocol, cast
+
+from websockets.datastructures import Headers
+from websockets.frames import CloseCode, Frame, Opcode
+from websockets.http11 import SERVER, Request, Response
+from websockets.protocol import CLOSED, OPEN
+from websockets.server import ServerProtocol
+
+from server.http import LONGEST_METHOD, METHODS, NOT_ALLOWED, Gate
+
+log = logging.getLogger("quoridor.server")
+
+OPEN_TIMEOUT = 10.0
+"""Seconds from accept to the end of the opening handshake."""
+CLOSE_TIMEOUT = 5.0
+"""Seconds a closing connection has to finish before the TCP connection is aborted."""
+
+TEXT, BINARY, CONT = Opcode.TEXT, Opcode.BINARY, Opcode.CONT
+
+
+class Host(Protocol):
+    """What a ``Link`` asks of the server it belongs to."""
+
+    gate: Gate
+
+    @property
+    def serving(self) -> bool:
+        """False once the server stops taking connections: upgrades get 503."""
+
+    def answer(self, link: Link, request: Request) -> Response | None:
+        """The HTTP response to ``request``; None to accept it as a websocket."""
+
+    def opened(self, link: Link) -> None:
+        """The websocket is open."""
+
+    def received(self, link: Link, data: bytes) -> None:
+        """A whole message (text or binary) arrived on the open websocket."""
+
+    def timed_out(self, link: Link) -> None:
+        """The deadline set with ``Link.expect_within`` passed without a message."""
+
+    def gone(self, link: Link) -> None:
+        """The TCP connection of a websocket that was open is gone."""
+
+
+class Link(asyncio.Protocol):
+    """One client connection, from accept to the end of its TCP connection."""
+
+    __slots__ = (
+        "address",
+        "conn",
+        "counted",
+        "fragments",
+        "heard",
+        "host",
+        "keepalive",
+        "lost",
+        "patience",
+        "ping_interval",
+        "prefix",
+        "protocol",
+        "remote_address",
+        "request",
+        "timer",
+        "transport",
+    )  # fmt: skip
+
+    transport: asyncio.Transport
+    """Set once the TCP connection is made."""
+
+    def __init__(self, host: Host, max_message: int, ping_interval: float) -> None:
+        self.host = host
+        self.ping_interval = ping_interval
+        self.protocol = ServerProtocol(max_size=max_message)
+        self.remote_address = ("unknown", 0)
+        """The peer's address and port (not a proxy's client's: see the server's address)."""
+        self.counted: str | None = None
+        """The address the gate counts this connection against, while it does."""
+        self.prefix: bytes | None = b""
+        """The first bytes of the request, until its method is known (then None)."""
+        self.request: Request | None = None
+        self.conn = 0
+        """The server's number for this connection, once open."""
+        self.address = ""
+        """The client's address as the server sees it (proxies included), once open."""
+        self.fragments: list[bytes] | None = None
+        self.heard = True
+        """Whether anything arrived since the last keepalive ping."""
+        self.timer: asyncio.TimerHandle | None = None
+        """The opening handshake's deadline, then the closing's."""
+        self.keepalive: asyncio.TimerHandle | None = None
+        self.patience: asyncio.TimerHandle | None = None
+        self.lost: asyncio.Future[None] | None = None
+
+    # -- asyncio.Protocol ----------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport = cast(asyncio.Transport, transport)  # uvloop: not a subclass
+        peer = transport.get_extra_info("peername")
+        if peer:
+            self.remote_address = (str(peer[0]), int(peer[1]))
+        address = self.remote_address[0]
+        refusal = self.host.gate.admit(address)
+        if refusal is not None:
+            log.debug("connection refused at accept: %s", refusal.body.decode().strip())
+            transport.write(refusal.serialize())
+            transport.close()
+            return
+        self.counted = address
+        self.timer = asyncio.get_running_loop().call_later(OPEN_TIMEOUT, transport.abort)
+
+    def data_received(self, data: bytes) -> None:
+        if self.prefix is not None and not self._method_allowed(data):
+            return
+        protocol = self.protocol
+        protocol.receive_data(data)
+        events = protocol.events_received()
+        self.heard = True
+        self._flush()
+        for event in events:
+            if type(event) is Frame:
+                self._frame(event)
+            else:
+                self._request(cast(Request, event))
+
+    def eof_received(self) -> None:
+        self.protocol.receive_eof()
+        self._flush()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.protocol.receive_eof()
+        for timer in (self.timer, self.keepalive, self.patience):
+            if timer is not None:
+                timer.cancel()
+        self.timer = self.keepalive = self.patience = None
+        if self.counted is not None:
+            self.host.gate.release(self.counted)
+            self.counted = None
+        if self.conn:
+            self.host.gone(self)
+        if self.lost is not None and not self.lost.done():
+            self.lost.set_result(None)
+
+    # -- what the server does with it ----------------------------------------------
+
+    def close(self, code: int, reason: str) -> None:
+        """Start the closing handshake (the TCP connection ends within CLOSE_TIMEOUT)."""
+        if self.protocol.state is OPEN:
+            self.protocol.send_close(code, reason)
+            self._flush()
+
+    async def wait_closed(self) -> None:
+        """Until the TCP connection is gone."""
+        if self.protocol.state is CLOSED:
+            return
+        if self.lost is None:
+            self.lost = asyncio.get_running_loop().create_future()
+        await self.lost
+
+    def expect_within(self, seconds: float | None) -> None:
+        """Tell the server (``Host.timed_out``) if no message arrives within ``seconds``;
+        None: wait for ever. Each call replaces the previous deadline."""
+        if self.patience is not None:
+            self.patience.cancel()
+            self.patience = None
+        if seconds is not None:
+            loop = asyncio.get_running_loop()
+            self.patience = loop.call_later(seconds, self.host.timed_out, self)
+
+    @property
+    def close_code(self) -> int | None:
+        """The code of the close frame received, if any."""
+        received = self.protocol.close_rcvd
+        return None if received is None else received.code
+
+    # -- inside ----------------------------------------------------------------------
+
+    def _method_allowed(self, data: bytes) -> bool:
+        """Answer 405 to methods other than GET and HEAD as soon as the method is known,
+        before websockets reads the request (it would hang up on a body without a word)."""
+        assert self.prefix is not None
+        self.prefix += data[:LONGEST_METHOD]
+        method, space, _ = self.prefix.partition(b" ")
+        if not space and len(self.prefix) < LONGEST_METHOD:
+            return True
+        self.prefix = None
+        if space and method in METHODS:
+            return True
+        self.transport.write(NOT_ALLOWED.serialize())
+        self.transport.close()
+        return False
+
+    def _request(self, request: Request) -> None:
+        protocol, host = self.protocol, self.host
+        self.request = request
+        try:
+            response = host.answer(self, request)
+        except Exception as error:
+            protocol.handshake_exc = error
+            log.exception("answering an HTTP request failed")
+            response = protocol.reject(HTTPStatus.INTERNAL_SERVER_ERROR, "server error\n")
+        if response is None:
+            response = protocol.accept(request)
+            if response.status_code == HTTPStatus.SWITCHING_PROTOCOLS and not host.serving:
+                response = protocol.reject(HTTPStatus.SERVICE_UNAVAILABLE, "shutting down\n")
+        headers = Headers(response.headers.raw_items())  # answers may be shared: a copy
+        headers["Server"] = SERVER
+        protocol.send_response(
+            Response(response.status_code, response.reason_phrase, headers, response.body)
+        )
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self._flush()
+        if protocol.state is OPEN:
+            self.keepalive = asyncio.get_running_loop().call_later(self.ping_interval, self._ping)
+            host.opened(self)
+
+    def _frame(self, frame: Frame) -> None:
+        opcode = frame.opcode
+        if opcode is TEXT or opcode is BINARY:
+            data = cast(bytes, frame.data)  # what the parser makes
+            if frame.fin:
+                self._message(data)
+            else:
+                self.fragments = [data]
+        elif opcode is CONT and self.fragments is not None:
+            self.fragments.append(cast(bytes, frame.data))
+            if frame.fin:
+                data, self.fragments = b"".join(self.fragments), None
+                self._message(data)
+
+    def _message(self, data: bytes) -> None:
+        # A server that started closing takes no more requests.
+        if self.protocol.state is OPEN:
+            self.host.received(self, data)
+
+    def _flush(self) -> None:
+        """Write what the protocol has to send; an empty chunk means the end of the stream."""
+        transport, protocol = self.transport, self.protocol
+        if transport.is_closing():  # cut off (a slow reader, say): nothing more goes out
+            protocol.data_to_send()
+            return
+        for data in protocol.data_to_send():
+            if data:
+                transport.write(data)
+            elif transport.can_write_eof():
+                with contextlib.suppress(Exception):  # uvloop may raise RuntimeError here
+                    transport.write_eof()
+            else:
+                transport.close()
+        if self.timer is None and protocol.state is not OPEN and protocol.close_expected():
+            self.timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT, transport.abort)
+
+    def _ping(self) -> None:
+        """The keepalive: a peer that sent nothing since the last ping is gone."""
+        self.keepalive = None
+        protocol, transport = self.protocol, self.transport
+        if protocol.state is not OPEN:
+            return
+        if not self.heard:
+            log.info("dropping a silent connection", extra={"conn": self.conn})
+            protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
+            self._flush()
+            transport.abort()
+            return
+        self.heard = False
+        protocol.send_ping(b"")
+        self._flush()
+        self.keepalive = asyncio.get_running_loop().call_later(self.ping_interval, self._ping)

@@ -1,0 +1,90 @@
+"""The connection layer (``server.wire``) over real sockets: what it does for every
+connection that no game test sees (fragments, keepalive, the handshake deadline)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+from websockets.asyncio.client import connect
+
+from protocol.codec import encode
+from protocol.messages import VERSION, Hello, Ping, Pong, Welcome
+from server import wire
+from server.app import GameServer
+from server.config import Config
+from tests.wsclient import Client
+
+
+@pytest.fixture
+async def quick() -> AsyncIterator[GameServer]:
+    """Keepalive pings every 0.2 s."""
+    async with GameServer(Config(port=0, ping_interval=0.2)).running() as server:
+        yield server
+
+
+async def raw_websocket(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A websocket opened by hand, by a client that will never read nor answer a ping."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        (
+            f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    assert head.startswith(b"HTTP/1.1 101")
+    return reader, writer
+
+
+async def until_gone(reader: asyncio.StreamReader, within: float) -> float:
+    """Read (pings and all) until the server ends the connection; the seconds it took."""
+    started = time.monotonic()
+    async with asyncio.timeout(within):
+        try:
+            while await reader.read(65536):
+                pass
+        except ConnectionResetError:
+            pass
+    return time.monotonic() - started
+
+
+async def test_a_fragmented_message_is_one_message(server: GameServer) -> None:
+    async with connect(f"ws://127.0.0.1:{server.port}") as ws:
+        text = encode(Hello(version=VERSION, name="fragments")).decode()
+        await ws.send([text[:10], text[10:30], text[30:]])  # three frames
+        reply = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        assert (reply["type"], reply["name"]) == ("welcome", "fragments")
+
+
+async def test_a_silent_peer_is_dropped_and_a_live_one_kept(quick: GameServer) -> None:
+    live = await Client.connect(f"ws://127.0.0.1:{quick.port}", "live")  # answers pings
+    reader, writer = await raw_websocket(quick.port)
+    # No pong, nothing at all: gone after one unanswered ping (between one and two intervals).
+    assert await until_gone(reader, 5) < 1.0
+    writer.close()
+    await asyncio.sleep(0.5)  # a few more pings for the live client, each answered
+    await live.send(Ping(id=7))
+    assert (await live.expect(Pong)).id == 7
+    assert len(quick.sockets) == 1
+    await live.close()
+
+
+async def test_an_unfinished_handshake_is_cut_off(
+    server: GameServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(wire, "OPEN_TIMEOUT", 0.3)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n")  # and never the end of the headers
+    assert 0.2 < await until_gone(reader, 5) < 2.0
+    writer.close()
+    welcome = await Client.connect(f"ws://127.0.0.1:{server.port}", "after")
+    assert isinstance(welcome.welcome, Welcome)
+    await welcome.close()

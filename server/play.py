@@ -48,6 +48,7 @@ class Play:
     def __init__(self, context: Context, host: RoomHost, connected: Callable[[int], bool]):
         self.context = context
         self.host = host
+        self._error = context.error
         self._connected = connected
         """Whether a connection is still open (a hint for a closed one is dropped)."""
         self._hinting: set[int] = set()
@@ -62,13 +63,11 @@ class Play:
         assert conn is not None
         room = session.room
         if room is None:
-            return [
-                self.context.error(conn, ErrorCode.NOT_IN_ROOM, "join a room first", request.id)
-            ]
+            return [self._error(conn, ErrorCode.NOT_IN_ROOM, "join a room first", request.id)]
         seat = session.seat
         if seat is None:
             message = "spectators can watch and read the chat, not play or write"
-            return [self.context.error(conn, ErrorCode.NOT_A_PLAYER, message, request.id)]
+            return [self._error(conn, ErrorCode.NOT_A_PLAYER, message, request.id)]
         if isinstance(request, Chat):
             return self._chat(session, room, seat, request)
         if isinstance(request, Rematch):
@@ -76,17 +75,15 @@ class Play:
         now = self.context.clock()
         if room.status == "waiting":
             message = "the game starts when every seat is taken"
-            return [
-                self.context.error(conn, ErrorCode.GAME_NOT_STARTED, message, request.id, room, now)
-            ]
+            return [self._error(conn, ErrorCode.GAME_NOT_STARTED, message, request.id, room, now)]
         if isinstance(request, MoveRequest):
             return self._move(conn, room, seat, request, now)
         if room.status == "finished":
             message = "the game is over"
-            return [self.context.error(conn, ErrorCode.GAME_OVER, message, request.id, room, now)]
+            return [self._error(conn, ErrorCode.GAME_OVER, message, request.id, room, now)]
         if not room.active(seat):
             message = "you are out of this game"
-            return [self.context.error(conn, ErrorCode.GAME_OVER, message, request.id, room, now)]
+            return [self._error(conn, ErrorCode.GAME_OVER, message, request.id, room, now)]
         if isinstance(request, Hint | Takeback):
             return self._help(conn, room, seat, request, now)
         match request:
@@ -101,9 +98,7 @@ class Play:
                 if not claimable:
                     message = "nobody has been away long enough to claim against"
                     return [
-                        self.context.error(
-                            conn, ErrorCode.CANNOT_CLAIM, message, request.id, room, now
-                        )
+                        self._error(conn, ErrorCode.CANNOT_CLAIM, message, request.id, room, now)
                     ]
                 for gone in claimable:
                     if room.status == "playing":
@@ -112,9 +107,7 @@ class Play:
                 if room.game.ply >= room.spec.players:
                     message = "a game can only be aborted before every seat has moved"
                     return [
-                        self.context.error(
-                            conn, ErrorCode.CANNOT_ABORT, message, request.id, room, now
-                        )
+                        self._error(conn, ErrorCode.CANNOT_ABORT, message, request.id, room, now)
                     ]
                 room.finish(None, "aborted", now)
         return self.host.after_results(room, request.id)
@@ -144,7 +137,7 @@ class Play:
                 refusal = ErrorCode.ILLEGAL_MOVE, str(reason)
         if refusal is not None:
             self.context.counters[f"move:{refusal[0]}"] += 1
-            return [self.context.error(conn, *refusal, request.id, room, now)]
+            return [self._error(conn, *refusal, request.id, room, now)]
         self.context.counters["move:accepted"] += 1
         return self.host.after_results(room, request.id, moved=True)
 
@@ -160,15 +153,13 @@ class Play:
             room.draw_offers.clear()
             return None
         message = "there is no draw offer from another player to answer"
-        return self.context.error(conn, ErrorCode.NO_OFFER, message, request.id, room, now)
+        return self._error(conn, ErrorCode.NO_OFFER, message, request.id, room, now)
 
     def _rematch(self, conn: int, room: Room, seat: int, request: Rematch) -> list[Action]:
         now = self.context.clock()
         if room.status != "finished" or (room.match_game and not room.match_over()):
             message = "a rematch can be asked for once the game (or match) is over"
-            return [
-                self.context.error(conn, ErrorCode.GAME_NOT_OVER, message, request.id, room, now)
-            ]
+            return [self._error(conn, ErrorCode.GAME_NOT_OVER, message, request.id, room, now)]
         room.rematch.add(seat)
         room.rematch.update(s for s, h in enumerate(room.seats) if h is not None and h.bot)
         if not self.host.rematch_ready(room):
@@ -184,11 +175,11 @@ class Play:
         # with its secret must not start a fresh allowance.
         if not holder.chat.take(self.context.clock()):
             message = "chatting too fast; wait a moment"
-            return [self.context.error(session.conn, ErrorCode.RATE_LIMITED, message, request.id)]
+            return [self._error(session.conn, ErrorCode.RATE_LIMITED, message, request.id)]
         line_text = text.clean(request.text)
         if (problem := text.problem(line_text)) is not None:
             message = f"chat text {problem} - at `$.text`"
-            return [self.context.error(session.conn, ErrorCode.INVALID_FIELD, message, request.id)]
+            return [self._error(session.conn, ErrorCode.INVALID_FIELD, message, request.id)]
         room.event += 1
         line = ChatMessage(
             id=request.id,
@@ -217,7 +208,7 @@ class Play:
         elif isinstance(request, Hint) and conn in self._hinting:
             refusal = "your last hint is still being worked out"
         if refusal is not None:
-            return [self.context.error(conn, code, refusal, request.id, room, now)]
+            return [self._error(conn, code, refusal, request.id, room, now)]
         if isinstance(request, Takeback):
             room.take_back(2)
             self.context.counters["takebacks"] += 1
@@ -233,18 +224,14 @@ class Play:
             return []
         if move is None:
             message = "the computer could not work out a hint: try again"
-            return [
-                self.context.error(suggest.conn, ErrorCode.CANNOT_HINT, message, suggest.request)
-            ]
+            return [self._error(suggest.conn, ErrorCode.CANNOT_HINT, message, suggest.request)]
         reply = Suggestion(id=suggest.request, ply=suggest.ply, move=move)
         return [Send([suggest.conn], encode(reply))]
 
     def live_eval(self, conn: int, session: Session, request: LiveEval) -> list[Action]:
         room = session.room
         if room is None:
-            return [
-                self.context.error(conn, ErrorCode.NOT_IN_ROOM, "watch a room first", request.id)
-            ]
+            return [self._error(conn, ErrorCode.NOT_IN_ROOM, "watch a room first", request.id)]
         refusal = None
         if session.seat is not None:
             refusal = "players never see the computer's evaluation; spectators may"
@@ -254,7 +241,7 @@ class Play:
                 "allowed it (spectator_eval), or games between computers"
             )
         if refusal is not None:
-            return [self.context.error(conn, ErrorCode.CANNOT_EVALUATE, refusal, request.id)]
+            return [self._error(conn, ErrorCode.CANNOT_EVALUATE, refusal, request.id)]
         reply = Send([conn], encode(LiveEvalSet(id=request.id, on=request.on)))
         if not request.on:
             room.eval_followers.discard(session)

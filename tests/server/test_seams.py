@@ -1,0 +1,152 @@
+"""The seams of the core (docs/cluster.md, "The seams in the server"): the roles are separate
+modules with no import cycle, and the interfaces a cluster will implement again behave as
+the lobby relies on. The ``MatchQueue`` tests take the implementation as a parameter, so a
+clustered queue joins the list and must pass the same tests."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from protocol.messages import TimeControl, VariantSpec
+from server import ratings
+from server.quickmatch import LocalQueue, MatchQueue, Pool
+from server.ratelimit import TokenBucket
+from server.records import AccountRecord, RatingRecord
+from server.sessions import Session
+
+SERVER = Path(__file__).resolve().parents[2] / "server"
+ROLES = [
+    "server.registry",
+    "server.lobby",
+    "server.directory",
+    "server.quickmatch",
+    "server.roomhost",
+    "server.seating",
+    "server.play",
+    "server.computer",
+    "server.historydesk",
+]
+
+
+def imports() -> dict[str, set[str]]:
+    """Every module of server/ and the modules of server/ it imports (for type checking too)."""
+    modules = {
+        ".".join(path.relative_to(SERVER.parent).with_suffix("").parts): path
+        for path in SERVER.rglob("*.py")
+    }
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+                found.update(f"{node.module}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+        graph[name] = found & modules.keys()
+    return graph
+
+
+def cycle_through(graph: dict[str, set[str]], start: str) -> list[str] | None:
+    """A chain of imports from ``start`` back to itself, if there is one."""
+    stack, seen = [(start, [start])], set()
+    while stack:
+        module, path = stack.pop()
+        for imported in graph[module]:
+            if imported == start:
+                return [*path, start]
+            if imported not in seen:
+                seen.add(imported)
+                stack.append((imported, [*path, imported]))
+    return None
+
+
+def test_no_module_of_the_server_imports_one_that_imports_it_back() -> None:
+    graph = imports()
+    cycles = [cycle for module in graph if (cycle := cycle_through(graph, module))]
+    assert cycles == []
+
+
+def test_a_room_knows_its_players_only_as_members() -> None:
+    # A session knows which room it is in; a room sees whoever sits or watches in it
+    # through ``rooms.Member``, so that a clustered host can seat remote players too.
+    assert "server.sessions" not in imports()["server.rooms"]
+
+
+def test_no_role_imports_the_core_or_the_adapter() -> None:
+    graph = imports()
+    for role in ROLES:
+        assert not graph[role] & {"server.core", "server.app", "server.lobby"} - {role}, role
+
+
+# -- the quick-match queue -------------------------------------------------------------
+
+QUEUES: list[Callable[[], MatchQueue]] = [LocalQueue]
+CASUAL = Pool.of(VariantSpec(players=2, size=9, walls=10), None, None)
+FOUR = Pool.of(VariantSpec(players=4, size=9, walls=5), None, None)
+RATED = Pool.of(VariantSpec(players=2, size=9, walls=10), TimeControl(base=180, increment=2), "p")
+
+
+def player(name: str, rating: int | None = None) -> Session:
+    account = None
+    if rating is not None:
+        mu = ratings.START_MU + (rating - ratings.SHOWN_BASE) / ratings.SHOWN_SCALE
+        record = RatingRecord(pool="p", mu=mu, sigma=ratings.START_SIGMA)
+        account = AccountRecord(id=hash(name), name=name, ratings={"p": record})
+    session, _ = Session.new(name, TokenBucket(1, 1, 0), account)
+    return session
+
+
+@pytest.fixture(params=QUEUES, ids=lambda make: make.__name__)
+def queue(request: pytest.FixtureRequest) -> MatchQueue:
+    make: Callable[[], MatchQueue] = request.param
+    return make()
+
+
+def test_casual_players_are_paired_in_the_order_they_came(queue: MatchQueue) -> None:
+    a, b, c, d = (player(name) for name in "abcd")
+    assert queue.enter(a, CASUAL, 0.0) == []
+    assert queue.enter(b, CASUAL, 1.0) == [[a, b]]
+    assert queue.enter(c, CASUAL, 2.0) == []
+    assert queue.enter(d, FOUR, 3.0) == []  # another pool: nobody to play yet
+    assert queue.due() is None  # casual queues never need a second look
+
+
+def test_four_players_make_a_group(queue: MatchQueue) -> None:
+    players = [player(name) for name in "abcd"]
+    groups = [queue.enter(p, FOUR, float(n)) for n, p in enumerate(players)]
+    assert groups == [[], [], [], [players]]
+
+
+def test_a_player_who_left_is_never_paired(queue: MatchQueue) -> None:
+    a, b, c = (player(name) for name in "abc")
+    queue.enter(a, CASUAL, 0.0)
+    queue.leave(a)
+    queue.leave(c)  # never queued: nothing happens
+    assert queue.enter(b, CASUAL, 1.0) == []
+    assert queue.enter(c, CASUAL, 2.0) == [[b, c]]
+
+
+def test_rated_players_far_apart_wait_until_the_window_widens(queue: MatchQueue) -> None:
+    low, high = player("low", 1400), player("high", 1650)  # 250 apart: window 100 at first
+    assert queue.enter(low, RATED, 0.0) == []
+    assert queue.enter(high, RATED, 0.0) == []
+    due = queue.due()
+    assert due == ratings.RECHECK_SECONDS
+    assert queue.recheck(due) == []  # 10 points a second: not yet
+    wait = (250 - ratings.MATCH_WINDOW) / ratings.MATCH_WINDOW_GROWTH
+    assert queue.recheck(wait) == [(RATED, [low, high])]
+    assert queue.recheck(wait + 10) == []
+
+
+def test_rated_players_close_in_rating_are_paired_at_once_the_closest_first(
+    queue: MatchQueue,
+) -> None:
+    a, b, c = player("a", 1500), player("b", 1800), player("c", 1530)
+    queue.enter(a, RATED, 0.0)
+    queue.enter(b, RATED, 0.0)
+    assert queue.enter(c, RATED, 0.0) == [[a, c]]

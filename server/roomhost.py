@@ -133,7 +133,7 @@ class RoomHost:
         """Tell every seated player their new seat after the seats turned (same secret)."""
         actions: list[Action] = []
         for seat, holder in enumerate(room.seats):
-            if holder is not None and holder.session.room is room and holder.session.conn:
+            if holder is not None and room.sits(holder) and holder.session.conn:
                 joined = Joined(room=room.code, role="player", seat=seat)
                 actions.append(Send([holder.session.conn], encode(joined)))
         return actions

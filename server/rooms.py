@@ -280,9 +280,7 @@ class Room:
     def members(self) -> list[Member]:
         """Every session in the room: seated players, then spectators."""
         players = [
-            h.session
-            for h in self.seats
-            if h is not None and h.bot is None and h.session.room is self
+            h.session for h in self.seats if h is not None and h.bot is None and self.sits(h)
         ]
         return players + list(self.spectators)
 
@@ -299,7 +297,12 @@ class Room:
             return False
         if holder.bot is not None:
             return True
-        return holder.session.room is self and holder.session.conn is not None
+        return self.sits(holder) and holder.session.conn is not None
+
+    def sits(self, holder: SeatHolder) -> bool:
+        """Whether the holder's session is in its seat: not gone to the lobby or to another
+        room, nor watching this room as a spectator after leaving its seat."""
+        return holder.session.room is self and holder.session.seat is not None
 
     def active(self, seat: int) -> bool:
         """Still in the current game (not resigned, flagged or claimed out of it)."""
@@ -485,7 +488,7 @@ class Room:
         """Start the next game with the seats turned by one, so the opener changes."""
         self.seats = self.seats[1:] + self.seats[:1]
         for seat, holder in enumerate(self.seats):
-            if holder is not None and holder.session.room is self:
+            if holder is not None and self.sits(holder):
                 holder.session.seat = seat
         self._new_game()
         self.started = True

@@ -86,7 +86,7 @@ class Seating:
             return [self.context.error(session.conn, ErrorCode.BAD_SECRET, message, request.id)]
         actions: list[Action] = []
         previous = holder.session
-        if previous is not session and previous.room is room:
+        if previous is not session and room.sits(holder):
             previous.room = previous.seat = None
             self.context.journal.session(previous)
             if previous.conn is not None:

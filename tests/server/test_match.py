@@ -161,6 +161,24 @@ def test_leaving_on_purpose_shortens_the_grace() -> None:
     assert final.result.reason == "abandon"
 
 
+def test_a_player_who_left_and_watches_the_game_is_only_a_spectator() -> None:
+    # Found splitting the core: the left seat's session, watching, counted as its seat's
+    # player too, so it got every event twice and showed as there (nothing to claim).
+    driver, (a, b), room = table()
+    move(driver, a, "e2")
+    driver.send(a, Leave())
+    driver.send(a, Watch(room=room))
+    before = len(driver.inbox[a])
+    event = move(driver, b, "e8").event
+    assert [m.event for m in driver.inbox[a][before:] if isinstance(m, State)] == [event]
+    assert not driver.last_state(b).players[0].connected
+    driver.clock.advance(15)
+    final = driver.send(b, Claim())[-1]
+    assert isinstance(final, State)
+    assert final.result is not None
+    assert final.result.reason == "abandon"
+
+
 def test_an_unclaimed_game_is_decided_at_the_hard_limit() -> None:
     driver, (a, b), _ = table()
     move(driver, a, "e2")

@@ -1,7 +1,7 @@
 """The seams of the core (docs/cluster.md, "The seams in the server"): the roles are separate
 modules with no import cycle, and the interfaces a cluster will implement again behave as
 the lobby relies on. The ``MatchQueue`` tests take the implementation as a parameter, so a
-clustered queue joins the list and must pass the same tests."""
+clustered queue can join the list (its pairings awaited rather than returned at once)."""
 
 from __future__ import annotations
 

@@ -23,9 +23,11 @@ allocations per move
     held before it (KiB), sampled over the moves, and memory blocks still held
     after all moves (a leak shows as a growing figure).
 garbage collections
-    per thousand moves, by generation, and the longest pause in CPU time
-    (``gc.callbacks``), with the server's own interpreter settings
-    (``server.__main__``) or ``--threshold``.
+    per thousand moves, by generation, and their pauses in CPU time
+    (``gc.callbacks``): median, p99 and longest, with the server's own
+    interpreter settings (``server.__main__``) or ``--threshold``, and the
+    server's collection clock (``server.gcclock``) ticking every
+    ``--moves-per-tick`` moves (0: none, the interpreter's thresholds alone).
 instructions per move (``--callgrind``)
     valgrind's callgrind counts instructions exactly, whatever else runs: the
     harness runs twice under it, with no moves and with ``--moves``, and prints
@@ -60,6 +62,7 @@ from protocol.codec import encode  # noqa: E402
 from protocol.messages import VERSION, Create, Hello, Join, Leave, MoveRequest  # noqa: E402
 from server.__main__ import tune_interpreter  # noqa: E402
 from server.core import Core, Limits, Send  # noqa: E402
+from server.gcclock import YOUNG_EVERY, Collections  # noqa: E402
 from server.gcwatch import watch  # noqa: E402
 
 _ROOM = re.compile(rb'"room":"([^"]+)"')
@@ -142,17 +145,47 @@ def measure_allocations(bench: Bench, moves: int) -> tuple[float, float, int]:
     return statistics.mean(peaks), max(peaks), held_after - held_before
 
 
-def measure_gc(bench: Bench, moves: int) -> tuple[list[float], list[float]]:
-    """(collections per thousand moves, longest pause in CPU ms), by generation."""
-    gc_watch = watch()
-    before = [sum(pauses.counts) for pauses in gc_watch.pauses]
-    gc_watch.longest = [0.0] * len(gc_watch.longest)
-    bench.moves(moves)
-    collections = [
-        (sum(pauses.counts) - earlier) / moves * 1000
-        for pauses, earlier in zip(gc_watch.pauses, before, strict=True)
-    ]
-    return collections, [seconds * 1000 for seconds in gc_watch.longest]
+def measure_gc(bench: Bench, moves: int, per_tick: int) -> tuple[list[list[float]], int]:
+    """Each collection's CPU pause (ms) over ``moves`` moves, by generation, with the
+    server's clock (``server.gcclock``) ticking every ``per_tick`` moves (0: no clock,
+    the interpreter's thresholds alone), and then one full collection (the last pause of
+    generation 2); and the objects it walked in the old generation."""
+    pauses: list[list[float]] = [[] for _ in range(3)]
+    started = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.thread_time()
+        else:
+            pauses[info["generation"]].append((time.thread_time() - started[0]) * 1000)
+
+    clock = Collections()
+    if per_tick:  # what piled up before (the clock runs from the server's start)
+        clock.tick()
+        clock.tick()
+    gc.callbacks.append(timed)
+    try:
+        step = per_tick or moves
+        for done in range(0, moves, step):
+            bench.moves(min(step, moves - done))
+            if per_tick:
+                clock.tick()
+        old = len(gc.get_objects(2))
+        gc.collect(2)  # the full collection the clock runs every few minutes
+    finally:
+        gc.callbacks.remove(timed)
+    return pauses, old
+
+
+def _pauses(each: list[float], moves: int) -> str:
+    if not each:
+        return "none"
+    ordered = sorted(each)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * len(ordered)))]
+    return (
+        f"{len(each) / moves * 1000:.1f} per 1000 moves, median {statistics.median(each):.2f}"
+        f" ms, p99 {p99:.2f}, longest {ordered[-1]:.2f}"
+    )
 
 
 def report(args: argparse.Namespace) -> None:
@@ -166,7 +199,7 @@ def report(args: argparse.Namespace) -> None:
     bench.moves(args.moves // 4)  # warm-up: caches, first rematches
     rounds = [measure_cpu(bench, args.moves) for _ in range(args.rounds)]
     pushed_before, moved = bench.pushed, args.moves
-    collections, longest = measure_gc(bench, moved)
+    pauses, old = measure_gc(bench, moved, args.moves_per_tick)
     state = (bench.pushed - pushed_before) / moved
     mean_peak, worst_peak, held = measure_allocations(bench, min(args.moves, 5000))
     print(f"core cost per move (bench/core_cost.py): {args.games} games open, {args.moves} moves")
@@ -175,12 +208,17 @@ def report(args: argparse.Namespace) -> None:
     print(f"  state pushed per move: {state:.0f} bytes")
     print(f"  tracemalloc: peak {mean_peak:.1f} KiB allocated per move on average, "
           f"{worst_peak:.1f} at most; {held / 1024:.1f} KiB more held after the moves")  # fmt: skip
-    gens = ", ".join(
-        f"gen {g} {n:.2f} (longest {ms:.2f} ms)"
-        for g, (n, ms) in enumerate(zip(collections, longest, strict=True))
+    clock = (
+        f"the server's clock (server.gcclock) every {args.moves_per_tick} moves"
+        if args.moves_per_tick
+        else "no clock"
     )
-    print(f"  garbage collections per 1000 moves, CPU pause: {gens}; thresholds "
-          f"{gc.get_threshold()}, {gc.get_freeze_count()} objects frozen")  # fmt: skip
+    print(f"  garbage collections, CPU pause ({clock}; thresholds {gc.get_threshold()}, "
+          f"{gc.get_freeze_count()} objects frozen):")  # fmt: skip
+    for generation, each in enumerate(pauses):
+        print(f"    gen {generation}: {_pauses(each, moved)}")
+    print(f"    a full collection at the end: {pauses[2][-1]:.2f} ms, {old} objects in the old "
+          "generation (not frozen)")  # fmt: skip
 
 
 def run_only(args: argparse.Namespace) -> None:
@@ -238,6 +276,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--moves", type=int, default=20000, help="moves per round")
     parser.add_argument("--rounds", type=int, default=3, help="CPU rounds (median shown)")
     parser.add_argument("--scripts", type=int, default=64, help="distinct games to replay")
+    parser.add_argument("--moves-per-tick", type=int, default=round(1000 * YOUNG_EVERY),
+                        help="moves between two ticks of the server's collection clock "
+                        "(default: 1,000 moves/s, as paced in bench/load.py; 0: none)")  # fmt: skip
     parser.add_argument("--threshold", type=int, nargs=3, default=None,
                         help="gc thresholds to try instead of the server's")  # fmt: skip
     parser.add_argument("--callgrind", action="store_true",

@@ -12,6 +12,7 @@ from collections.abc import Coroutine, Sequence
 from server import logs
 from server.app import GameServer, StartupError
 from server.config import Config, parse_config
+from server.gcclock import Collections
 
 
 async def serve_until_stopped(config: Config) -> int:
@@ -23,7 +24,12 @@ async def serve_until_stopped(config: Config) -> int:
     try:
         async with server.running():
             freeze_heap()
-            await server.stopping.wait()
+            collections = Collections()
+            collections.start()
+            try:
+                await server.stopping.wait()
+            finally:
+                collections.stop()
     except StartupError as error:
         sys.stderr.write(f"quoridor-server: {error}\n")
         return 1

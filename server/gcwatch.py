@@ -30,18 +30,13 @@ class GcWatch:
 
     def __init__(self) -> None:
         self.pauses = [Timings() for _ in range(GENERATIONS)]
-        self.longest = [0.0] * GENERATIONS
-        """The longest pause seen, by generation (for benchmarks, which reset it)."""
         self._started = 0.0
 
     def callback(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self._started = time.thread_time()
             return
-        pause, generation = time.thread_time() - self._started, int(info["generation"])
-        self.pauses[generation].observe(pause)
-        if pause > self.longest[generation]:
-            self.longest[generation] = pause
+        self.pauses[int(info["generation"])].observe(time.thread_time() - self._started)
 
 
 _watch: GcWatch | None = None

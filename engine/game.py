@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
-from typing import NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
 from engine.board import Geometry, bits, geometry, layers, path_edges, reaches, steps
 from engine.errors import IllegalMove, NotationError
@@ -48,6 +48,30 @@ class _Snapshot(NamedTuple):
     turn: int
     winner: int | None
     retired: int
+
+
+_Entry = tuple[int | str | None, ...]
+"""A ``Game._history`` entry (see ``Game._entry``)."""
+
+
+def _unpack(entry: _Entry, players: int) -> tuple[_Snapshot, str]:
+    """``Game._entry`` backwards: the snapshot and the action."""
+    flat = cast(tuple[Any, ...], entry)
+    pawns, walls_left = flat[:players], flat[players : 2 * players]
+    scalars = flat[2 * players : 2 * players + 10]
+    halves = flat[2 * players + 10 : -1]
+    routes = tuple(
+        None if halves[2 * seat] is None else (halves[2 * seat], halves[2 * seat + 1])
+        for seat in range(players)
+    )
+    (h_walls, v_walls, h_forbidden, v_forbidden, north, east, points, turn, winner, retired) = (
+        scalars
+    )
+    snap = _Snapshot(
+        pawns, walls_left, h_walls, v_walls, h_forbidden, v_forbidden, north, east, points,
+        routes, turn, winner, retired,
+    )  # fmt: skip
+    return snap, flat[-1]
 
 
 class Game:
@@ -85,8 +109,9 @@ class Game:
         self._retired = 0
         """Bit per seat that has left a four-player game: its pawn stays, its turns pass."""
         self._moves: list[str] = []
-        self._history: list[tuple[_Snapshot, str]] = []
-        """What each action changed, and the action (a move, or ``retire N``)."""
+        self._history: list[_Entry] = []
+        """Per action, what it changed and the action (a move, or ``retire N``): see
+        ``_entry``."""
 
     @classmethod
     def from_moves(
@@ -319,7 +344,7 @@ class Game:
         """
         parsed = self._check(move)
         name = str(parsed)
-        self._history.append((self._snapshot(), name))
+        self._history.append(self._entry(name))
         geo = self._geo
         seat = self._turn
         if parsed.is_wall:
@@ -354,7 +379,7 @@ class Game:
             raise IllegalMove(f"seat {seat} is not in the game")
         if (self._retired | (1 << seat)).bit_count() == 4:
             raise IllegalMove("the last seat cannot retire")
-        self._history.append((self._snapshot(), f"retire {seat}"))
+        self._history.append(self._entry(f"retire {seat}"))
         self._retired |= 1 << seat
         self._targets = None
         if self._turn == seat:
@@ -376,7 +401,7 @@ class Game:
         """
         if not self._history:
             raise IndexError("no move to undo")
-        snap, action = self._history.pop()
+        snap, action = _unpack(self._history.pop(), self.variant.players)
         self._pawns = list(snap.pawns)
         self._walls_left = list(snap.walls_left)
         self._h_walls, self._v_walls = snap.h_walls, snap.v_walls
@@ -413,6 +438,33 @@ class Game:
         if self._find_pawn_targets(seat):
             return True
         return bool(self._walls_left[seat] and self._wall_names())
+
+    def _entry(self, action: str) -> _Entry:
+        """What ``undo`` restores before ``action``, flat: ``_Snapshot``'s fields with each
+        tuple spread out (a route as two values, ``None, None`` for none), then ``action``.
+
+        One plain tuple of ints, ``None`` and a string, which the garbage collector stops
+        tracking at its first collection: so a game's history, a tuple a move, never
+        reaches the old generation that every full collection walks again (a
+        ``NamedTuple``, or a tuple holding tuples, stays tracked longer or for good).
+        """
+        halves = [half for route in self._routes for half in (route or (None, None))]
+        return (
+            *self._pawns,
+            *self._walls_left,
+            self._h_walls,
+            self._v_walls,
+            self._h_forbidden,
+            self._v_forbidden,
+            self._closed_north,
+            self._closed_east,
+            self._points,
+            self._turn,
+            self._winner,
+            self._retired,
+            *halves,
+            action,
+        )
 
     def _snapshot(self) -> _Snapshot:
         return _Snapshot(

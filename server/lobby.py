@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+import msgspec
+
 from protocol.codec import encode
 from protocol.messages import (
     AiSpec,
@@ -147,7 +149,7 @@ class Lobby:
         think it is in the lobby (its create would get already_in_room, then a pairing)."""
         if session.queued is None:
             return []
-        queued = Queued(id=None, variant=session.queued.variant, clock=session.queued.clock)
+        queued = msgspec.structs.replace(session.queued, id=None)
         return [Send([conn], encode(queued))]
 
     def due(self) -> float | None:

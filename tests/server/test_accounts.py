@@ -460,6 +460,21 @@ def test_rated_quick_match_widens_its_window_with_waiting() -> None:
     assert after is None or after > driver.clock.now + ratings.RECHECK_SECONDS
 
 
+def test_a_player_resumed_in_a_rated_queue_is_told_it_is_rated() -> None:
+    driver = Driver()
+    conn = account_with(driver, "waiting", 1500)
+    welcome = next(m for m in driver.inbox[conn] if isinstance(m, Welcome))
+    (queued,) = driver.send(conn, QuickMatch())
+    assert isinstance(queued, Queued)
+    assert queued.rated
+    again = driver.open()  # the same session on a new connection, the old one replaced
+    replies = driver.send(
+        again, Hello(version=VERSION, name="waiting", resume=welcome.resume_token)
+    )
+    resumed = next(m for m in replies if isinstance(m, Queued))
+    assert resumed.rated
+
+
 # -- a crash at the end of a rated game ------------------------------------------------
 
 

@@ -250,21 +250,18 @@ class Link(asyncio.Protocol):
     def _frame(self, frame: Frame) -> None:
         opcode = frame.opcode
         if opcode is TEXT or opcode is BINARY:
+            # Even once the protocol is closing: a message that came before the close frame
+            # (a resign, then a close, in one packet) is the client's last word, and counts.
             data = cast(bytes, frame.data)  # what the parser makes
             if frame.fin:
-                self._message(data)
+                self.host.received(self, data)
             else:
                 self.fragments = [data]
         elif opcode is CONT and self.fragments is not None:
             self.fragments.append(cast(bytes, frame.data))
             if frame.fin:
                 data, self.fragments = b"".join(self.fragments), None
-                self._message(data)
-
-    def _message(self, data: bytes) -> None:
-        # A server that started closing takes no more requests.
-        if self.protocol.state is OPEN:
-            self.host.received(self, data)
+                self.host.received(self, data)
 
     def _flush(self) -> None:
         """Write what the protocol has to send; an empty chunk means the end of the stream."""

@@ -12,9 +12,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 from websockets.asyncio.client import connect
+from websockets.frames import Close, Frame, Opcode
 
 from protocol.codec import encode
-from protocol.messages import VERSION, Hello, Ping, Pong, Welcome
+from protocol.messages import VERSION, Create, Hello, Ping, Pong, Welcome
 from server import wire
 from server.app import GameServer
 from server.config import Config
@@ -62,6 +63,20 @@ async def test_a_fragmented_message_is_one_message(server: GameServer) -> None:
         await ws.send([text[:10], text[10:30], text[30:]])  # three frames
         reply = json.loads(await asyncio.wait_for(ws.recv(), 5))
         assert (reply["type"], reply["name"]) == ("welcome", "fragments")
+
+
+async def test_messages_before_a_close_frame_count(server: GameServer) -> None:
+    """A client's last words and its close frame may come in one packet: they still count."""
+    reader, writer = await raw_websocket(server.port)
+    frames = [
+        Frame(Opcode.TEXT, encode(Hello(version=VERSION, name="brief"))),
+        Frame(Opcode.TEXT, encode(Create())),
+        Frame(Opcode.CLOSE, Close(1000, "bye").serialize()),
+    ]
+    writer.write(b"".join(frame.serialize(mask=True) for frame in frames))
+    await until_gone(reader, 5)
+    writer.close()
+    assert len(server.core.rooms) == 1  # kept for the grace of a player who left on purpose
 
 
 async def test_a_silent_peer_is_dropped_and_a_live_one_kept(quick: GameServer) -> None:

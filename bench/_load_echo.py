@@ -16,8 +16,8 @@ fanout (``--fanout``)
 fanout on the sans-I/O core (``--fanout --sansio``)
     The same fan-out with websockets' sans-I/O ``ServerProtocol`` driven from a
     plain ``asyncio.Protocol``: no task, queue or future per connection, frames
-    written straight to the transport. What the game server's I/O would cost
-    on such an adapter (keepalive pings and timeouts left out).
+    written straight to the transport, as the game server's connections work
+    (``server/wire.py``; its keepalive pings and timeouts left out).
 
 Run: ``python bench/_load_echo.py [--port 0] [--max-message 4096] [--fanout [--sansio]]``;
 it prints ``listening on ws://HOST:PORT`` to stderr like the game server, and

@@ -63,8 +63,9 @@ all (the default)
 
 Before and after a change: ``--against PATH`` runs the game server of another
 checkout too (``git archive main | tar -x -C /tmp/main``), in the same
-invocation, under the same load, right after this checkout's; its columns are
-labelled ``memory@main`` and so on (the folder's name).
+invocation, under the same load; both servers run side by side and their
+saturation rounds alternate, so a busy spell of a shared machine falls on both.
+Its columns are labelled ``memory@main`` and so on (the folder's name).
 
 The server's CPU comes from ``/proc/PID/stat`` (utime + stime, all threads,
 plus its child processes: the SQLite server's database process) over the
@@ -1111,47 +1112,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         return server.start()
 
     try:
-        for db, (root, suffix) in itertools.product(dbs, checkouts):
-            label = db + suffix
-            path = storage(db, f"bench{suffix}.db")
+        for db in dbs:
+            paths = [storage(db, f"bench{suffix}.db") for _, suffix in checkouts]
             if "idle" in modes:
-                server = ours(path, None, db, root=root, suffix=suffix)
-                try:
-                    progress(f"{label}: idle, {args.idle} connections")
-                    idles.append(run_idle(server, "ours", args.idle, settings))
-                finally:
-                    server.stop()
+                for (root, suffix), path in zip(checkouts, paths, strict=True):
+                    server = ours(path, None, db, root=root, suffix=suffix)
+                    try:
+                        progress(f"{server.label}: idle, {args.idle} connections")
+                        idles.append(run_idle(server, "ours", args.idle, settings))
+                    finally:
+                        server.stop()
             if "paced" in modes or "saturate" in modes:
-                path = storage(db, f"bench{suffix}.db") if db == "postgresql" else path
-                server = ours(path, args.profile, db, root=root, suffix=suffix)
+                if db == "postgresql":  # a fresh database: the idle run's is another server's
+                    paths = [storage(db, f"bench{suffix}.db") for _, suffix in checkouts]
+                servers: list[ServerProcess] = []
                 try:
-                    if "paced" in modes:
-                        progress(f"{label}: paced, {args.games} games")
-                        paced.append(
-                            run_games(
-                                server, "ours", "paced", args.games, durations["paced"], settings
-                            )
-                        )
-                    if "paced" in modes and args.analysts:
-                        progress(f"{label}: paced, {args.games} games, {args.analysts} analysts")
-                        settings.analysts = args.analysts
-                        run = run_games(
-                            server, "ours", "paced", args.games, durations["paced"], settings
-                        )
-                        settings.analysts = 0
-                        run.label += "+analyses"
-                        paced.append(run)
-                    if "saturate" in modes:
-                        progress(f"{label}: saturate, {args.saturate_games} games")
-                        saturated.append(
-                            saturate(server, "ours", args.saturate_games,
-                                     durations["saturate"], settings, args.rounds)
-                        )  # fmt: skip
+                    for (root, suffix), path in zip(checkouts, paths, strict=True):
+                        servers.append(ours(path, args.profile, db, root=root, suffix=suffix))
+                    runs = measure_ours(servers, modes, durations, settings, args, progress)
+                    paced += runs[0]
+                    saturated += runs[1]
                 finally:
-                    server.stop()
-                    _check_exit(server, progress)
-            if db == "sqlite" and Path(path).exists():
-                Path(path).unlink()
+                    for server in servers:
+                        server.stop()
+                        _check_exit(server, progress)
+            for path in paths:
+                if db == "sqlite" and Path(path).exists():
+                    Path(path).unlink()
         sizes = [run.state_bytes for run in paced + saturated if run.state_bytes]
         settings.echo_size = round(statistics.mean(sizes)) if sizes else 700
         if not args.no_echo and {"idle", "paced", "saturate"} & set(modes):
@@ -1274,6 +1261,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_profiles(args.profile, log)
     log(f"\ntotal time {time.monotonic() - began:.0f} s")
     return 1 if any(v.passed is False for v in found) else 0
+
+
+def measure_ours(
+    servers: list[ServerProcess],
+    modes: list[str],
+    durations: dict[str, float],
+    settings: Settings,
+    args: argparse.Namespace,
+    progress: Callable[[str], None],
+) -> tuple[list[Run], list[Run]]:
+    """Paced and saturated runs of the game servers (this checkout's, and ``--against``'s):
+    saturation rounds alternate between them, so a busy spell of a shared machine falls on
+    both rather than on one."""
+    paced: list[Run] = []
+    for server in servers:
+        if "paced" in modes:
+            progress(f"{server.label}: paced, {args.games} games")
+            paced.append(
+                run_games(server, "ours", "paced", args.games, durations["paced"], settings)
+            )
+        if "paced" in modes and args.analysts:
+            progress(f"{server.label}: paced, {args.games} games, {args.analysts} analysts")
+            settings.analysts = args.analysts
+            run = run_games(server, "ours", "paced", args.games, durations["paced"], settings)
+            settings.analysts = 0
+            run.label += "+analyses"
+            paced.append(run)
+    if "saturate" not in modes:
+        return paced, []
+    rounds: dict[str, list[Run]] = {server.label: [] for server in servers}
+    for number in range(args.rounds):
+        for server in servers:
+            progress(
+                f"{server.label}: saturate, {args.saturate_games} games, "
+                f"round {number + 1} of {args.rounds}"
+            )
+            rounds[server.label].append(
+                run_games(
+                    server, "ours", "saturate", args.saturate_games, durations["saturate"],
+                    settings,
+                )
+            )  # fmt: skip
+    return paced, [median_of(runs) for runs in rounds.values()]
 
 
 def _check_exit(server: ServerProcess, progress: Callable[[str], None]) -> None:

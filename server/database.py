@@ -200,6 +200,15 @@ def _insert(
         db.execute(f"{head} VALUES {', '.join([row] * len(chunk))}{tail}", _flat(chunk))
 
 
+_IN_PLACE = (
+    "ON CONFLICT (code) DO UPDATE"
+    " SET status = excluded.status, record = excluded.record, updated = excluded.updated"
+)
+"""A saved room's row is updated where it is. ``INSERT OR REPLACE`` deleted it and inserted
+it again under a new rowid, at the table's end: each move rewrote about five pages (19 KiB
+of WAL a commit, 1,000 paced games), where an update in place rewrites one or two."""
+
+
 def _delete(db: sqlite3.Connection, head: str, keys: list[Any]) -> None:
     """``head IN (...)`` for ``keys``, a few statements rather than one a key."""
     for start in range(0, len(keys), ROWS_PER_STATEMENT):
@@ -409,7 +418,7 @@ class Database:
             rooms.pop(code, None)
         with db:
             db.execute("BEGIN IMMEDIATE")
-            _insert(db, "INSERT OR REPLACE INTO rooms (code, status, record, updated)", rows)
+            _insert(db, "INSERT INTO rooms (code, status, record, updated)", rows, _IN_PLACE)
             _delete(db, "DELETE FROM rooms WHERE code", batch.dropped_rooms)
             self._mark_quarantined(batch.quarantined)
             # A quarantined row stays as it is (its seat's session lives on unsaved).

@@ -16,6 +16,7 @@ from server.database import (
     Batch,
     Database,
     LoadRequest,
+    MoveDelta,
     OpenRequest,
     WriteReply,
     WriteRequest,
@@ -97,6 +98,22 @@ def test_a_replaced_room_keeps_its_latest_record(tmp_path: Path) -> None:
     database.write(Batch(rooms=[(room("abc", ["e2", "e8"]), "playing")]))
     (saved,) = database.load().rooms
     assert saved.actions == ["e2", "e8"]
+    database.close()
+
+
+def test_a_move_updates_its_room_row_in_place(tmp_path: Path) -> None:
+    """A room saved again keeps its row (and rowid): a move rewrites one page of the table,
+    not a deleted row and a new one at the table's end."""
+    database = Database(tmp_path / "in_place.db")
+    database.write(Batch(rooms=[(room("abc", []), "playing"), (room("xyz", []), "playing")]))
+    (before,) = database.db.execute("SELECT rowid FROM rooms WHERE code = 'abc'").fetchone()
+    delta = MoveDelta(code="abc", status="playing", event=1, actions=["e2"], movers=[0],
+                      draw_offers=[], clock=None)  # fmt: skip
+    database.write(Batch(moved=[delta]))
+    database.write(Batch(rooms=[(room("abc", ["e2", "e8"]), "finished")]))
+    row = database.db.execute("SELECT rowid, status FROM rooms WHERE code = 'abc'").fetchone()
+    assert row == (before, "finished")
+    assert {r.code: r.actions for r in database.load().rooms}["abc"] == ["e2", "e8"]
     database.close()
 
 

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import io
+import sqlite3
+import time
 from pathlib import Path
 
 import msgspec
 
 from protocol.messages import VariantSpec
 from server.database import (
+    CHECKPOINT_EVERY,
     DONE,
     FAILED,
     ROWS_PER_STATEMENT,
     SCHEMA_VERSION,
+    WAL_BACKSTOP_PAGES,
     Batch,
     Database,
     LoadRequest,
@@ -115,6 +119,27 @@ def test_a_move_updates_its_room_row_in_place(tmp_path: Path) -> None:
     assert row == (before, "finished")
     assert {r.code: r.actions for r in database.load().rooms}["abc"] == ["e2", "e8"]
     database.close()
+
+
+def test_checkpoints_copy_the_log_beside_the_writer(tmp_path: Path) -> None:
+    """The log is copied into the database file by the checkpoints thread, not by a commit
+    (the writer's own checkpoint is only a backstop), and closing stops the thread."""
+    database = Database(tmp_path / "checkpoints.db")
+    assert database.db.execute("PRAGMA wal_autocheckpoint").fetchone() == (WAL_BACKSTOP_PAGES,)
+    for n in range(30):
+        database.write(Batch(rooms=[(room(f"r{n}", ["e2"] * n), "playing")]))
+    deadline = time.monotonic() + 10 * CHECKPOINT_EVERY
+    while database.checkpoints.done == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert database.checkpoints.done > 0
+    # Everything in the log is in the database file now: a reader of the file alone (the
+    # log set aside) sees every room.
+    copy = tmp_path / "copy.db"
+    copy.write_bytes((tmp_path / "checkpoints.db").read_bytes())
+    with sqlite3.connect(copy) as alone:
+        assert alone.execute("SELECT count(*) FROM rooms").fetchone() == (30,)
+    database.close()
+    assert not database.checkpoints.is_alive()
 
 
 def run_channel(*requests: bytes) -> list[bytes]:

@@ -101,9 +101,7 @@ class RoomHost:
         event is a move and nothing else, see ``Journal.moved``)."""
         room.event += 1
         now = self.context.clock()
-        room.arm(
-            now, self.context.limits.absence.first_move
-        )  # a game starting here counts from now
+        room.arm(now, self.context.limits.absence.first_move)  # a game starting counts from now
         return self.publish(room, room.state_frame(now, rid), moved)
 
     def publish(self, room: Room, frame: bytes, moved: bool = False) -> Send:

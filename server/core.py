@@ -225,8 +225,10 @@ class Core:
 
     def next_deadline(self) -> float | None:
         """When ``tick`` must next be called (on this core's clock), if ever."""
-        deadlines = (self.host.next_deadline(), self.lobby.due())
-        return min((when for when in deadlines if when is not None), default=None)
+        rooms, queue = self.host.next_deadline(), self.lobby.due()
+        if queue is None:  # the common case (asked before every frame): no rated queue waits
+            return rooms
+        return queue if rooms is None else min(rooms, queue)
 
     def tick(self) -> list[Action]:
         """Act on every deadline that has come: pairings, flags and abandoned seats."""

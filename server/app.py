@@ -166,6 +166,8 @@ class GameServer:
         """Tasks that must not be garbage-collected: the computer's answers, account requests."""
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
+        self._arming = False
+        """True while a call of ``_arm_timer`` waits for the end of this turn of the loop."""
         self._outbox: list[Action] = []
         """Replies whose changes are not yet sent to the database, in order."""
         self._committing: deque[list[Action]] = deque()
@@ -390,7 +392,10 @@ class GameServer:
             self._commit()
         else:
             self._send(actions)
-        self._arm_timer()
+        if not self._arming:
+            # Once a turn of the event loop, however many requests it served.
+            self._arming = True
+            asyncio.get_running_loop().call_soon(self._arm_timer)
 
     def _commit(self) -> None:
         """Send what changed to the database while fewer than PIPELINE commits are in flight.
@@ -453,6 +458,9 @@ class GameServer:
 
     def _arm_timer(self) -> None:
         """Wake up for the core's next deadline (a flag, an abandoned seat)."""
+        self._arming = False
+        if self.closed:
+            return  # past the last save: no deadline acts any more
         when = self.core.next_deadline()
         if when == self._timer_at:
             return

@@ -40,6 +40,8 @@ from protocol.messages import VERSION, Create, Hello, Join, Leave, MoveRequest, 
 Kind = Literal["ours", "echo", "fanout"]
 Mode = Literal["paced", "saturate", "idle", "soak"]
 
+STALL_PROBE = 0.005
+"""Seconds between two wake-ups of the worker's stall probe (``Stalls``)."""
 OPEN_CONCURRENCY = 64
 """Connections opened at once during set-up (the server's listen backlog is 1024)."""
 
@@ -77,6 +79,9 @@ class Result:
     closed_unexpectedly: int = 0
     late: int = 0
     """Paced: moves sent more than 5 ms after their tick (the client fell behind)."""
+    stall: float = 0.0
+    """The longest this worker's event loop woke up late inside the window (seconds): a
+    stall of the load generator's own, which the round trips it measured then include."""
     state_bytes: int = 0
     states: int = 0
     connections: int = 0
@@ -438,6 +443,33 @@ async def _open_idle(runner: Runner, count: int) -> int:
     return greeted
 
 
+class Stalls:
+    """Wakes up every ``STALL_PROBE`` seconds and keeps the longest lateness seen: how long
+    the worker itself (its event loop, the CPU it waits for on a shared machine) held up
+    the replies it timed."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.longest = 0.0
+        self._due = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def start(self) -> None:
+        self._due = time.monotonic() + STALL_PROBE
+        self._timer = self.loop.call_later(STALL_PROBE, self._wake)
+
+    def stop(self) -> float:
+        if self._timer is not None:
+            self._timer.cancel()
+        return self.longest
+
+    def _wake(self) -> None:
+        now = time.monotonic()
+        self.longest = max(self.longest, now - self._due)
+        self._due = now + STALL_PROBE
+        self._timer = self.loop.call_later(STALL_PROBE, self._wake)
+
+
 async def _serve(pipe: Connection, job: Job) -> None:
     runner = Runner(job)
     loop = runner.loop
@@ -479,7 +511,14 @@ async def _serve(pipe: Connection, job: Job) -> None:
         await asyncio.sleep(max(0.0, runner.start - time.monotonic()))
         before = os.times()
         runner.result.late = 0
+        # No collections of the worker's own in the window (a few MiB of garbage at most
+        # waits): a pause here would count in the server's round trips.
+        gc.disable()
+        stalls = Stalls(loop)
+        stalls.start()
         await asyncio.sleep(max(0.0, runner.end - time.monotonic()))
+        runner.result.stall = stalls.stop()
+        gc.enable()
         after = os.times()
         runner.sending = False
         runner.result.cpu = (after.user + after.system) - (before.user + before.system)

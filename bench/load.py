@@ -389,6 +389,8 @@ class Run:
     errors: Counter[str] = field(default_factory=Counter)
     closed_unexpectedly: int = 0
     late: int = 0
+    loadgen_stall: float = 0.0
+    """The longest a load generator worker's own event loop woke up late (seconds)."""
     server_cpu: float = 0.0
     """Fraction of one core over the window."""
     loadgen_cpu: float = 0.0
@@ -608,6 +610,7 @@ def run_games(
         run.errors.update(result.errors)
         run.closed_unexpectedly += result.closed_unexpectedly
         run.late += result.late
+        run.loadgen_stall = max(run.loadgen_stall, result.stall)
         run.state_bytes += result.state_bytes
         run.reconnects += result.reconnects
         states += result.states
@@ -790,6 +793,7 @@ def table(title: str, runs: list[Run], log: Callable[[str], None]) -> None:
     row("games finished", lambda r: str(r.games_finished) if r.kind == "ours" else "-", None)
     row("mean frame pushed, bytes", lambda r: f"{r.state_bytes:.0f}", None)
     row("late sends (>5 ms)", lambda r: str(r.late) if r.mode == "paced" else "-", None)
+    row("load generator's longest stall ms", lambda r: _ms(r.loadgen_stall * 1000), None)
     row("errors", lambda r: _errors(r), None)
     if any(run.analyses or run.analyses_refused for run in columns):
         row("analyses done (refused)", lambda r: f"{r.analyses} ({r.analyses_refused})", None)
@@ -920,6 +924,7 @@ def verdicts(
     paced: list[Run], saturated: list[Run], idles: list[Idle], soaks: list[Run]
 ) -> list[Verdict]:
     found: list[Verdict] = []
+    paced_echo = next((run for run in paced if run.kind == "echo"), None)
     for run in (r for r in paced if r.kind == "ours"):
         p99, worst = run.percentile(99), run.percentile(100)
         moving = run.rate >= 0.95 * run.games and not run.errors and not run.closed_unexpectedly
@@ -929,6 +934,13 @@ def verdicts(
             f"{run.games} games, {run.rate:.0f} moves/s, p99 {p99:.2f} ms, worst {worst:.2f} ms"
             + ("" if moving else " (games did not keep pace or failed)")
             + ("" if enough else f" (fewer than {TARGET_GAMES} games)")
+            + f"; the load generator's own longest stall {run.loadgen_stall * 1000:.2f} ms"
+            + (
+                ""
+                if paced_echo is None
+                else f"; echo in the same run: p99 {paced_echo.percentile(99):.2f} ms, worst "
+                f"{paced_echo.percentile(100):.2f} ms"
+            )
         )
         found.append(
             Verdict(

@@ -191,7 +191,7 @@ class Room:
         self.seats: list[SeatHolder | None] = [None] * spec.players
         self.spectators: set[Member] = set()
         self.owners: tuple[str, ...] = ()
-        """Whom the room counts against (``Core``'s caps): its creator's session and address."""
+        """Whom the room counts against (the lobby's caps): its creator's session and address."""
         self.eval_followers: set[Member] = set()
         """Spectators who asked for the computer's evaluation (``live_eval``)."""
         self.live: tuple[int, bytes] | None = None

@@ -1,7 +1,8 @@
 """The seams of the core (docs/cluster.md, "The seams in the server"): the roles are separate
 modules with no import cycle, and the interfaces a cluster will implement again behave as
-the lobby relies on. The ``MatchQueue`` tests take the implementation as a parameter, so a
-clustered queue can join the list (its pairings awaited rather than returned at once)."""
+the lobby relies on. The ``MatchQueue`` and ``RoomDirectory`` tests take the implementation
+as a parameter, so the clustered ones can join the lists (a clustered queue's pairings
+awaited rather than returned at once)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import pytest
 
 from protocol.messages import TimeControl, VariantSpec
 from server import ratings
+from server.directory import LocalDirectory, RoomDirectory
 from server.quickmatch import LocalQueue, MatchQueue, Pool
 from server.ratelimit import TokenBucket
 from server.records import AccountRecord, RatingRecord
+from server.rooms import Room
 from server.sessions import Session
 
 SERVER = Path(__file__).resolve().parents[2] / "server"
@@ -150,3 +153,31 @@ def test_rated_players_close_in_rating_are_paired_at_once_the_closest_first(
     queue.enter(a, RATED, 0.0)
     queue.enter(b, RATED, 0.0)
     assert queue.enter(c, RATED, 0.0) == [[a, c]]
+
+
+# -- the room directory ----------------------------------------------------------------
+
+DIRECTORIES: list[Callable[[dict[str, Room]], RoomDirectory]] = [LocalDirectory]
+
+
+def waiting_room(code: str, created: float, public: bool = True) -> Room:
+    """A room whose creator waits in it (connected) for an opponent."""
+    room = Room(code, VariantSpec(players=2, size=9, walls=10), public, created)
+    creator = player(f"creator of {code}")
+    creator.conn, creator.room, creator.seat = 1, room, 0
+    room.seat(creator, 0, creator.name)
+    return room
+
+
+@pytest.mark.parametrize("make", DIRECTORIES, ids=lambda make: make.__name__)
+def test_the_directory_finds_rooms_and_lists_the_open_ones_newest_first(
+    make: Callable[[dict[str, Room]], RoomDirectory],
+) -> None:
+    rooms = {code: waiting_room(code, created) for created, code in enumerate("abcd")}
+    rooms["p"] = waiting_room("p", 10.0, public=False)
+    directory = make(rooms)
+    assert [info.room for info in directory.listing(3)] == ["d", "c", "b"]
+    assert directory.find("p") is rooms["p"]  # unlisted, yet found by its code
+    assert directory.find("z") is None
+    rooms["e"] = waiting_room("e", 5.0)  # opened since: the directory sees it
+    assert [info.room for info in directory.listing(2)] == ["e", "d"]

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from server.__main__ import tune_interpreter
 from server.gcclock import Collections
 
 
@@ -57,3 +58,20 @@ def test_a_tick_says_which_generation_it_collected() -> None:
     assert [clock.tick() for _ in range(4)] == [0, 1, 0, 1]
     clock = Collections(full_every=0)
     assert clock.tick() == 2
+
+
+def test_the_interpreter_leaves_full_collections_to_the_clock(generations: list[int]) -> None:
+    """With the server's thresholds, however many middle collections the clock ran, a burst
+    of allocations starts young or middle collections only, never a full one."""
+    thresholds = gc.get_threshold()
+    try:
+        tune_interpreter()
+        for _ in range(300):  # 30 s of the clock's middle collections
+            gc.collect(1)
+        generations.clear()
+        burst: list[list[int]] = [[] for _ in range(25 * gc.get_threshold()[0])]
+        assert generations, "the burst started no collection at all"
+        assert 2 not in generations
+        del burst
+    finally:
+        gc.set_threshold(*thresholds)

@@ -397,7 +397,9 @@ class PgStore:
             )
             row = await cursor.fetchone()
             room = msgspec.json.decode(row[0], type=RoomRecord) if row else None
-            cursor = await conn.execute("SELECT record FROM sessions WHERE room = %s", (code,))
+            cursor = await conn.execute(
+                "SELECT record FROM sessions WHERE room = %s AND quarantined = 0", (code,)
+            )
             sessions = [
                 msgspec.json.decode(r[0], type=SessionRecord) for r in await cursor.fetchall()
             ]

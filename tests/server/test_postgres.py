@@ -26,7 +26,7 @@ from server.storage import shown
 from tests.http import get as http_get
 from tests.process import ServerProcess
 from tests.server.test_store import GAME, play, resume, seat_two
-from tests.server.test_store_contract import room
+from tests.server.test_store_contract import room, session
 from tests.services import PostgresServer
 
 
@@ -214,6 +214,24 @@ async def test_a_former_owner_stalled_mid_commit_cannot_hold_up_a_takeover(
         await stalled_commit()
     await old.close()
     await new.close()
+
+
+async def test_a_takeover_leaves_a_quarantined_session_row_aside(postgres_url: str) -> None:
+    """A session row set aside at start-up (unreadable) stays out of a room's takeover too:
+    its seat is reclaimed with the seat's secret, as after a restart."""
+    store = PgStore(postgres_url)
+    await store.open()
+    await store.write(
+        Batch(rooms=[(room("kkkk", ["e2"]), "playing")], sessions=[session("s1", "kkkk")])
+    )
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("UPDATE sessions SET record = %s WHERE id = 's1'", (b"\x00junk",))
+    (bad,) = (await store.load()).unreadable  # set aside
+    assert (bad.table, bad.key) == ("sessions", "s1")
+    taken, sessions = await store.load_room("kkkk")
+    assert taken is not None
+    assert sessions == []
+    await store.close()
 
 
 def test_a_password_in_the_database_url_is_never_shown() -> None:

@@ -33,6 +33,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -185,14 +186,23 @@ def _run(main: Coroutine[None, None, T]) -> T:
 # -- the run ------------------------------------------------------------------------------
 
 
-def start_server(root: Path) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(
+    root: Path, open_files: int | None = None, log_level: str = "WARNING"
+) -> tuple[subprocess.Popen[bytes], int]:
+    """A memory-only server from the source tree ``root`` on a free port, once it accepts;
+    ``open_files`` lowers its file-descriptor limit (a slowloris attack's target)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
-    env = dict(os.environ, PYTHONPATH=str(root))
+
+    def limit_files() -> None:
+        if open_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
+    env = dict(os.environ, PYTHONPATH=str(root))  # that tree's packages first
     argv = [sys.executable, "-m", "server", "--port", str(port), "--db", "",
-            "--log-level", "WARNING"]  # fmt: skip
-    server = subprocess.Popen(argv, cwd=root, env=env)
+            "--log-level", log_level]  # fmt: skip
+    server = subprocess.Popen(argv, cwd=root, env=env, preexec_fn=limit_files)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:

@@ -40,7 +40,6 @@ import math
 import multiprocessing
 import os
 import re
-import resource
 import socket
 import subprocess
 import sys
@@ -57,7 +56,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
-from bench._load_abuse import percentile, play_games  # noqa: E402
+from bench._load_abuse import percentile, play_games, start_server  # noqa: E402
 
 Tally = Counter[str]
 ATTACKS = ("rooms", "computer", "chat", "spectators", "slowloris")
@@ -65,29 +64,6 @@ POINTS = {"rooms": 2, "computer": 4, "chat": 5, "spectators": 5, "slowloris": 6}
 
 
 # -- the server and what it costs ----------------------------------------------------------
-
-
-def start_server(root: Path, open_files: int | None = None) -> tuple[subprocess.Popen[bytes], int]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-
-    def limit_files() -> None:
-        if open_files is not None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
-
-    argv = [sys.executable, "-m", "server", "--port", str(port), "--db", "", "--log-level", "ERROR"]
-    env = dict(os.environ, PYTHONPATH=str(root))  # that tree's packages first
-    server = subprocess.Popen(argv, cwd=root, env=env, preexec_fn=limit_files)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return server, port
-        except OSError:
-            time.sleep(0.2)
-    server.kill()
-    raise RuntimeError("the server did not start")
 
 
 def stop(server: subprocess.Popen[bytes]) -> None:
@@ -431,7 +407,7 @@ def read(path: Path, missing: str) -> str:
 
 
 def measure(root: Path, name: str, games: int, seconds: float) -> None:
-    server, port = start_server(root, 256 if name == "slowloris" else None)
+    server, port = start_server(root, 256 if name == "slowloris" else None, "ERROR")
     folder = Path(f"/tmp/abuse-figures-{os.getpid()}-{name}")
     folder.mkdir(exist_ok=True)
     try:

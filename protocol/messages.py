@@ -71,6 +71,7 @@ class ErrorCode(StrEnum):
     ACCOUNT_REQUIRED = "account_required"
     ACCOUNTS_UNAVAILABLE = "accounts_unavailable"
     PLAYER_NOT_FOUND = "player_not_found"
+    SERVICE_UNAVAILABLE = "service_unavailable"
 
 
 class VariantSpec(Struct, kw_only=True, forbid_unknown_fields=False):

@@ -27,6 +27,8 @@ from server.records import AccountRecord
 
 CLOSE_POLICY = 1008
 """Close code for a connection that broke the rules (rate limit, protocol version)."""
+CLOSE_RESTART = 1012
+"""Close code for "reconnect": the server restarts, or a room moved to another node."""
 CLOSE_REPLACED = 4000
 """Close code for a connection whose session was resumed on a newer one."""
 
@@ -93,4 +95,13 @@ class Ask(NamedTuple):
     """The digest of the login token that session said hello with, if any."""
 
 
-Action = Send | Close | Think | AnalyseStep | Suggest | LiveEvalStep | Ask
+class FindSession(NamedTuple):
+    """A cluster node was greeted with a resume token it does not know: find the session
+    in the shared database and where its room is hosted; answer with ``Core.searched``."""
+
+    conn: int
+    hello: Hello
+    token_digest: bytes
+
+
+Action = Send | Close | Think | AnalyseStep | Suggest | LiveEvalStep | Ask | FindSession

@@ -18,10 +18,10 @@ import logging
 import socket
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from http import HTTPStatus
 from ipaddress import IPv4Network, IPv6Network, ip_address
-from typing import cast
+from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
 
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4 as METRICS_TYPE
@@ -35,6 +35,7 @@ from engine.ai.evaluation import Evaluation, MoveReview, evaluate, review_move
 from server import http, static
 from server.accountdb import RatedGame
 from server.accounts import AccountService, AuthLimits, hasher_from
+from server.actions import FindSession
 from server.analysis import AnalyseStep
 from server.config import Config
 from server.core import (
@@ -54,13 +55,18 @@ from server.core import (
 )
 from server.database import Synchronous
 from server.metrics import Metrics
+from server.records import AccountRecord
 from server.retention import Retention
 from server.rooms import Absence
 from server.stalls import StallClock
-from server.storage import Storage, open_storage, shown
+from server.storage import Storage, is_postgresql, open_storage, shown
 from server.store import StoreError, StoreLocked
 from server.wire import Link
 from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
+
+if TYPE_CHECKING:  # PostgreSQL's and Redis's clients are imported only in a cluster
+    from server.cluster.node import ClusterNode
+    from server.cluster.ownership import TakenOver
 
 log = logging.getLogger("quoridor.server")
 
@@ -180,6 +186,14 @@ class GameServer:
         self.workers = WorkerPool(config.ai_workers)
         """Worker processes for the computer's searches (and analysis), started on first use."""
         self.core.computer_busy = lambda: self.workers.saturated
+        self.node: ClusterNode | None = None
+        """This server's part of a cluster (``--redis``), made once the port is known."""
+        self.handing_over = False
+        """True while a node stops: its rooms are written for the last time and handed over,
+        so frames that arrive meanwhile are left for the next owner (unanswered)."""
+        self.resume_elsewhere: Callable[[FindSession, str], None] = self._reconnect_elsewhere
+        """What to do with a player resuming here whose room another live node hosts (the
+        relay's hook; by default the player is told to reconnect, 1012)."""
 
     @property
     def port(self) -> int:
@@ -198,11 +212,20 @@ class GameServer:
         block, then shut down cleanly. ``StartupError`` says in one sentence why it could not
         start: the port is taken first so that a second server never touches the database."""
         config = self.config
+        if config.redis and not is_postgresql(config.db):
+            raise StartupError(
+                "--redis needs a PostgreSQL --db (postgresql://...): the nodes of a cluster "
+                "share their games there (docs/cluster.md)"
+            )
         server = await self._listen()
+        if config.redis:
+            self._join_cluster(int(server.sockets[0].getsockname()[1]))
         self.stall_clock.start()
         try:
             if self.store is not None:
                 await self._recover()
+            if self.node is not None:
+                await self.node.start()
             await server.start_serving()
             self._server = server
             self._arm_timer()
@@ -217,6 +240,8 @@ class GameServer:
             if self._server is None:  # it never started: let go of the port and the database
                 server.close()
                 await server.wait_closed()
+                if self.node is not None:
+                    await self.node.stop()
                 if self.store is not None:
                     await self.store.close()
 
@@ -250,6 +275,10 @@ class GameServer:
         except StoreError as error:
             await self.store.close()
             raise StartupError(_unusable_database(shown(self.config.db), error)) from None
+        if self.node is not None:
+            # A node takes no room at start: each is taken over, lease first, when asked
+            # for or found orphaned (server.cluster.node), never loaded by every node.
+            loaded.rooms, loaded.sessions = [], []
         self.core.restore(loaded)
         await self.store.write(self.core.take_changes())
         self._send(self.core.wake())
@@ -262,7 +291,8 @@ class GameServer:
         )
 
     async def shutdown(self) -> None:
-        """Refuse new rooms and connections, save every game, close with 1012."""
+        """Refuse new rooms and connections, save every game, close with 1012 (a node of a
+        cluster hands its rooms over first, so their players resume at once elsewhere)."""
         self.ready = False
         self.core.accepting = False
         if self.config.shutdown_delay > 0:
@@ -275,6 +305,10 @@ class GameServer:
             self.core.snapshot_all()
             self._carry_out([])
             await self._drain()
+        if self.node is not None:
+            self.handing_over = True
+            await self._drain()
+            await self.node.hand_over(list(self.core.rooms))
         self._send_now()  # what the loop has not written yet goes before the closes
         self.core.closing_all = True
         links = list(self.sockets.values())
@@ -286,6 +320,8 @@ class GameServer:
         if self.store is not None:
             await self._drain()
         self.closed = True
+        if self.node is not None:
+            await self.node.stop()
         if self.store is not None:
             await self.store.close()
         self.workers.shutdown()
@@ -302,9 +338,11 @@ class GameServer:
         if path == "/healthz":
             return http.text(HTTPStatus.OK, "ok", head)
         if path == "/readyz":
-            if self.ready:
+            if self.ready and (self.node is None or self.node.healthy):
                 return http.text(HTTPStatus.OK, "ready", head)
             reason = "cannot save games" if self.failed else "shutting down"
+            if self.ready:
+                reason = "redis unreachable"
             return http.text(HTTPStatus.SERVICE_UNAVAILABLE, reason, head)
         if path == "/metrics":
             return http.response(HTTPStatus.OK, self.metrics.render(), METRICS_TYPE, head)
@@ -340,6 +378,8 @@ class GameServer:
         log.debug("connection open", extra={"conn": conn, "ip": address})
 
     def received(self, link: Link, data: bytes) -> None:
+        if self.handing_over:
+            return  # this node's rooms belong to the next owner: the client asks it again
         # Text frames arrive as bytes: msgspec decodes UTF-8 JSON itself.
         started = time.perf_counter()
         actions = self.core.receive(link.conn, data)
@@ -509,6 +549,8 @@ class GameServer:
                 self._start_live(action)
             elif isinstance(action, Ask):
                 self._start_asking(action)
+            elif isinstance(action, FindSession):
+                self._background(self._find_session(action))
 
     def _write(self, send: Send) -> None:
         """Write one text frame to every target still open and reading.
@@ -531,6 +573,90 @@ class GameServer:
                 transport.write(frame)
             except Exception as error:  # a transport that just broke: its close follows
                 log.warning("could not write to a client: %s", error, extra={"conn": target})
+
+    # -- a node of a cluster ------------------------------------------------------------
+
+    def _join_cluster(self, port: int) -> None:
+        from server.cluster.node import ClusterNode, default_node_id
+        from server.pgstore import PgStore
+        from server.roomhost import room_code
+
+        config, store = self.config, self.store
+        assert isinstance(store, PgStore)
+        node_id = config.node_id or default_node_id(port)
+        host = self.core.host
+        node = ClusterNode(
+            config.redis, config.redis_prefix, node_id, config.lease_ttl, store, room_code
+        )
+        self.node = node
+        self.core.context.clustered = True
+        node.hosting = self.core.hosts
+        node.adopt = self._adopt
+        node.dropped = self._drop_room
+        store.fenced = self._fenced
+        host.take_code = node.take_code
+        host.can_open = lambda: node.healthy and bool(node.spare) and not self.handing_over
+
+    def _adopt(self, taken: TakenOver, accounts: list[AccountRecord]) -> bool:
+        """Host a room the node took over; False (logged) if its record cannot be used."""
+        assert taken.room is not None
+        try:
+            actions = self.core.adopt(taken.room, taken.sessions, accounts)
+        except Exception:
+            log.exception("a room taken over cannot be restored", extra={"room": taken.room.code})
+            return False
+        self._carry_out(actions)
+        return True
+
+    def _drop_room(self, code: str) -> None:
+        """Stop hosting ``code`` (its lease is lost): its members are closed at once, before
+        any reply still waiting for a commit could reach them."""
+        for action in self.core.drop_room(code):
+            if isinstance(action, Close) and (link := self.sockets.get(action.target)):
+                link.close(action.code, action.reason)
+
+    def _fenced(self, codes: list[str]) -> None:
+        """A commit left out rooms another node claimed meanwhile: nothing of theirs was
+        written, so nothing of theirs may be acknowledged."""
+        assert self.node is not None
+        for code in codes:
+            if self.core.hosts(code):
+                self.node.losses += 1
+                log.warning("room fenced off: another node owns it now", extra={"room": code})
+                self._drop_room(code)
+
+    async def _find_session(self, find: FindSession) -> None:
+        """A resume token this node does not know: its room, from the shared database, is
+        brought here if no live node hosts it (a takeover), then the hello is answered."""
+        from redis.exceptions import RedisError
+
+        from server.cluster.node import Remote
+        from server.pgstore import PgStore
+
+        node, store = self.node, self.store
+        assert node is not None
+        assert isinstance(store, PgStore)
+        where = None
+        try:
+            code = await store.session_room(find.token_digest)
+            if code is not None:
+                where = await node.locate(code)
+        except (StoreError, RedisError, OSError) as error:
+            log.warning("cannot look for a session now: %s", error, extra={"conn": find.conn})
+        if isinstance(where, Remote):
+            self.resume_elsewhere(find, where.node)
+            return
+        self._carry_out(self.core.searched(find.conn, find.hello))
+
+    def _reconnect_elsewhere(self, find: FindSession, node: str) -> None:
+        link = self.sockets.get(find.conn)
+        if link is not None:
+            link.close(CLOSE_RESTART, "your game is on another server; reconnect")
+
+    def _background(self, work: Coroutine[None, None, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     def _start_asking(self, ask: Ask) -> None:
         """Answer an account request away from the core (database, password hashing)."""

@@ -38,6 +38,22 @@ class Config:
         "with PostgreSQL: seconds it may be away (noticed between writes) before the server "
         "stops; moves made meanwhile wait, unacknowledged, and go through once it is back",
     )
+    redis: str = _setting(
+        "",
+        "redis://host:port/db URL: with a postgresql:// --db the server runs as one node of a "
+        "cluster (docs/cluster.md); empty runs it alone",
+    )
+    redis_prefix: str = _setting(
+        "quoridor:", "prefix of every Redis key of the cluster (clusters sharing a Redis differ)"
+    )
+    node_id: str = _setting(
+        "", "this node's name in the cluster, unique among its nodes; empty: host name and port"
+    )
+    lease_ttl: float = _setting(
+        3.0,
+        "seconds a node's hold on its rooms lasts unless renewed (every third of it): how long "
+        "a dead node's games wait before another node takes them over",
+    )
     short_game_days: float = _setting(
         1.0,
         "days the database keeps short games (aborted, or over before every seat made two "

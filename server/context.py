@@ -71,6 +71,8 @@ class Context:
         """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.journal = Journal()
         """Changes for the database (off until an adapter with one turns it on)."""
+        self.clustered = False
+        """True on a node of a cluster: sessions and rooms may live on other nodes."""
 
     @property
     def persistent(self) -> bool:

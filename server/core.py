@@ -65,6 +65,7 @@ from protocol.messages import QuickMatch as QuickMatchRequest
 from server.accountdb import RatedGame
 from server.actions import (
     CLOSE_REPLACED,
+    CLOSE_RESTART,
     AccountRequest,
     Action,
     Ask,
@@ -83,7 +84,7 @@ from server.historydesk import HistoryDesk
 from server.lobby import Lobby
 from server.play import Play
 from server.quickmatch import LocalQueue, Pool
-from server.records import AccountRecord
+from server.records import AccountRecord, RoomRecord, SessionRecord
 from server.registry import SessionRegistry
 from server.roomhost import RoomHost
 from server.rooms import Room
@@ -424,6 +425,52 @@ class Core:
     def wake(self) -> list[Action]:
         """The ``Think`` actions for restored games where the computer is to move."""
         return list(self.host.wake())
+
+    # -- a node of a cluster (server.cluster.node) ------------------------------------------
+
+    def hosts(self, code: str) -> bool:
+        return code in self.host.rooms
+
+    def drop_room(self, code: str) -> list[Action]:
+        """Another node owns room ``code`` now: stop hosting it, write nothing more of it,
+        and close its members' connections with 1012 so they reconnect and resume there."""
+        actions: list[Action] = []
+        for member in self.host.drop(code):
+            self.registry.sessions.pop(member.token_digest, None)
+            connection = self.connections.get(member.conn) if member.conn else None
+            if connection is not None:
+                connection.session = None
+                actions.append(Close(connection.id, CLOSE_RESTART, "room moved; reconnect"))
+            member.conn = None
+        return actions
+
+    def adopt(
+        self,
+        record: RoomRecord,
+        records: list[SessionRecord],
+        accounts: list[AccountRecord],
+    ) -> list[Action]:
+        """Host a room this node just took over, as a restart takes one back: every player
+        away with a fresh grace period, the clocks charged nothing for the gap (raises if
+        the record cannot be used)."""
+        by_id = {account.id: account for account in accounts}
+        sessions = {r.id: restore_session(r, self.context.chat_bucket(), by_id) for r in records}
+        self.host.restore(record, sessions, by_id)
+        for session in sessions.values():
+            if session.room is not None:
+                self.registry.keep(session)
+        return list(self.host.wake())
+
+    def searched(self, conn: int, hello: Hello) -> list[Action]:
+        """The adapter looked for the session of a resume token this node did not know
+        (``FindSession``) and brought its room here if it could: resume it, or refuse."""
+        connection = self.connections.get(conn)
+        if connection is None:
+            return []
+        try:  # still asking: an unknown token is refused now, not looked for again
+            return self._hello(connection, hello)
+        finally:
+            connection.asking = False
 
     def snapshot_all(self) -> None:
         """Note every room in play for saving as of now (before a graceful shutdown)."""

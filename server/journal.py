@@ -63,6 +63,18 @@ class Journal:
             self._stored.pop(session.id, None)
             self._dropped_sessions.add(session.id)
 
+    def forget(self, room: Room, members: list[Member]) -> None:
+        """Note nothing more of ``room`` and its ``members``, and drop nothing of theirs:
+        another cluster node owns the room now, and its rows with it."""
+        self._rooms.discard(room)
+        self._moved.discard(room)
+        self._sent.pop(room.code, None)
+        self._dropped_rooms.discard(room.code)
+        for member in members:
+            self._sessions.discard(member)
+            self._stored.pop(member.id, None)
+            self._dropped_sessions.discard(member.id)
+
     def __bool__(self) -> bool:
         """Whether anything was noted since the last ``take``."""
         return bool(

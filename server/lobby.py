@@ -183,6 +183,9 @@ class Lobby:
     def _room_refused(self, session: Session, rid: RequestId) -> Send | None:
         """The error for a session that may not open another room now, if it may not."""
         limits, error = self.context.limits, self.context.error
+        if not self.host.can_open():
+            message = "new games cannot start on this server right now; try again in a moment"
+            return error(session.conn, ErrorCode.SERVICE_UNAVAILABLE, message, rid)
         if len(self.host.rooms) >= limits.max_rooms:
             message = f"the server holds as many rooms as it may ({limits.max_rooms}); try later"
             return error(session.conn, ErrorCode.SERVER_BUSY, message, rid)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -216,6 +217,11 @@ class PgStore:
         self.rated: Callable[[list[RatedGame]], None] = lambda games: None
         self.epochs: dict[str, int] = {}
         """The epoch this node claimed each room under (0 for rooms it never claimed)."""
+        self.fenced: Callable[[list[str]], None] | None = None
+        """A cluster node's hook: when set, a batch that writes rooms another node owns now
+        is written without them (their rows, moves, sessions and finished games), and the
+        hook is told which before ``done``, so the node drops those rooms and acknowledges
+        nothing of theirs. Unset (one server), such a batch is refused whole (``Fenced``)."""
         self._conn: Conn | None = None
         self._rooms: dict[str, RoomRecord] = {}
         """Each saved room's record as written last, for move deltas to add to."""
@@ -409,6 +415,34 @@ class PgStore:
 
         return await self._run(read)
 
+    async def rooms_in_play(self) -> list[str]:
+        """The codes of every room with a game going on (for the orphan sweep)."""
+
+        async def read(conn: Conn) -> list[str]:
+            rows = await _rows(conn, "SELECT code FROM rooms WHERE status = %s", ("playing",))
+            return [str(row[0]) for row in rows]
+
+        return await self._run(read)
+
+    async def session_room(self, token_digest: bytes) -> str | None:
+        """The room of the session whose resume token hashes to ``token_digest`` (a player
+        coming back to a node that does not know it), or None."""
+
+        async def read(conn: Conn) -> str | None:
+            rows = await _rows(
+                conn,
+                "SELECT room FROM sessions WHERE quarantined = 0 AND room IS NOT NULL"
+                " AND convert_from(record, 'UTF8')::jsonb->>'token_digest' = %s",
+                (token_digest.hex(),),
+            )
+            return str(rows[0][0]) if rows else None
+
+        return await self._run(read)
+
+    async def accounts(self, ids: list[int]) -> list[AccountRecord]:
+        """The accounts ``ids`` (the players of a room taken over)."""
+        return await self._run(lambda conn: _accounts(conn, ids))
+
     # -- the work ---------------------------------------------------------------------
 
     async def _run(self, work: Callable[[Conn], Awaitable[T]]) -> T:
@@ -503,9 +537,12 @@ class PgStore:
         now = time.time()
         encode = msgspec.json.encode
         records = self._merged(batch)
-        rows = [(record.code, status, encode(record), now) for record, status in records]
         async with conn.transaction():
-            await self._check_fences(conn, [r[0] for r in rows] + batch.dropped_rooms)
+            codes = [record.code for record, _ in records] + batch.dropped_rooms
+            fenced = await self._check_fences(conn, codes)
+            if fenced:
+                batch, records = _without(batch, records, fenced)
+            rows = [(record.code, status, encode(record), now) for record, status in records]
             cursor = conn.cursor()
             if rows:
                 await cursor.executemany(
@@ -530,9 +567,11 @@ class PgStore:
                     [(s.id, s.room, encode(s)) for s in batch.sessions],
                 )
             if batch.dropped_sessions:
+                # Never a session seated in a room another node owns now (its row is theirs).
                 await conn.execute(
-                    "DELETE FROM sessions WHERE id = ANY(%s) AND quarantined = 0",
-                    (batch.dropped_sessions,),
+                    "DELETE FROM sessions WHERE id = ANY(%s) AND quarantined = 0"
+                    " AND (room IS NULL OR room <> ALL(%s))",
+                    (batch.dropped_sessions, sorted(fenced)),
                 )
             if batch.games:
                 await cursor.executemany(
@@ -555,7 +594,11 @@ class PgStore:
             self._rooms[record.code] = record
         for code in batch.dropped_rooms + batch.quarantined:
             self._rooms.pop(code, None)
+        for code in fenced:
+            self._rooms.pop(code, None)
         self.write_seconds(time.perf_counter() - started)
+        if fenced and self.fenced is not None:
+            self.fenced(sorted(fenced))
         if rated:
             self.rated(rated)
         self._prune_if_due()
@@ -579,19 +622,37 @@ class PgStore:
             records.append((record, delta.status))
         return records
 
-    async def _check_fences(self, conn: Conn, codes: list[str]) -> None:
-        """Refuse the batch if another node claimed one of its rooms under a newer epoch.
-        FOR SHARE holds those fences until the commit: a claim waits for this batch."""
+    async def _check_fences(self, conn: Conn, codes: list[str]) -> set[str]:
+        """The batch's rooms another node claimed under a newer epoch: the batch is refused
+        (``Fenced``) unless the ``fenced`` hook is set, when they are left out of it. FOR
+        SHARE holds those fences until the commit: a claim waits for this batch."""
         if not codes:
-            return
+            return set()
         rows = await _rows(
             conn,
             "SELECT code, epoch FROM room_fences WHERE code = ANY(%s) FOR SHARE",
             (codes,),
         )
-        fenced = sorted(code for code, epoch in rows if epoch > self.epochs.get(code, 0))
-        if fenced:
-            raise Fenced(fenced)
+        fenced = {code for code, epoch in rows if epoch > self.epochs.get(code, 0)}
+        if fenced and self.fenced is None:
+            raise Fenced(sorted(fenced))
+        return fenced
+
+
+def _without(
+    batch: Batch, records: list[tuple[RoomRecord, str]], fenced: set[str]
+) -> tuple[Batch, list[tuple[RoomRecord, str]]]:
+    """``batch`` and its room records less everything of the ``fenced`` rooms."""
+    kept = dataclasses.replace(
+        batch,
+        rooms=[(r, status) for r, status in batch.rooms if r.code not in fenced],
+        moved=[delta for delta in batch.moved if delta.code not in fenced],
+        sessions=[s for s in batch.sessions if s.room not in fenced],
+        dropped_rooms=[code for code in batch.dropped_rooms if code not in fenced],
+        games=[game for game in batch.games if game.room not in fenced],
+        quarantined=[code for code in batch.quarantined if code not in fenced],
+    )
+    return kept, [(r, status) for r, status in records if r.code not in fenced]
 
 
 # -- helpers and the account queries in PostgreSQL's dialect -----------------------------

@@ -33,6 +33,7 @@ from server.actions import (
     Ask,
     AskedRequest,
     Close,
+    FindSession,
     Send,
 )
 from server.context import Context
@@ -125,7 +126,13 @@ class SessionRegistry:
 
     def _resume(self, connection: Connection, hello: Hello) -> tuple[list[Action], Session | None]:
         assert hello.resume is not None
-        session = self.sessions.pop(token_hash(hello.resume), None)
+        digest = token_hash(hello.resume)
+        session = self.sessions.pop(digest, None)
+        if session is None and self.context.clustered and not connection.asking:
+            # Perhaps a session of a room hosted elsewhere (or nowhere, its node dead):
+            # the adapter looks for it in the shared database (``Core.searched``).
+            connection.asking = True
+            return [FindSession(connection.id, hello, digest)], None
         if session is None:
             message = "unknown or expired resume token; say hello without one for a new session"
             return [self.context.error(connection.id, ErrorCode.BAD_TOKEN, message, hello.id)], None

@@ -57,6 +57,12 @@ class RoomHost:
         self._tiebreak = 0
         self._woken: list[Think] = []
         """Moves the computer owes in games taken back by ``restore``."""
+        self.take_code: Callable[[], str | None] = room_code
+        """A fresh room code, or None when no room may open now (a cluster node hands out
+        codes it leased in advance, ``server.cluster.node``)."""
+        self.can_open: Callable[[], bool] = lambda: True
+        """Whether new rooms may open now (a cluster node says no while Redis or PostgreSQL
+        is away, or while it has no leased code ready)."""
 
     # -- opening and forgetting rooms --------------------------------------------------
 
@@ -68,7 +74,11 @@ class RoomHost:
         match: bool,
         pool: str | None = None,
     ) -> Room:
-        code = _room_code()
+        # Quick match checked a code was ready when the player queued; if none is left
+        # now, an unleased one: the room is still written under no one's fence, and a
+        # node that takes it over (orphan sweep) fences this one off, whose players then
+        # resume there.
+        code = self.take_code() or room_code()
         room = Room(code, spec, public, self.context.clock(), clock, match, pool)
         room.established = self.context.limits.provisional_games
         self.rooms[code] = room
@@ -93,6 +103,21 @@ class RoomHost:
                 holder.session.room = holder.session.seat = None
                 if holder.session.conn is None:
                     self._forget(holder.session)
+
+    def drop(self, code: str) -> list[Member]:
+        """Stop hosting ``code`` at once, without touching its saved rows (another cluster
+        node owns it now): the members it had, who must go and find it there."""
+        room = self.rooms.pop(code, None)
+        if room is None:
+            return []
+        self.on_close(room)
+        members = [h.session for h in room.seats if h is not None and h.bot is None]
+        members += room.spectators
+        members = [member for member in members if member.room is room]
+        for member in members:
+            member.room = member.seat = None
+        self.context.journal.forget(room, members)
+        return members
 
     # -- events ------------------------------------------------------------------------
 
@@ -318,7 +343,7 @@ def _missed(room: Room, conn: int, last_event: int | None) -> list[Action]:
     return [Send([conn], frame) for event, frame in room.log if event > last_event]
 
 
-def _room_code() -> str:
+def room_code() -> str:
     """ROOM_CODE_LENGTH random letters of ROOM_CODE_ALPHABET, from one draw of the system's
     randomness (not one a letter: each is a system call)."""
     base = len(ROOM_CODE_ALPHABET)

@@ -1,0 +1,284 @@
+"""One server as a node of a cluster: the rooms it owns, their leases, and takeovers.
+
+A node hosts a room while it holds the room's lease in Redis (``leases``); it writes the
+room to PostgreSQL under the lease's epoch, which the room's fence checks
+(``server.pgstore``), so a node that lost a lease cannot write the room again whatever it
+believes. ``ClusterNode`` keeps the leases, keeps a few fresh room codes leased in advance
+(a room opens at once, under a lease no other node holds), answers where a room is
+hosted (``locate``, taking an ownerless room over), and takes over rooms in play nobody
+owns (the orphan sweep), so their clocks keep running before their players come back.
+
+It touches no socket and no core: the adapter (``server.app``) gives it three functions
+(``hosting``, ``adopt``, ``dropped``) and carries out what they return.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from redis.exceptions import RedisError
+
+from server.cluster.keys import Keys, connect
+from server.cluster.leases import Lease, Leases
+from server.cluster.ownership import Ownership, TakenOver
+from server.pgstore import PgStore
+from server.records import AccountRecord
+from server.store import StoreError
+
+log = logging.getLogger("quoridor.cluster")
+
+SPARE_CODES = 16
+"""Room codes a node keeps leased in advance, so that opening a room waits for nothing."""
+RETRY_AFTER = 0.2
+"""Seconds before trying Redis again after an error (the spare codes, the sweep)."""
+
+
+@dataclass(frozen=True)
+class Local:
+    """The room is hosted here (now, perhaps after taking it over)."""
+
+
+@dataclass(frozen=True)
+class Remote:
+    """Another live node holds the room's lease."""
+
+    node: str
+
+
+@dataclass(frozen=True)
+class Missing:
+    """No such room in play (never saved, finished, or gone)."""
+
+
+Location = Local | Remote | Missing
+LOCAL, MISSING = Local(), Missing()
+
+
+def default_node_id(port: int) -> str:
+    return f"{socket.gethostname()}:{port}"
+
+
+class ClusterNode:
+    """This server's part of the cluster (see the module's description)."""
+
+    def __init__(
+        self,
+        redis_url: str,
+        prefix: str,
+        node_id: str,
+        ttl: float,
+        store: PgStore,
+        new_code: Callable[[], str],
+    ) -> None:
+        self.id = node_id
+        self.redis = connect(redis_url)
+        self.keys = Keys(prefix)
+        self.leases = Leases(self.redis, self.keys, node_id, ttl)
+        self.store = store
+        self.ownership = Ownership(store, self.leases)
+        self._new_code = new_code
+        self.hosting: Callable[[str], bool] = lambda code: False
+        """Whether the core hosts room ``code`` now (set by the adapter)."""
+        self.adopt: Callable[[TakenOver, list[AccountRecord]], bool] = lambda t, a: False
+        """Restore a room taken over (with its players' accounts) into the core; False if
+        its record cannot be used."""
+        self.dropped: Callable[[str], None] = lambda code: None
+        """The room's lease is lost: the core must stop hosting it at once."""
+        self.spare: list[Lease] = []
+        """Fresh codes leased in advance, for rooms this node opens."""
+        self._taking: dict[str, asyncio.Task[Location]] = {}
+        """Takeovers under way, by room: a second ``locate`` waits for the first."""
+        self._tasks: list[asyncio.Task[None]] = []
+        self.takeovers = 0
+        """Rooms this node took over (a metric)."""
+        self.losses = 0
+        """Leases this node lost while hosting their room (a metric)."""
+        self.redis_errors = 0
+        """Redis requests that failed (a metric)."""
+
+    # -- lifetime --------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Keep the leases (and this node's liveness), the spare codes, and sweep for
+        orphaned rooms, until ``stop``. The first spare codes are leased before it returns
+        (unless Redis does not answer: the node then starts unready, and refuses new games
+        until it does)."""
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            async with asyncio.timeout(self.leases.ttl):
+                while len(self.spare) < SPARE_CODES:
+                    if (lease := await self._fresh_lease()) is not None:
+                        self.spare.append(lease)
+        self._tasks = [
+            asyncio.create_task(self.leases.keep(self._lost)),
+            asyncio.create_task(self._keep_spares()),
+            asyncio.create_task(self._sweep_orphans()),
+        ]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        for lease in self.spare:
+            with contextlib.suppress(RedisError, OSError):
+                await self.leases.release(lease)
+        self.spare = []
+        await self.redis.aclose()
+
+    async def hand_over(self, codes: list[str]) -> None:
+        """Give up the rooms ``codes`` once their last write is committed (a graceful stop):
+        the next owner takes them over at once instead of waiting for the TTL."""
+        for code in codes:
+            lease = self.leases.held.get(code)
+            if lease is not None:
+                with contextlib.suppress(RedisError, OSError):
+                    await self.ownership.hand_over(lease)
+
+    @property
+    def healthy(self) -> bool:
+        """Whether Redis answers (PostgreSQL's state is the store's)."""
+        return self.leases.healthy
+
+    # -- opening rooms ----------------------------------------------------------------
+
+    def take_code(self) -> str | None:
+        """A code for a new room, already leased to this node; None if none is ready (Redis
+        is away, or rooms open faster than codes are leased)."""
+        if not self.spare:
+            return None
+        return self.spare.pop().room
+
+    async def _keep_spares(self) -> None:
+        while True:
+            try:
+                while len(self.spare) < SPARE_CODES:
+                    lease = await self._fresh_lease()
+                    if lease is not None:
+                        self.spare.append(lease)
+                await asyncio.sleep(RETRY_AFTER)
+            except (RedisError, OSError) as error:
+                self.redis_errors += 1
+                log.debug("cannot lease spare room codes now: %s", error)
+                await asyncio.sleep(RETRY_AFTER)
+
+    async def _fresh_lease(self) -> Lease | None:
+        """The lease of a new random code nobody ever leased (its epoch counter starts
+        here); None if the code was taken."""
+        code = self._new_code()
+        lease = await self.leases.acquire(code)
+        if lease is None:
+            return None  # another node holds it now: never reuse it
+        if lease.epoch != 1:  # leased before (a finished room's code): leave it alone
+            await self.leases.release(lease)
+            return None
+        self.store.epochs[code] = lease.epoch
+        return lease
+
+    # -- losing rooms -----------------------------------------------------------------
+
+    def _lost(self, code: str) -> None:
+        """``Leases.keep`` found the room's lease gone or another node's."""
+        for index, lease in enumerate(self.spare):
+            if lease.room == code:
+                del self.spare[index]
+                return
+        if self.hosting(code):
+            self.losses += 1
+            log.warning("lease lost; no longer hosting the room", extra={"room": code})
+            # Nothing more of the room may be written: the fence refuses a node that has
+            # no epoch for it, whatever epoch another node claimed it under.
+            self.store.epochs.pop(code, None)
+            self.dropped(code)
+
+    # -- finding rooms ----------------------------------------------------------------
+
+    async def locate(self, code: str) -> Location:
+        """Where room ``code`` is hosted now. A room in play in PostgreSQL whose lease no
+        live node holds is taken over by this node (``Local``)."""
+        if self.hosting(code):
+            return LOCAL
+        task = self._taking.get(code)
+        if task is None:
+            task = asyncio.create_task(self._take_over(code))
+            self._taking[code] = task
+            task.add_done_callback(lambda _: self._taking.pop(code, None))
+        return await asyncio.shield(task)
+
+    async def _take_over(self, code: str) -> Location:
+        started = time.monotonic()
+        owner = await self._live_owner(code)
+        if owner is not None:
+            return Remote(owner)
+        taken = await self.ownership.take_over(code)
+        if taken is None:  # another node got there first
+            holder = await self.leases.owner(code)
+            return Remote(holder[0]) if holder is not None else MISSING
+        if taken.room is None or not taken.room.started or taken.room.result is not None:
+            await self.ownership.hand_over(taken.lease)
+            return MISSING
+        ids = sorted({s.account for s in taken.sessions if s.account is not None})
+        if not self.adopt(taken, await self.store.accounts(ids) if ids else []):
+            await self.ownership.hand_over(taken.lease)
+            return MISSING
+        self.takeovers += 1
+        log.info(
+            "room taken over at epoch %d in %.0f ms",
+            taken.lease.epoch,
+            (time.monotonic() - started) * 1000,
+            extra={"room": code},
+        )
+        return LOCAL
+
+    async def _live_owner(self, code: str) -> str | None:
+        """The live node that holds the room's lease, if one does. A lease whose node is
+        dead (its liveness key gone: both expire together) is waited out, within a TTL."""
+        deadline = time.monotonic() + self.leases.ttl
+        while (owner := await self.leases.owner(code)) is not None:
+            node = owner[0]
+            if node == self.id or await self.leases.alive(node):
+                return None if node == self.id else node
+            if time.monotonic() > deadline:
+                return node
+            await asyncio.sleep(0.05)
+        return None
+
+    async def _sweep_orphans(self) -> None:
+        """Take over the rooms in play whose lease no node holds (their node died or
+        stopped), every TTL or so: their clocks and deadlines run on without waiting for
+        their players to come back. Nodes sweep at random moments; the lease decides who
+        wins each room."""
+        ttl = self.leases.ttl
+        while True:
+            await asyncio.sleep(ttl * random.uniform(0.5, 1.0))
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweep_once()
+
+    async def _sweep_once(self) -> None:
+        try:
+            codes = [code for code in await self.store.rooms_in_play() if not self.hosting(code)]
+            if not codes:
+                return
+            leases = await self.redis.mget([self.keys.lease(code) for code in codes])
+        except (RedisError, OSError, StoreError) as error:
+            self.redis_errors += isinstance(error, RedisError | OSError)
+            log.debug("orphan sweep skipped: %s", error)
+            return
+        for code, lease in zip(codes, leases, strict=True):
+            if lease is None:
+                await _quietly(self.locate(code))
+
+
+async def _quietly(work: Awaitable[Location]) -> None:
+    try:
+        await work
+    except (RedisError, OSError, StoreError) as error:
+        log.warning("taking over an orphaned room failed: %s", error)

@@ -1,0 +1,163 @@
+"""The real server as a node of a cluster (``--redis``): its rooms' leases, their loss,
+and players resuming on another node after their node died.
+
+Real processes on the session's PostgreSQL and Redis, through the test load balancer
+(``harness``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from redis.asyncio import Redis
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from protocol.messages import VERSION, Hello, MoveRequest, State, Welcome
+from server.cluster.keys import Keys, text
+from server.pgstore import PgStore
+from tests.process import ServerProcess
+from tests.server.cluster.harness import DEFAULT_TTL, running_cluster
+from tests.server.test_store import GAME, play, seat_two
+from tests.services import RedisServer
+from tests.wsclient import Client
+
+
+async def resume_anywhere(
+    url: str, welcome: Welcome | None, name: str, within: float = 10.0
+) -> Client:
+    """Resume the session through ``url`` (the load balancer), trying again while the
+    cluster answers "reconnect" (1012: the room is still on its way to a node)."""
+    assert welcome is not None
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            client = await Client.connect(url, hello=False)
+            await client.send(Hello(version=VERSION, name=name, resume=welcome.resume_token))
+            reply = asyncio.ensure_future(client.expect(Welcome))
+            await asyncio.wait([reply, asyncio.ensure_future(client.ws.wait_closed())],
+                               return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            if reply.done():
+                client.welcome = reply.result()
+                return client
+            reply.cancel()
+            raise ConnectionClosed(None, None)
+        except (ConnectionClosed, InvalidStatus, OSError, AssertionError, TimeoutError):
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.05)
+
+
+async def lease_of(redis: Redis, prefix: str, code: str) -> tuple[str, int] | None:
+    value = await redis.get(Keys(prefix).lease(code))
+    if value is None:
+        return None
+    node, epoch = text(value).rsplit(" ", 1)
+    return node, int(epoch)
+
+
+async def test_redis_without_a_postgresql_database_is_refused(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    server = ServerProcess(tmp_path / "games.db", "--redis", redis_server.url)
+    with pytest.raises(RuntimeError, match="--redis needs a PostgreSQL --db"):
+        await server.start()
+
+
+async def test_a_room_opened_on_a_node_is_leased_to_it_and_the_lease_renewed(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
+) -> None:
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 2) as cluster:
+        a, b, code = await seat_two(cluster.node(1).url)
+        lease = await lease_of(redis, redis_prefix, code)
+        assert lease is not None
+        assert lease[0] == "n2"
+        await play([a, b], GAME[:3], 0)
+        await asyncio.sleep(DEFAULT_TTL * 2.5)  # renewed meanwhile, or it would be gone
+        assert await lease_of(redis, redis_prefix, code) == lease
+        await play([a, b], GAME[3:6], 3)
+        await asyncio.gather(a.close(), b.close())
+
+
+async def test_a_node_that_loses_a_rooms_lease_stops_hosting_it_and_closes_with_1012(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
+) -> None:
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 1) as cluster:
+        a, b, code = await seat_two(cluster.node(0).url)
+        await play([a, b], GAME[:2], 0)
+        # Another owner, as if the lease had expired and been taken.
+        await redis.set(Keys(redis_prefix).lease(code), b"elsewhere 99", px=60_000)
+        codes = await asyncio.gather(a.closed(DEFAULT_TTL * 3), b.closed(DEFAULT_TTL * 3))
+        assert [close[0] for close in codes] == [1012, 1012]
+        assert b"lease lost" in cluster.node(0).log
+
+
+async def test_sigkill_of_the_owner_node_both_players_resume_elsewhere_with_every_move(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
+) -> None:
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 3) as cluster:
+        a, b, code = await seat_two(cluster.node(0).url)
+        half = 7
+        await play([a, b], GAME[:half], 0)  # each move acknowledged to both players
+        acknowledged = max(m.ply for m in a.seen if isinstance(m, State))
+        killed = time.monotonic()
+        assert await cluster.node(0).stop(signal.SIGKILL) == -signal.SIGKILL
+
+        a2, b2 = await asyncio.gather(
+            resume_anywhere(cluster.url, a.welcome, "alice"),
+            resume_anywhere(cluster.url, b.welcome, "bob"),
+        )
+        for client in (a2, b2):
+            assert client.welcome is not None
+            assert (client.welcome.room, client.welcome.seat) == (code, [a2, b2].index(client))
+        state = await a2.state()
+        while not all(p.connected for p in state.players):
+            state = await a2.state()
+        assert state.ply == acknowledged == half
+        mover = [a2, b2][half % 2]
+        await mover.send(MoveRequest(move=GAME[half], ply=half))
+        while (await mover.state()).ply != half + 1:
+            pass
+        while (await [a2, b2][1 - half % 2].state()).ply != half + 1:
+            pass
+        playable = time.monotonic() - killed
+        print(f"SIGKILL to the first move accepted on the new owner: {playable:.2f} s")
+        assert playable < 5.0
+        owner = await lease_of(redis, redis_prefix, code)
+        assert owner is not None
+        assert owner[0] in ("n2", "n3")
+        final = await play([a2, b2], GAME[half + 1 :], half + 1)
+        assert final.result is not None
+        await asyncio.gather(a2.close(), b2.close())
+
+    store = PgStore(postgres_url)
+    await store.open()
+    (finished,) = [g for g in (await store.load()).games if g.room == code]
+    assert finished.moves == GAME  # every acknowledged move, in order, and the rest
+    await store.close()
+
+
+async def test_sigterm_hands_the_rooms_over_and_the_players_resume_at_once(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
+) -> None:
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 2) as cluster:
+        a, b, code = await seat_two(cluster.node(0).url)
+        await play([a, b], GAME[:5], 0)
+        stopped = time.monotonic()
+        assert await cluster.node(0).stop(signal.SIGTERM) == 0
+        assert [(await a.closed())[0], (await b.closed())[0]] == [1012, 1012]
+        assert await lease_of(redis, redis_prefix, code) is None  # released, not expired
+        a2, b2 = await asyncio.gather(
+            resume_anywhere(cluster.url, a.welcome, "alice"),
+            resume_anywhere(cluster.url, b.welcome, "bob"),
+        )
+        await play([a2, b2], GAME[5:6], 5)
+        interrupted = time.monotonic() - stopped
+        print(f"SIGTERM to the first move accepted on the next owner: {interrupted:.2f} s")
+        assert interrupted < DEFAULT_TTL  # no waiting for the lease to expire
+        final = await play([a2, b2], GAME[6:], 6)
+        assert final.result is not None
+        await asyncio.gather(a2.close(), b2.close())

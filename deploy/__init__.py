@@ -1,0 +1,1 @@
+"""Deployment files, and a cluster on one machine without Docker (localcluster.py)."""

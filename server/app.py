@@ -65,6 +65,7 @@ from server.wire import Link
 from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
 
 if TYPE_CHECKING:  # PostgreSQL's and Redis's clients are imported only in a cluster
+    from server.cluster.directory import Listing
     from server.cluster.node import ClusterNode
     from server.cluster.ownership import TakenOver
 
@@ -187,6 +188,8 @@ class GameServer:
         """Worker processes for the computer's searches (and analysis), started on first use."""
         self.core.computer_busy = lambda: self.workers.saturated
         self.node: ClusterNode | None = None
+        self.listing: Listing | None = None
+        """A node's part of the cluster-wide lobby list (``server.cluster.directory``)."""
         """This server's part of a cluster (``--redis``), made once the port is known."""
         self.handing_over = False
         """True while a node stops: its rooms are written for the last time and handed over,
@@ -226,6 +229,8 @@ class GameServer:
                 await self._recover()
             if self.node is not None:
                 await self.node.start()
+            if self.listing is not None:
+                self.listing.start()
             await server.start_serving()
             self._server = server
             self._arm_timer()
@@ -305,6 +310,8 @@ class GameServer:
             self.core.snapshot_all()
             self._carry_out([])
             await self._drain()
+        if self.listing is not None:
+            await self.listing.stop()  # its rooms leave the other nodes' lists at once
         if self.node is not None:
             self.handing_over = True
             await self._drain()
@@ -596,6 +603,18 @@ class GameServer:
         store.fenced = self._fenced
         host.take_code = node.take_code
         host.can_open = lambda: node.healthy and bool(node.spare) and not self.handing_over
+        self._join_lobby(node)
+
+    def _join_lobby(self, node: ClusterNode) -> None:
+        """``list_rooms`` lists every live node's rooms (``server.cluster.directory``)."""
+        from server.cluster.directory import ClusterDirectory, Listing
+        from server.cluster.lobby import Lobby
+
+        context = self.core.context
+        directory = ClusterDirectory(self.core.host.rooms, context.clock, context.wall_clock)
+        self.core.lobby.directory = directory
+        lobby = Lobby(node.redis, node.keys, node.id, node.leases.ttl)
+        self.listing = Listing(directory, lobby)
 
     def _adopt(self, taken: TakenOver, accounts: list[AccountRecord]) -> bool:
         """Host a room the node took over; False (logged) if its record cannot be used."""

@@ -50,15 +50,44 @@ class Lobby:
             return
         if await self.redis.pexpire(key, self._ttl_ms):
             return
+        await self._write_all()
+
+    async def _write_all(self) -> None:
+        key = self.keys.lobby(self.node)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(key, mapping=dict(self.mine))  # type: ignore[arg-type]
             pipe.pexpire(key, self._ttl_ms)
             pipe.sadd(self.keys.nodes(), self.node)
             await pipe.execute()
 
-    async def rooms(self) -> dict[str, bytes]:
+    async def replace(self, entries: dict[str, bytes]) -> None:
+        """Make this node's listed rooms exactly ``entries``, writing only what changed (one
+        round trip), and keep them alive for another TTL; everything again if Redis lost
+        them. What a node calls every third of the TTL instead of ``refresh``."""
+        key = self.keys.lobby(self.node)
+        gone = [code for code in self.mine if code not in entries]
+        changed = {c: e for c, e in entries.items() if self.mine.get(c) != e}
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.exists(key)
+            if gone:
+                pipe.hdel(key, *gone)
+            if changed:
+                pipe.hset(key, mapping=changed)  # type: ignore[arg-type]
+            pipe.pexpire(key, self._ttl_ms)
+            pipe.sadd(self.keys.nodes(), self.node)
+            existed, *_ = await pipe.execute()
+        self.mine = dict(entries)  # only once written: a failed write is tried again whole
+        if not existed and len(changed) < len(self.mine):
+            await self._write_all()  # Redis lost the hash (restarted): write it all again
+
+    async def others(self) -> dict[str, bytes]:
+        """Every listed room of every live node but this one: code to entry."""
+        return await self.rooms(but=self.node)
+
+    async def rooms(self, but: str | None = None) -> dict[str, bytes]:
         """Every listed room of every live node: code to entry."""
         nodes = sorted(text(n) for n in await self.redis.smembers(self.keys.nodes()))
+        nodes = [node for node in nodes if node != but]
         async with self.redis.pipeline(transaction=False) as pipe:
             for node in nodes:
                 pipe.hgetall(self.keys.lobby(node))

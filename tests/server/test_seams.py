@@ -14,6 +14,7 @@ import pytest
 
 from protocol.messages import TimeControl, VariantSpec
 from server import ratings
+from server.cluster.directory import ClusterDirectory
 from server.directory import LocalDirectory, RoomDirectory
 from server.quickmatch import LocalQueue, MatchQueue, Pool
 from server.ratelimit import TokenBucket
@@ -157,7 +158,9 @@ def test_rated_players_close_in_rating_are_paired_at_once_the_closest_first(
 
 # -- the room directory ----------------------------------------------------------------
 
-DIRECTORIES: list[Callable[[dict[str, Room]], RoomDirectory]] = [LocalDirectory]
+DIRECTORIES: list[Callable[[dict[str, Room]], RoomDirectory]] = [LocalDirectory, ClusterDirectory]
+"""A cluster node's directory finds and lists its own rooms as one server does (its list of
+the other nodes' rooms: tests/server/cluster/test_directory.py)."""
 
 
 def waiting_room(code: str, created: float, public: bool = True) -> Room:

@@ -1,0 +1,131 @@
+"""The room directory of a cluster node: this node's rooms, and every live node's in the list.
+
+``ClusterDirectory`` is a ``RoomDirectory`` (``server.directory``) for the sans-I/O core:
+``find`` answers for this node's rooms (a room hosted elsewhere is found through its lease
+and reached through the relay, not here), and ``listing`` merges this node's listable rooms,
+as they are now, with the other nodes' from a cache. ``keep_listing`` is the adapter's side:
+every third of the TTL it publishes this node's listable rooms to Redis
+(``server.cluster.lobby``) and reads the other live nodes' back into the cache. So
+``list_rooms`` costs no Redis round trip however often it is asked, and a room opened on
+another node shows in the list within about a third of the TTL (a second by default); a
+room that stopped being listable there leaves it as soon.
+
+Rooms are ordered across nodes by when they were opened, in wall-clock time (each node's
+monotonic clock is its own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+
+import msgspec
+from redis.exceptions import RedisError
+
+from protocol.messages import RoomInfo
+from server.cluster.lobby import Lobby
+from server.directory import LocalDirectory
+from server.rooms import Room
+
+log = logging.getLogger("quoridor.cluster")
+
+
+class Listed(msgspec.Struct, frozen=True):
+    """One room's entry in the cluster-wide list, as a node publishes it."""
+
+    opened: float
+    """When the room was opened, in wall-clock seconds: the order of the list."""
+    info: RoomInfo
+
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(Listed).decode
+
+
+class ClusterDirectory(LocalDirectory):
+    """This node's rooms (``find``), and the list of every live node's (``listing``)."""
+
+    def __init__(
+        self,
+        rooms: dict[str, Room],
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__(rooms)
+        self.clock = clock
+        self.wall_clock = wall_clock
+        self.others: list[Listed] = []
+        """The other live nodes' listed rooms, newest first, as ``keep_listing`` last read."""
+
+    def listing(self, limit: int) -> list[RoomInfo]:
+        mine = self.mine()
+        codes = {entry.info.room for entry in mine}
+        merged = mine + [entry for entry in self.others if entry.info.room not in codes]
+        merged.sort(key=lambda entry: entry.opened, reverse=True)
+        return [entry.info for entry in merged[:limit]]
+
+    def mine(self) -> list[Listed]:
+        """This node's listable rooms, as they are now."""
+        since_epoch = self.wall_clock() - self.clock()
+        return [
+            Listed(opened=since_epoch + room.created, info=room.info())
+            for room in self.rooms.values()
+            if room.listable()
+        ]
+
+    def published(self) -> dict[str, bytes]:
+        """What this node lists, as entries for ``Lobby.replace``."""
+        return {entry.info.room: _encode(entry) for entry in self.mine()}
+
+    def heard(self, others: dict[str, bytes]) -> None:
+        """The other nodes' entries, as ``Lobby.others`` read them."""
+        entries = []
+        for code, raw in others.items():
+            try:
+                entries.append(_decode(raw))
+            except msgspec.ValidationError:  # a node of another version: leave it out
+                log.warning("unreadable lobby entry for room %s left out", code)
+        self.others = sorted(entries, key=lambda entry: entry.opened, reverse=True)
+
+
+async def keep_listing(directory: ClusterDirectory, lobby: Lobby, every: float) -> None:
+    """Publish this node's listable rooms and read the other nodes' every ``every`` seconds,
+    until cancelled. While Redis is away the list shows this node's rooms only; it heals by
+    itself when Redis is back (the next round writes everything again)."""
+    while True:
+        try:
+            await lobby.replace(directory.published())
+            directory.heard(await lobby.others())
+        except RedisError as error:
+            log.debug("lobby list not refreshed: %s", error)
+            directory.heard({})
+        await asyncio.sleep(every)
+
+
+class Listing:
+    """The adapter's side of the list for one node: ``keep_listing`` in a task of its own,
+    and this node's entries taken off the list when it stops."""
+
+    def __init__(self, directory: ClusterDirectory, lobby: Lobby) -> None:
+        self.directory = directory
+        self.lobby = lobby
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(
+            keep_listing(self.directory, self.lobby, self.lobby.ttl / 3)
+        )
+
+    async def stop(self) -> None:
+        """Stop refreshing, and withdraw this node's rooms at once (a graceful stop: the
+        other nodes need not wait for them to expire)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        with contextlib.suppress(RedisError, OSError):
+            await self.lobby.replace({})

@@ -33,6 +33,7 @@ from websockets.exceptions import (
 )
 
 from protocol.codec import decode_server_message, encode
+from protocol.compact import Follower
 from protocol.messages import (
     VERSION,
     Error,
@@ -40,6 +41,7 @@ from protocol.messages import (
     Hello,
     Request,
     ServerMessage,
+    Sync,
     Welcome,
 )
 
@@ -200,8 +202,13 @@ class Connection:
         open_timeout: float = 10.0,
         ping_interval: float | None = 15.0,
         token: str | None = None,
+        compact: bool = True,
     ) -> None:
         self.url = url
+        self.compact = compact
+        """Ask for ``moved`` events after moves (PROTOCOL.md, section 7a); the controller
+        gets the states they lead to all the same (``protocol.compact.Follower``)."""
+        self.follower = Follower()
         self.name = name
         self.token = token
         """A login token: hello plays as that account (``client.account``)."""
@@ -328,11 +335,14 @@ class Connection:
             resume=resume,
             last_event=last,
             token=self.token,
+            compact=self.compact,
         )
         reply = await self._ask(ws, hello)
         if resume is not None and isinstance(reply, Error) and reply.code == ErrorCode.BAD_TOKEN:
             resume = None
-            fresh = Hello(id="hello", version=VERSION, name=self.name, token=self.token)
+            fresh = Hello(
+                id="hello", version=VERSION, name=self.name, token=self.token, compact=self.compact
+            )
             reply = await self._ask(ws, fresh)
         if isinstance(reply, Error) and reply.code == ErrorCode.BAD_TOKEN:
             raise ConnectError(
@@ -387,6 +397,8 @@ class Connection:
         try:
             async for frame in ws:
                 self._deliver(frame)
+                if self.follower.ask():  # a compact event missed: the whole state again
+                    await ws.send(encode(Sync(id="sync")), text=True)
         except ConnectionClosed:
             pass  # the close code and reason stay on ws
 
@@ -397,6 +409,8 @@ class Connection:
             self.post(Garbled(garbled_text(frame, exc)))
             return
         if message is not None:  # a type this client does not know is ignored, as it must be
+            message = self.follower.take(message)  # a ``moved`` becomes its state
+        if message is not None:
             self.post(Received(message))
 
     async def _reconnect(self, reason: str) -> bool:

@@ -113,6 +113,9 @@ class Hello(Struct, kw_only=True, tag="hello"):
     """With ``resume``: the last room event you saw; the ones after it are replayed."""
     token: LoginToken | None = None
     """A login token from ``logged_in``: play as that account (its name replaces ``name``)."""
+    compact: bool = False
+    """After a move, send this connection a small ``moved`` event instead of the whole
+    ``state`` (PROTOCOL.md, section 7a)."""
 
 
 class Create(Struct, kw_only=True, tag="create"):
@@ -337,6 +340,12 @@ class MyGames(Struct, kw_only=True, tag="my_games"):
     """Only games with a smaller ``game`` id: the next page after the last one you have."""
 
 
+class Sync(Struct, kw_only=True, tag="sync"):
+    """Ask for your room's whole ``state`` again (after a gap in ``moved`` events)."""
+
+    id: RequestId = None
+
+
 class Ping(Struct, kw_only=True, tag="ping"):
     """Answered by ``pong``."""
 
@@ -372,6 +381,7 @@ Request = (
     | Leaderboard
     | ProfileRequest
     | MyGames
+    | Sync
     | Ping
 )
 
@@ -396,6 +406,8 @@ class Welcome(Struct, kw_only=True, tag="welcome"):
     registered: bool = False
     """True when this session plays as an account (a ``token`` in ``hello``); false for a
     guest."""
+    compact: bool = False
+    """True when this connection gets ``moved`` events (it asked with ``hello.compact``)."""
 
 
 class Joined(Struct, kw_only=True, tag="joined"):
@@ -564,6 +576,43 @@ class State(Struct, kw_only=True, tag="state"):
     first_move_in_ms: int | None = None
     """While the first moves are played: milliseconds the seat to move has left to make its
     first move before the server aborts the game; null otherwise (and for the computer)."""
+
+
+class Moved(Struct, kw_only=True, tag="moved"):
+    """A move, to the connections that asked for ``compact`` events: every field of the
+    room's ``state`` that the move changed (PROTOCOL.md, section 7a). Applied to the state
+    of event ``event - 1`` it gives exactly the state of this event."""
+
+    id: RequestId = None
+    """The ``id`` of the ``move`` request that caused it, if any (as in ``state``)."""
+    event: int
+    """The room's event number: one more than the state it applies to."""
+    room: str
+    seat: int
+    """Who moved."""
+    move: str
+    """The move, in notation: it goes at the end of ``state.moves`` and into ``last_move``."""
+    ply: int
+    """The game's ply after the move (the move was played at ``ply - 1``)."""
+    turn: int
+    """Seat to move now."""
+    pawns: list[str]
+    walls_left: list[int]
+    walls: list[str] | None = None
+    """The whole list when the move placed a wall; null when it is unchanged."""
+    legal_pawn_moves: list[str]
+    legal_walls: Annotated[
+        str,
+        Meta(
+            pattern="^[0-9a-f]*$",
+            description="Walls the seat to move may place, a hex bitmask: PROTOCOL.md section 9",
+        ),
+    ]
+    distances: list[int]
+    spectators: int
+    clock: ClockInfo | None = None
+    draw_offers: list[int] = msgspec.field(default_factory=list)
+    first_move_in_ms: int | None = None
 
 
 class GameSummary(Struct, kw_only=True):
@@ -835,6 +884,7 @@ ServerMessage = (
     | Rooms
     | Pong
     | State
+    | Moved
     | ChatMessage
     | HistoryList
     | GameRecordReply

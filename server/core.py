@@ -58,6 +58,7 @@ from protocol.messages import (
     ReplayRequest,
     Request,
     Resign,
+    Sync,
     Takeback,
     Watch,
 )
@@ -264,6 +265,8 @@ class Core:
                 return self.desk.analyse(conn, session.id, request)
             case LiveEval():
                 return self.play.live_eval(conn, session, request)
+            case Sync():
+                return [self.host.sync(session, conn, request.id)]
             case Leave():
                 return self.lobby.leave(session, request)
             case (

@@ -88,6 +88,7 @@ class SessionRegistry:
         """The connection is gone; the session it was the live connection of, if any (that
         session is now away: what it held is for the lobby and the room host to settle)."""
         connection = self.connections.pop(conn)
+        self.context.compact.discard(conn)
         session = connection.session
         if session is None or session.conn != conn:
             return None
@@ -110,6 +111,10 @@ class SessionRegistry:
             )
             refusal = error(conn, ErrorCode.UNSUPPORTED_VERSION, message, hello.id)
             return [refusal, Close(conn, CLOSE_POLICY, "unsupported protocol version")], None
+        if hello.compact:
+            self.context.compact.add(conn)
+        else:
+            self.context.compact.discard(conn)
         name = text.clean(hello.name)
         if (problem := text.problem(name)) is not None:
             message = f"name {problem} - at `$.name`"
@@ -180,6 +185,7 @@ class SessionRegistry:
             room=room.code if room else None,
             seat=session.seat,
             registered=session.account is not None,
+            compact=connection.id in self.context.compact,
         )
         return Send([connection.id], encode(welcome))
 

@@ -18,7 +18,7 @@ import secrets
 from collections.abc import Callable
 
 from protocol.codec import encode
-from protocol.messages import Joined, RequestId, TimeControl, VariantSpec
+from protocol.messages import ErrorCode, Joined, RequestId, TimeControl, VariantSpec
 from server import computer, ratings
 from server.accountdb import RatedGame
 from server.actions import Action, Send, Think
@@ -129,13 +129,44 @@ class RoomHost:
         room.arm(now, self.context.limits.absence.first_move)  # a game starting counts from now
         return self.publish(room, room.state_frame(now, rid), moved)
 
-    def publish(self, room: Room, frame: bytes, moved: bool = False) -> Send:
+    def push_move(self, room: Room, rid: RequestId = None) -> list[Action]:
+        """A move that did not end the game, as an event: connections that asked for
+        compact events get a ``moved`` event, the others the state, which is made only if
+        someone needs it (PROTOCOL.md, section 7a)."""
+        compact = self.context.compact
+        targets = room.connections()
+        wanting = [conn for conn in targets if conn in compact] if compact else []
+        if not wanting:
+            return [self.push(room, rid, moved=True)]
+        room.event += 1
+        now = self.context.clock()
+        room.arm(now, self.context.limits.absence.first_move)
+        small = room.moved_frame(now, rid)
+        if small is None:  # the move changed more than a ``moved`` event carries
+            return [self.publish(room, room.state_frame(now, rid), True)]
+        if len(wanting) == len(targets):
+            # Nobody here reads whole states: the log keeps the event as it went out (a
+            # client resuming without compact events gets the state that follows).
+            return [self.publish(room, small, True, wanting)]
+        others = [conn for conn in targets if conn not in compact]
+        return [self.publish(room, room.state_frame(now, rid), True, others), Send(wanting, small)]
+
+    def sync(self, session: Session, conn: int, rid: RequestId) -> Send:
+        """The answer to ``sync``: the room's state as of its latest event (no new event)."""
+        room = session.room
+        if room is None:
+            return self.context.error(conn, ErrorCode.NOT_IN_ROOM, "join a room first", rid)
+        return Send([conn], room.state_frame(self.context.clock(), rid))
+
+    def publish(
+        self, room: Room, frame: bytes, moved: bool = False, targets: list[int] | None = None
+    ) -> Send:
         room.remember(room.event, frame)
         if moved:
             self.context.journal.moved(room)
         else:
             self.context.journal.room(room)
-        return Send(room.connections(), frame)
+        return Send(room.connections() if targets is None else targets, frame)
 
     def after_results(self, room: Room, rid: RequestId = None, moved: bool = False) -> list[Action]:
         """Push what changed; when a match game ended, start the next and push that too.
@@ -144,7 +175,11 @@ class RoomHost:
         unless the move ended the game).
         """
         self._archive(room)
-        actions: list[Action] = [self.push(room, rid, moved and room.result is None)]
+        actions: list[Action]
+        if moved and room.result is None:
+            actions = self.push_move(room, rid)
+        else:
+            actions = [self.push(room, rid)]
         if room.continue_match():
             self._absent_from_new_game(room)
             actions += self.seat_changes(room)
@@ -203,7 +238,7 @@ class RoomHost:
         room = session.room
         if room is None:
             return []
-        actions = _missed(room, conn, last_event)
+        actions = _missed(room, conn, last_event, conn in self.context.compact)
         if session.seat is None:
             return [*actions, self.push(room)]
         return actions + self.back(room, session.seat)
@@ -333,14 +368,26 @@ class RoomHost:
                 self.context.journal.room(room)
 
 
-def _missed(room: Room, conn: int, last_event: int | None) -> list[Action]:
+MOVED_PREFIX = b'{"type":"moved"'
+"""How a logged ``moved`` event starts (msgspec writes the tag first)."""
+
+
+def _missed(room: Room, conn: int, last_event: int | None, compact: bool) -> list[Action]:
     """The events after ``last_event`` from the room's log, or nothing if it is too old.
 
     Too old (or unknown): the state pushed right after brings the client up to date anyway.
     """
     if last_event is None or not room.log or last_event + 1 < room.log[0][0]:
         return []
-    return [Send([conn], frame) for event, frame in room.log if event > last_event]
+    if compact:
+        return [Send([conn], frame) for event, frame in room.log if event > last_event]
+    # A move that only compact clients saw was logged as a ``moved`` event, which this
+    # client did not ask for: it is left out (the state pushed after the replay has it).
+    return [
+        Send([conn], frame)
+        for event, frame in room.log
+        if event > last_event and not frame.startswith(MOVED_PREFIX)
+    ]
 
 
 def room_code() -> str:

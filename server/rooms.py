@@ -22,6 +22,7 @@ from protocol.messages import (
     ClockInfo,
     LastMove,
     MatchInfo,
+    Moved,
     PlayerInfo,
     RequestId,
     Result,
@@ -617,6 +618,40 @@ class Room:
         once per room and the players once per change of theirs (bench/core_cost.py
         measured building and encoding them at a tenth of a move's cost)."""
         return _encode(self._state(StateFrame, now, request_id))
+
+    def moved_frame(self, now: float, request_id: RequestId = None) -> bytes | None:
+        """The last move as a ``moved`` event (PROTOCOL.md, section 7a), encoded; None when
+        the move changed more of the state than the event carries (it ended the game, or
+        a countdown to a claim runs in ``players``): the whole state goes then."""
+        game = self.game
+        if self.status != "playing" or not self.movers:
+            return None
+        if any(holder is not None and holder.gone_since is not None for holder in self.seats):
+            return None
+        move = game.last_move or ""
+        seat = self.movers[-1]
+        return _encode(
+            Moved(
+                id=request_id,
+                event=self.event,
+                room=self.code,
+                seat=seat,
+                move=move,
+                ply=game.ply,
+                turn=game.turn,
+                pawns=game.pawns,
+                walls_left=game.walls_left,
+                # A wall's notation ends with its orientation, a square's with its row.
+                walls=game.walls if move[-1:] in ("h", "v") else None,
+                legal_pawn_moves=game.legal_pawn_moves(),
+                legal_walls=wall_hex(game.legal_wall_mask(), self.spec.size),
+                distances=game.distances(),
+                spectators=len(self.spectators),
+                clock=self._clock_info(now) if self.clock is not None else None,
+                draw_offers=sorted(self.draw_offers) if self.draw_offers else [],
+                first_move_in_ms=self._first_move_in(now),
+            )
+        )
 
     def _state(
         self, message: type[msgspec.Struct], now: float, request_id: RequestId

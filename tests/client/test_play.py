@@ -227,7 +227,7 @@ async def test_a_move_lost_in_a_drop_is_sent_again_and_played_once(url: str, los
 
     def lose_the_answer(frame: bytes | str) -> None:
         text = frame if isinstance(frame, str) else frame.decode()
-        if '"type":"state"' in text:
+        if '"type":"state"' in text or '"type":"moved"' in text:  # the move's answer
             connection._deliver = deliver  # type: ignore[method-assign]
             assert connection.ws is not None
             connection.ws.transport.abort()  # the move was played; its answer never arrives

@@ -1,0 +1,89 @@
+"""Following a room through ``moved`` events: the state they lead to, or a gap.
+
+A client that said ``hello`` with ``compact: true`` gets, after each move, a ``moved``
+event instead of the whole ``state`` (PROTOCOL.md, section 7a). ``apply_moved`` is the
+whole of what such a client does with one: copy its fields into the state it holds. It
+knows no rules; a gap (a ``moved`` that does not follow the state held) is for the client
+to repair with ``sync``.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from protocol.messages import LastMove, Moved, ServerMessage, State
+
+
+def follows(state: State, moved: Moved) -> bool:
+    """Whether ``moved`` is the event right after ``state`` in the same room and game."""
+    return (
+        moved.room == state.room
+        and moved.event == state.event + 1
+        and moved.ply == state.ply + 1
+        and state.status == "playing"
+    )
+
+
+def apply_moved(state: State, moved: Moved) -> State | None:
+    """The state of event ``moved.event``, or None when ``moved`` does not follow ``state``
+    (the client then asks for the whole state with ``sync``)."""
+    if not follows(state, moved):
+        return None
+    return msgspec.structs.replace(
+        state,
+        id=moved.id,
+        event=moved.event,
+        ply=moved.ply,
+        turn=moved.turn,
+        pawns=moved.pawns,
+        walls=state.walls if moved.walls is None else moved.walls,
+        walls_left=moved.walls_left,
+        last_move=LastMove(seat=moved.seat, move=moved.move, ply=moved.ply - 1),
+        legal_pawn_moves=moved.legal_pawn_moves,
+        legal_walls=moved.legal_walls,
+        distances=moved.distances,
+        spectators=moved.spectators,
+        clock=moved.clock,
+        draw_offers=moved.draw_offers,
+        moves=[*state.moves, moved.move],
+        first_move_in_ms=moved.first_move_in_ms,
+    )
+
+
+class Follower:
+    """A client's side of compact events: the latest state, each ``moved`` turned into the
+    state it leads to, and when to ask for a ``sync``.
+
+    ``take`` every server message in order; act on what it returns. A ``moved`` that does
+    not follow the state held returns None and sets ``gap``: send ``sync`` once (``ask``),
+    and the ``state`` that answers it repairs the gap.
+    """
+
+    def __init__(self) -> None:
+        self.state: State | None = None
+        self.gap = False
+        """A ``moved`` did not follow: the next whole state repairs it."""
+        self._asked = False
+
+    def take(self, message: ServerMessage) -> ServerMessage | None:
+        if isinstance(message, State):
+            held = self.state
+            if held is None or held.room != message.room or message.event >= held.event:
+                self.state = message
+                self.gap = self._asked = False
+            return message
+        if isinstance(message, Moved):
+            state = apply_moved(self.state, message) if self.state is not None else None
+            if state is None:
+                self.gap = True
+                return None
+            self.state = state
+            return state
+        return message
+
+    def ask(self) -> bool:
+        """Whether to send ``sync`` now: once per gap, until a state repairs it."""
+        if not self.gap or self._asked:
+            return False
+        self._asked = True
+        return True

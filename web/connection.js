@@ -44,6 +44,10 @@ export class Connection {
     /** @type {ReturnType<typeof setTimeout>|undefined} */
     this.retry = undefined;
     this.greeted = false;
+    /** The latest room state, which `moved` events apply to (PROTOCOL.md section 7a). @type {Message|null} */
+    this.held = null;
+    /** A `moved` did not follow the state held and a `sync` is on its way. */
+    this.syncing = false;
     window.addEventListener("offline", () => this.drop());
     window.addEventListener("online", () => this.reconnectNow());
   }
@@ -102,7 +106,7 @@ export class Connection {
   hello() {
     const token = sessionStorage.getItem(TOKEN_KEY);
     /** @type {Message} */
-    const hello = { type: "hello", version: VERSION, name: this.name().slice(0, 32) };
+    const hello = { type: "hello", version: VERSION, name: this.name().slice(0, 32), compact: true };
     const login = this.login();
     if (token) {
       hello.resume = token;
@@ -126,8 +130,10 @@ export class Connection {
     });
   }
 
-  /** @param {Message} message */
-  receive(message) {
+  /** @param {Message} received */
+  receive(received) {
+    const message = this.follow(received);
+    if (!message) return;
     if (message.type === "welcome") {
       performance.mark("quoridor:welcome");
       sessionStorage.setItem(TOKEN_KEY, message.resume_token);
@@ -147,6 +153,34 @@ export class Connection {
       resolve?.(message);
     }
     this.onMessage(message);
+  }
+
+  /**
+   * A `moved` event becomes the state it leads to; one that does not follow the state held
+   * (a missed event) is dropped, and a `sync` brings the whole state (section 7a).
+   * @param {Message} message
+   * @returns {Message|null}
+   */
+  follow(message) {
+    if (message.type === "state") {
+      const held = this.held;
+      if (!held || held.room !== message.room || message.event >= held.event) {
+        this.held = message;
+        this.syncing = false;
+      }
+      return message;
+    }
+    if (message.type !== "moved") return message;
+    const state = this.held && applyMoved(this.held, message);
+    if (state) {
+      this.held = state;
+      return state;
+    }
+    if (!this.syncing && this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.syncing = true;
+      this.ws.send(JSON.stringify({ type: "sync", id: `${this.prefix}sync` }));
+    }
+    return null;
   }
 
   /** Ids carry this page's prefix, so another client's id is never taken for ours. @param {Message} message */
@@ -182,6 +216,38 @@ export class Connection {
     }
     this.onStatus(status);
   }
+}
+
+/**
+ * The state of event `moved.event`, from the state of the event before (PROTOCOL.md section
+ * 7a): the fields a move changed, copied in. Null when `moved` does not follow `state`.
+ * @param {Message} state
+ * @param {Message} moved
+ * @returns {Message|null}
+ */
+export function applyMoved(state, moved) {
+  if (moved.room !== state.room || moved.event !== state.event + 1 || moved.ply !== state.ply + 1 || state.status !== "playing") {
+    return null;
+  }
+  return {
+    ...state,
+    id: moved.id,
+    event: moved.event,
+    ply: moved.ply,
+    turn: moved.turn,
+    pawns: moved.pawns,
+    walls: moved.walls ?? state.walls,
+    walls_left: moved.walls_left,
+    last_move: { seat: moved.seat, move: moved.move, ply: moved.ply - 1 },
+    legal_pawn_moves: moved.legal_pawn_moves,
+    legal_walls: moved.legal_walls,
+    distances: moved.distances,
+    spectators: moved.spectators,
+    clock: moved.clock,
+    draw_offers: moved.draw_offers,
+    moves: [...state.moves, moved.move],
+    first_move_in_ms: moved.first_move_in_ms,
+  };
 }
 
 /** The websocket URL of the server that sent this page. */

@@ -66,6 +66,8 @@ class Job:
     """Echo: bytes in each message."""
     churn: int = 0
     """Soak: every ``churn``-th game of a pair ends with both reconnecting (0: never)."""
+    compact: bool = False
+    """Ours: the players and spectators ask for ``moved`` events (PROTOCOL.md, section 7a)."""
 
 
 @dataclass
@@ -197,7 +199,10 @@ class OurGame:
             await runner.open(self.on_message, "watcher") for _ in range(runner.job.spectators)
         ]
         for number, wire in enumerate(self.members()):
-            wire.send(encode(Hello(version=VERSION, name=f"g{self.index}-{number}")))
+            hello = Hello(
+                version=VERSION, name=f"g{self.index}-{number}", compact=runner.job.compact
+            )
+            wire.send(encode(hello))
         self.new_room()
 
     def new_room(self) -> None:
@@ -215,9 +220,11 @@ class OurGame:
         msg = _decode(data)
         kind = msg.type
         runner = self.runner
-        if kind == "state":
+        if kind == "state" or kind == "moved":
             runner.result.states += 1
             runner.result.state_bytes += len(data)
+            if kind == "moved":
+                msg.status = "playing"  # a ``moved`` event comes only while the game goes on
             self.on_state(wire, msg, now)
         elif kind == "joined":
             if wire is self.a and msg.room is not None:

@@ -71,14 +71,14 @@ _ROOM = re.compile(rb'"room":"([^"]+)"')
 class Bench:
     """``games`` games between pairs of connections of one core, replaying scripts."""
 
-    def __init__(self, games: int, scripts: list[list[str]]) -> None:
+    def __init__(self, games: int, scripts: list[list[str]], compact: bool = False) -> None:
         self.core = Core(Limits(rate=1e9, burst=1e9))
         self.scripts = scripts
         self.frames = [
             [encode(MoveRequest(move=move, ply=ply)) for ply, move in enumerate(script)]
             for script in scripts
         ]
-        self.hello = encode(Hello(version=VERSION, name="bench"))
+        self.hello = encode(Hello(version=VERSION, name="bench", compact=compact))
         self.create = encode(Create(private=True))
         self.leave = encode(Leave())
         self.ids = itertools.count(1)
@@ -194,7 +194,7 @@ def report(args: argparse.Namespace) -> None:
     if args.threshold:
         gc.set_threshold(*args.threshold)
     watch()
-    bench = Bench(args.games, scripts)
+    bench = Bench(args.games, scripts, args.compact)
     gc.freeze()  # as the server does once started
     bench.moves(args.moves // 4)  # warm-up: caches, first rematches
     rounds = [measure_cpu(bench, args.moves) for _ in range(args.rounds)]
@@ -202,10 +202,12 @@ def report(args: argparse.Namespace) -> None:
     pauses, old = measure_gc(bench, moved, args.moves_per_tick)
     state = (bench.pushed - pushed_before) / moved
     mean_peak, worst_peak, held = measure_allocations(bench, min(args.moves, 5000))
-    print(f"core cost per move (bench/core_cost.py): {args.games} games open, {args.moves} moves")
+    events = "compact move events" if args.compact else "whole states"
+    print(f"core cost per move (bench/core_cost.py): {args.games} games open, {args.moves} moves, "
+          f"{events}")  # fmt: skip
     print(f"  CPU us per move, median of {args.rounds}: {statistics.median(rounds):.1f} "
           f"(rounds: {', '.join(f'{r:.1f}' for r in rounds)})")  # fmt: skip
-    print(f"  state pushed per move: {state:.0f} bytes")
+    print(f"  state (or moved event) pushed per move: {state:.0f} bytes")
     print(f"  tracemalloc: peak {mean_peak:.1f} KiB allocated per move on average, "
           f"{worst_peak:.1f} at most; {held / 1024:.1f} KiB more held after the moves")  # fmt: skip
     clock = (
@@ -223,7 +225,7 @@ def report(args: argparse.Namespace) -> None:
 
 def run_only(args: argparse.Namespace) -> None:
     """The body callgrind measures: set up, then ``--moves`` moves (maybe none)."""
-    bench = Bench(args.games, make_scripts(args.scripts))
+    bench = Bench(args.games, make_scripts(args.scripts), args.compact)
     bench.moves(args.moves)
 
 
@@ -239,6 +241,7 @@ def callgrind(args: argparse.Namespace) -> None:
                 "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                 sys.executable, __file__, "--run-only", "--moves", str(moves),
                 "--games", str(args.games), "--scripts", str(args.scripts),
+                *(["--compact"] if args.compact else []),
             ]  # fmt: skip
             env = {**os.environ, "PYTHONHASHSEED": "0"}
             subprocess.run(command, check=True, capture_output=True, env=env)
@@ -281,6 +284,11 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
                         "(default: 1,000 moves/s, as paced in bench/load.py; 0: none)")  # fmt: skip
     parser.add_argument("--threshold", type=int, nargs=3, default=None,
                         help="gc thresholds to try instead of the server's")  # fmt: skip
+    parser.add_argument(
+        "--compact",
+        action="store_true",
+        help="the players ask for compact move events (PROTOCOL.md section 7a)",
+    )
     parser.add_argument("--callgrind", action="store_true",
                         help="instructions and mallocs per move under valgrind")  # fmt: skip
     parser.add_argument("--run-only", action="store_true", help=argparse.SUPPRESS)

@@ -525,9 +525,11 @@ def run_games(
     settings: Settings,
     churn: int = 0,
     sample_every: float = 0.0,
+    compact: bool = False,
 ) -> Run:
-    """Seat ``games`` games, play them for a warm-up then ``duration`` seconds, measure."""
-    run = Run(server.label, kind, mode, games=games)
+    """Seat ``games`` games, play them for a warm-up then ``duration`` seconds, measure
+    (``compact``: the clients ask for ``moved`` events; the run's label says "+compact")."""
+    run = Run(server.label + ("+compact" if compact else ""), kind, mode, games=games)
     if sample_every > 0:
         run.before = _sample(server, 0.0, server.cpu(), time.monotonic())
     first = 0
@@ -538,7 +540,7 @@ def run_games(
                 kind=kind, mode=mode, host=HOST, port=server.port, games=count, first=first,
                 total=games, scripts=settings.scripts,
                 spectators=settings.spectators if kind == "ours" else 0,
-                echo_size=settings.echo_size, churn=churn,
+                echo_size=settings.echo_size, churn=churn, compact=compact,
             )
         )  # fmt: skip
         first += count
@@ -952,7 +954,8 @@ def verdicts(
         )
     echo = next((run for run in saturated if run.kind == "echo"), None)
     for run in (r for r in saturated if r.kind == "ours"):
-        store = run.label.split("@")[0]  # memory@main: the server of another checkout
+        # memory@main: the server of another checkout; memory+compact: moved events.
+        store = run.label.split("@")[0].split("+")[0]
         target = TARGET_SATURATION_RATIO.get(store, min(TARGET_SATURATION_RATIO.values()))
         if echo is None:
             found.append(Verdict(f"saturation, {run.label}", None, "no echo run"))
@@ -1047,6 +1050,10 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="also run paced again with N clients asking for analyses of the "
         "finished games meanwhile (the moves' round trip must not suffer)",
     )
+    parser.add_argument("--compact", choices=["off", "on", "both"], default="both",
+                        help="paced and saturated games of ours with whole states after each "
+                        "move (off), with compact move events (on: PROTOCOL.md section 7a), "
+                        "or both, labelled +compact (the default)")  # fmt: skip
     parser.add_argument("--no-echo", action="store_true", help="skip the echo and fanout ceilings")
     parser.add_argument("--sansio", action="store_true",
                         help="one more ceiling: the fanout on websockets' sans-I/O core from a "
@@ -1151,7 +1158,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             for path in paths:
                 if db == "sqlite" and Path(path).exists():
                     Path(path).unlink()
-        sizes = [run.state_bytes for run in paced + saturated if run.state_bytes]
+        # The ceilings' frames are as large as the whole states (not the compact events).
+        sizes = [
+            run.state_bytes
+            for run in paced + saturated
+            if run.state_bytes and not run.label.endswith("+compact")
+        ]
         settings.echo_size = round(statistics.mean(sizes)) if sizes else 700
         if not args.no_echo and {"idle", "paced", "saturate"} & set(modes):
             if "idle" in modes:
@@ -1287,12 +1299,16 @@ def measure_ours(
     saturation rounds alternate between them, so a busy spell of a shared machine falls on
     both rather than on one."""
     paced: list[Run] = []
+    kinds = {server.label: client_kinds(server, args.compact) for server in servers}
     for server in servers:
-        if "paced" in modes:
-            progress(f"{server.label}: paced, {args.games} games")
+        for compact in kinds[server.label] if "paced" in modes else []:
+            progress(f"{server.label}: paced, {args.games} games{_compact(compact)}")
             paced.append(
-                run_games(server, "ours", "paced", args.games, durations["paced"], settings)
-            )
+                run_games(
+                    server, "ours", "paced", args.games, durations["paced"], settings,
+                    compact=compact,
+                )
+            )  # fmt: skip
         if "paced" in modes and args.analysts:
             progress(f"{server.label}: paced, {args.games} games, {args.analysts} analysts")
             settings.analysts = args.analysts
@@ -1302,20 +1318,46 @@ def measure_ours(
             paced.append(run)
     if "saturate" not in modes:
         return paced, []
-    rounds: dict[str, list[Run]] = {server.label: [] for server in servers}
+    rounds: dict[tuple[str, bool], list[Run]] = {
+        (server.label, compact): [] for server in servers for compact in kinds[server.label]
+    }
     for number in range(args.rounds):
         for server in servers:
-            progress(
-                f"{server.label}: saturate, {args.saturate_games} games, "
-                f"round {number + 1} of {args.rounds}"
-            )
-            rounds[server.label].append(
-                run_games(
-                    server, "ours", "saturate", args.saturate_games, durations["saturate"],
-                    settings,
+            for compact in kinds[server.label]:
+                progress(
+                    f"{server.label}: saturate, {args.saturate_games} games{_compact(compact)}, "
+                    f"round {number + 1} of {args.rounds}"
                 )
-            )  # fmt: skip
+                rounds[server.label, compact].append(
+                    run_games(
+                        server, "ours", "saturate", args.saturate_games, durations["saturate"],
+                        settings, compact=compact,
+                    )
+                )  # fmt: skip
     return paced, [median_of(runs) for runs in rounds.values()]
+
+
+def _compact(compact: bool) -> str:
+    return ", compact move events" if compact else ""
+
+
+def client_kinds(server: ServerProcess, choice: str) -> list[bool]:
+    """Whether its clients ask for compact move events, run by run: ``--compact`` off
+    (whole states), on, or both; never on for a server that does not send them (a
+    checkout of ``--against`` from before them)."""
+    wanted = {"off": [False], "on": [True], "both": [False, True]}[choice]
+    if True in wanted and not speaks_compact(server.port):
+        return [False]
+    return wanted
+
+
+def speaks_compact(port: int) -> bool:
+    """Whether the server at ``port`` welcomes a ``hello`` asking for compact events."""
+    from websockets.sync.client import connect
+
+    with connect(f"ws://{HOST}:{port}", compression=None) as ws:
+        ws.send(json.dumps({"type": "hello", "version": "1.0", "name": "probe", "compact": True}))
+        return bool(json.loads(ws.recv(timeout=10)).get("compact"))
 
 
 def _check_exit(server: ServerProcess, progress: Callable[[str], None]) -> None:

@@ -614,7 +614,21 @@ class GameServer:
         directory = ClusterDirectory(self.core.host.rooms, context.clock, context.wall_clock)
         self.core.lobby.directory = directory
         lobby = Lobby(node.redis, node.keys, node.id, node.leases.ttl)
-        self.listing = Listing(directory, lobby)
+        listing = self.listing = Listing(directory, lobby)
+
+        def figures() -> dict[str, float]:
+            return {
+                "up": float(node.healthy),
+                "rooms_owned": len(node.leases.held) - len(node.spare),
+                "takeovers": node.takeovers,
+                "leases_lost": node.losses,
+                "lease_renewals": node.leases.renewals,
+                "redis_errors": node.redis_errors + listing.errors,
+                "listed_here": len(lobby.mine),
+                "listed_elsewhere": len(directory.others),
+            }
+
+        self.metrics.count_cluster(node.id, figures)
 
     def _adopt(self, taken: TakenOver, accounts: list[AccountRecord]) -> bool:
         """Host a room the node took over; False (logged) if its record cannot be used."""

@@ -82,6 +82,19 @@ class CoreCollector(Collector):
         yield logins
 
 
+CLUSTER_FIGURES = {
+    "up": ("gauge", "1 while this node reaches Redis (else it refuses new games: /readyz 503)"),
+    "rooms_owned": ("gauge", "Rooms this node hosts, each under its lease"),
+    "takeovers": ("counter", "Rooms this node took over from a node that died or stopped"),
+    "leases_lost": ("counter", "Rooms this node stopped hosting: lease lost or write fenced"),
+    "lease_renewals": ("counter", "Leases (rooms and liveness) renewed"),
+    "redis_errors": ("counter", "Requests to Redis that failed"),
+    "listed_here": ("gauge", "Rooms this node lists in the cluster-wide lobby list"),
+    "listed_elsewhere": ("gauge", "Other nodes' rooms in this node's copy of the list"),
+}
+"""Figures of a cluster node (``quoridor_cluster_<name>{node}``), by name: kind and help."""
+
+
 class _Callback(Collector):
     def __init__(self, collect: Callable[[], Iterator[CounterMetricFamily]]) -> None:
         self._collect = collect
@@ -162,6 +175,20 @@ class Metrics:
             )
 
         self.registry.register(_Callback(collect))
+
+    def count_cluster(self, node: str, figures: Callable[[], dict[str, float]]) -> None:
+        """Export a cluster node's ``CLUSTER_FIGURES``, read at scrape time, each labelled
+        with the node's id so that one query sums or compares them over the cluster."""
+
+        def collect() -> Iterator[CounterMetricFamily | GaugeMetricFamily]:
+            values = figures()
+            for name, (kind, text) in CLUSTER_FIGURES.items():
+                family = CounterMetricFamily if kind == "counter" else GaugeMetricFamily
+                metric = family(f"quoridor_cluster_{name}", text, labels=["node"])
+                metric.add_metric([node], values[name])
+                yield metric
+
+        self.registry.register(_Callback(collect))  # type: ignore[arg-type]
 
     def request_time(self, kind: str) -> Timings:
         """The latency histogram of one request type (observed for every frame, so a

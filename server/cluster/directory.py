@@ -91,17 +91,24 @@ class ClusterDirectory(LocalDirectory):
         self.others = sorted(entries, key=lambda entry: entry.opened, reverse=True)
 
 
-async def keep_listing(directory: ClusterDirectory, lobby: Lobby, every: float) -> None:
+async def keep_listing(
+    directory: ClusterDirectory,
+    lobby: Lobby,
+    every: float,
+    failed: Callable[[], None] = lambda: None,
+) -> None:
     """Publish this node's listable rooms and read the other nodes' every ``every`` seconds,
-    until cancelled. While Redis is away the list shows this node's rooms only; it heals by
-    itself when Redis is back (the next round writes everything again)."""
+    until cancelled. While Redis is away the list shows this node's rooms only (``failed``
+    is called for each round that could not reach it); it heals by itself when Redis is back
+    (the next round writes everything again)."""
     while True:
         try:
             await lobby.replace(directory.published())
             directory.heard(await lobby.others())
-        except RedisError as error:
+        except (RedisError, OSError) as error:
             log.debug("lobby list not refreshed: %s", error)
             directory.heard({})
+            failed()
         await asyncio.sleep(every)
 
 
@@ -112,12 +119,17 @@ class Listing:
     def __init__(self, directory: ClusterDirectory, lobby: Lobby) -> None:
         self.directory = directory
         self.lobby = lobby
+        self.errors = 0
+        """Rounds that could not reach Redis (a metric)."""
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self._task = asyncio.create_task(
-            keep_listing(self.directory, self.lobby, self.lobby.ttl / 3)
+            keep_listing(self.directory, self.lobby, self.lobby.ttl / 3, self._failed)
         )
+
+    def _failed(self) -> None:
+        self.errors += 1
 
     async def stop(self) -> None:
         """Stop refreshing, and withdraw this node's rooms at once (a graceful stop: the

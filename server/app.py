@@ -600,6 +600,9 @@ class GameServer:
         node.hosting = self.core.hosts
         node.adopt = self._adopt
         node.dropped = self._drop_room
+        history = self.core.history
+        node.game_ids = history.reserved
+        history.running_low = lambda: self._background(node.reserve_game_ids())
         store.fenced = self._fenced
         host.take_code = node.take_code
         host.can_open = lambda: node.healthy and bool(node.spare) and not self.handing_over

@@ -6,6 +6,7 @@ import heapq
 import itertools
 import logging
 from collections import deque
+from collections.abc import Callable
 
 from engine import format_record
 from protocol.messages import GameRecordReply, GameSummary, RequestId
@@ -32,6 +33,13 @@ class GameHistory:
         """Finished games the database has not received yet (when there is one)."""
         self.keep_unsaved = False
         self._next_id = 1
+        self.blocks: deque[range] | None = None
+        """On a node of a cluster: ids reserved for this node in the shared database (blocks
+        of ``server.cluster.node.GAME_ID_BLOCK``), used instead of counting from the highest
+        id loaded, which every node would do alike."""
+        self.running_low: Callable[[], None] = lambda: None
+        """Called when the reserved ids run low (the node reserves another block)."""
+        self._block_size = 0
 
     def load(self, games: list[GameRecord], last_id: int = 0) -> None:
         """Take back the games read from the database, oldest first; new games are numbered
@@ -45,7 +53,7 @@ class GameHistory:
         count = len(room.finished)
         for finished in room.finished:
             game = GameRecord(
-                id=self._next_id,
+                id=self._take_id(),
                 room=room.code,
                 number=finished.number,
                 variant=room.spec,
@@ -59,7 +67,6 @@ class GameHistory:
                 accounts=finished.accounts,
                 ranks=finished.ranks,
             )
-            self._next_id += 1
             log.info(
                 "game %d finished: %s, winner seat %s",
                 game.id,
@@ -72,6 +79,32 @@ class GameHistory:
                 self.unsaved.append(game)
         room.finished.clear()
         return count
+
+    def _take_id(self) -> int:
+        blocks = self.blocks
+        if blocks is None or not blocks:
+            if blocks is not None:  # none reserved in time: past every id seen here
+                log.error("no reserved game id left; numbering past the last one")
+            game_id = self._next_id
+            self._next_id += 1
+            return game_id
+        block = blocks[0]
+        game_id = block[0]
+        blocks[0] = block[1:]
+        if not blocks[0]:
+            blocks.popleft()
+        self._next_id = max(self._next_id, game_id + 1)
+        if sum(map(len, blocks)) < self._block_size // 2:
+            self.running_low()
+        return game_id
+
+    def reserved(self, block: range) -> None:
+        """A block of ids reserved for this node in the shared database."""
+        if self.blocks is None:
+            self.blocks = deque()
+        self.blocks.append(block)
+        self._block_size = len(block)
+        self._next_id = max(self._next_id, block[-1] + 1)
 
     def take_unsaved(self) -> list[GameRecord]:
         unsaved, self.unsaved = self.unsaved, []

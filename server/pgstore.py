@@ -162,6 +162,10 @@ MIGRATIONS = [
     ALTER TABLE sessions ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE games ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0;
     """,
+    # 4 (no SQLite equivalent): the game ids handed out to the nodes of a cluster in blocks.
+    """
+    CREATE SEQUENCE game_ids;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 SQLITE_EQUIVALENT = 6
@@ -169,6 +173,8 @@ SQLITE_EQUIVALENT = 6
 as: a test fails when SQLite's moves on without PostgreSQL's."""
 MIGRATION_LOCK = 0x51_0D_0B
 """The advisory lock nodes take to migrate one at a time when they start together."""
+GAME_IDS_LOCK = 0x51_0D_1D
+"""The advisory lock under which a node reserves a block of game ids."""
 CONNECT_WITHIN = 10.0
 WATCH_EVERY = 1.0
 """Seconds between checks of an idle connection."""
@@ -438,6 +444,24 @@ class PgStore:
             return str(rows[0][0]) if rows else None
 
         return await self._run(read)
+
+    async def reserve_game_ids(self, count: int) -> range:
+        """``count`` game ids no other node (nor any game saved so far) has or will get: a
+        cluster's nodes number finished games from blocks of the ``game_ids`` sequence,
+        never below the highest id saved (a single server counts from it by itself)."""
+
+        async def reserve(conn: Conn) -> range:
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(%s)", (GAME_IDS_LOCK,))
+                ((last, called),) = await _rows(
+                    conn, "SELECT last_value, is_called FROM game_ids", ()
+                )
+                ((highest,),) = await _rows(conn, "SELECT COALESCE(MAX(id), 0) FROM games", ())
+                start = max(int(last) + 1 if called else int(last), int(highest) + 1)
+                await conn.execute("SELECT setval('game_ids', %s)", (start + count - 1,))
+                return range(start, start + count)
+
+        return await self._run(reserve)
 
     async def accounts(self, ids: list[int]) -> list[AccountRecord]:
         """The accounts ``ids`` (the players of a room taken over)."""

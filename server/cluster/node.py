@@ -36,6 +36,9 @@ log = logging.getLogger("quoridor.cluster")
 
 SPARE_CODES = 16
 """Room codes a node keeps leased in advance, so that opening a room waits for nothing."""
+GAME_ID_BLOCK = 100
+"""Game ids a node reserves at a time in the shared database (``PgStore.reserve_game_ids``);
+another block is reserved once half of them are used."""
 RETRY_AFTER = 0.2
 """Seconds before trying Redis again after an error (the spare codes, the sweep)."""
 
@@ -91,6 +94,9 @@ class ClusterNode:
         its record cannot be used."""
         self.dropped: Callable[[str], None] = lambda code: None
         """The room's lease is lost: the core must stop hosting it at once."""
+        self.game_ids: Callable[[range], None] = lambda block: None
+        """Hands a block of game ids reserved for this node to the core's history."""
+        self._reserving = False
         self.spare: list[Lease] = []
         """Fresh codes leased in advance, for rooms this node opens."""
         self._taking: dict[str, asyncio.Task[Location]] = {}
@@ -110,6 +116,7 @@ class ClusterNode:
         orphaned rooms, until ``stop``. The first spare codes are leased before it returns
         (unless Redis does not answer: the node then starts unready, and refuses new games
         until it does)."""
+        await self.reserve_game_ids()
         with contextlib.suppress(RedisError, OSError, TimeoutError):
             async with asyncio.timeout(self.leases.ttl):
                 while len(self.spare) < SPARE_CODES:
@@ -182,6 +189,18 @@ class ClusterNode:
             return None
         self.store.epochs[code] = lease.epoch
         return lease
+
+    async def reserve_game_ids(self) -> None:
+        """Reserve the next block of game ids (one reservation at a time)."""
+        if self._reserving:
+            return
+        self._reserving = True
+        try:
+            self.game_ids(await self.store.reserve_game_ids(GAME_ID_BLOCK))
+        except StoreError as error:  # asked again when the history next runs low
+            log.warning("cannot reserve game ids now: %s", error)
+        finally:
+            self._reserving = False
 
     # -- losing rooms -----------------------------------------------------------------
 

@@ -18,10 +18,13 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from protocol.messages import VERSION, Hello, MoveRequest, State, Welcome
 from server.cluster.keys import Keys, text
+from server.database import Batch
+from server.history import GameHistory
 from server.pgstore import PgStore
 from tests.process import ServerProcess
 from tests.server.cluster.harness import DEFAULT_TTL, running_cluster
 from tests.server.test_store import GAME, play, seat_two
+from tests.server.test_store_contract import game
 from tests.services import RedisServer
 from tests.wsclient import Client
 
@@ -161,3 +164,48 @@ async def test_sigterm_hands_the_rooms_over_and_the_players_resume_at_once(
         final = await play([a2, b2], GAME[6:], 6)
         assert final.result is not None
         await asyncio.gather(a2.close(), b2.close())
+
+
+async def test_game_ids_come_from_blocks_no_two_nodes_share(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str
+) -> None:
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 2) as cluster:
+        games = [await seat_two(cluster.node(index).url) for index in (0, 1, 0, 1)]
+        await asyncio.gather(*(play([a, b], GAME, 0) for a, b, _code in games))
+        for a, b, _code in games:
+            await asyncio.gather(a.close(), b.close())
+    store = PgStore(postgres_url)
+    await store.open()
+    finished = (await store.load()).games
+    await store.close()
+    assert sorted(game.room for game in finished) == sorted(code for *_, code in games)
+    assert len({game.id for game in finished}) == 4
+
+
+async def test_reserved_game_id_blocks_are_disjoint_and_above_every_saved_game(
+    postgres_url: str,
+) -> None:
+    first, second = PgStore(postgres_url), PgStore(postgres_url)
+    await first.open()
+    await second.open()
+    await first.write(Batch(games=[game(41)]))
+    blocks = await asyncio.gather(
+        *(store.reserve_game_ids(100) for store in (first, second, first, second))
+    )
+    numbers = [number for block in blocks for number in block]
+    assert len(set(numbers)) == 400
+    assert min(numbers) == 42
+    await first.close()
+    await second.close()
+
+
+def test_the_history_numbers_games_from_its_reserved_blocks() -> None:
+    history = GameHistory(10)
+    asked: list[int] = []
+    history.running_low = lambda: asked.append(1)
+    history.reserved(range(101, 105))
+    ids = [history._take_id() for _ in range(3)]
+    assert ids == [101, 102, 103]
+    assert asked == [1]  # fewer than half the block left after the third
+    history.reserved(range(301, 305))
+    assert [history._take_id() for _ in range(2)] == [104, 301]

@@ -278,8 +278,7 @@ class ClusterNode:
         ttl = self.leases.ttl
         while True:
             await asyncio.sleep(ttl * random.uniform(0.5, 1.0))
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweep_once()
+            await self._sweep_once()
 
     async def _sweep_once(self) -> None:
         try:

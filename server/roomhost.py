@@ -137,7 +137,7 @@ class RoomHost:
         targets = room.connections()
         wanting = [conn for conn in targets if conn in compact] if compact else []
         if not wanting:
-            return [self.push(room, rid, moved=True)]
+            return [self.publish_move(room, rid, targets)]
         room.event += 1
         now = self.context.clock()
         room.arm(now, self.context.limits.absence.first_move)
@@ -150,6 +150,13 @@ class RoomHost:
             return [self.publish(room, small, True, wanting)]
         others = [conn for conn in targets if conn not in compact]
         return [self.publish(room, room.state_frame(now, rid), True, others), Send(wanting, small)]
+
+    def publish_move(self, room: Room, rid: RequestId, targets: list[int]) -> Send:
+        """``push`` of a move to ``targets`` (the room's connections, already listed)."""
+        room.event += 1
+        now = self.context.clock()
+        room.arm(now, self.context.limits.absence.first_move)
+        return self.publish(room, room.state_frame(now, rid), True, targets)
 
     def sync(self, session: Session, conn: int, rid: RequestId) -> Send:
         """The answer to ``sync``: the room's state as of its latest event (no new event)."""

@@ -286,7 +286,14 @@ class Room:
         return players + list(self.spectators)
 
     def connections(self) -> list[int]:
-        return [s.conn for s in self.members() if s.conn is not None]
+        """Where the room's events go: ``members``' connections (one pass, on every push)."""
+        conns = [
+            h.session.conn
+            for h in self.seats
+            if h is not None and h.bot is None and h.session.conn is not None and self.sits(h)
+        ]
+        conns += [s.conn for s in self.spectators if s.conn is not None]
+        return conns
 
     def anyone_connected(self) -> bool:
         return any(s.conn is not None for s in self.members())

@@ -286,6 +286,12 @@ class RoomHost:
             self._tiebreak += 1
             heapq.heappush(self._timers, (when, self._tiebreak, room.code))
 
+    def earliest(self) -> float | None:
+        """No room's deadline comes before this: the first timer's moment, stale or not
+        (every deadline a room has was scheduled, so it has a timer of its own; the ones
+        that passed it by are stale). None without timers."""
+        return self._timers[0][0] if self._timers else None
+
     def next_deadline(self) -> float | None:
         while self._timers:
             when, _, code = self._timers[0]

@@ -153,7 +153,11 @@ class Cluster:
             if node.running:
                 if node.paused:
                     node.resume()
-                await node.stop(within=30)
+                try:
+                    await node.stop(within=20)
+                except TimeoutError:  # never leave a node behind (it holds the test's pipes)
+                    await node.stop(signal.SIGKILL)
+                    raise
 
 
 @contextlib.asynccontextmanager

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from protocol.messages import VERSION, Hello, MoveRequest, State, Welcome
 from server.cluster.keys import Keys, text
@@ -48,7 +48,7 @@ async def resume_anywhere(
                 return client
             reply.cancel()
             raise ConnectionClosed(None, None)
-        except (ConnectionClosed, InvalidStatus, OSError, AssertionError, TimeoutError):
+        except (ConnectionClosed, InvalidHandshake, OSError, AssertionError, TimeoutError):
             if time.monotonic() > deadline:
                 raise
             await asyncio.sleep(0.05)
@@ -209,3 +209,43 @@ def test_the_history_numbers_games_from_its_reserved_blocks() -> None:
     assert asked == [1]  # fewer than half the block left after the third
     history.reserved(range(301, 305))
     assert [history._take_id() for _ in range(2)] == [104, 301]
+
+
+async def test_a_paused_owner_that_wakes_after_a_takeover_cannot_write_and_drops_the_room(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
+) -> None:
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 3) as cluster:
+        a, b, code = await seat_two(cluster.node(0).url)
+        half = 7
+        await play([a, b], GAME[:half], 0)
+        old = cluster.node(0)
+        old.pause()
+        a2, b2 = await asyncio.gather(
+            resume_anywhere(cluster.url, a.welcome, "alice"),
+            resume_anywhere(cluster.url, b.welcome, "bob"),
+        )
+        owner = await lease_of(redis, redis_prefix, code)
+        assert owner is not None
+        assert owner[0] != "n1"
+        await play([a2, b2], GAME[half : half + 1], half)  # bob's d7, on the new owner
+
+        # The old owner wakes up still holding the room in memory, and bob's old connection
+        # plays another move at the same ply there: it must never be acknowledged.
+        seen_before = len(b.seen)
+        await b.send(MoveRequest(move="c8", ply=half))
+        old.resume()
+        assert (await b.closed(DEFAULT_TTL * 5))[0] == 1012
+        assert (await a.closed(DEFAULT_TTL * 5))[0] == 1012
+        late = [m for m in b.seen[seen_before:] if isinstance(m, State) and m.ply > half]
+        assert late == []
+        assert b"lease lost" in old.log or b"fenced" in old.log
+
+        final = await play([a2, b2], GAME[half + 1 :], half + 1)  # unaffected
+        assert final.result is not None
+        await asyncio.gather(a2.close(), b2.close())
+
+    store = PgStore(postgres_url)
+    await store.open()
+    (finished,) = [g for g in (await store.load()).games if g.room == code]
+    assert finished.moves == GAME
+    await store.close()

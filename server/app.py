@@ -315,13 +315,16 @@ class GameServer:
         if self.node is not None:
             self.handing_over = True
             await self._drain()
+            log.info("handing %d rooms over to the other nodes", len(self.core.rooms))
             await self.node.hand_over(list(self.core.rooms))
         self._send_now()  # what the loop has not written yet goes before the closes
         self.core.closing_all = True
         links = list(self.sockets.values())
+        log.info("closing %d connections (1012)", len(links))
         for link in links:
             link.close(CLOSE_RESTART, "server restarting")
         await asyncio.gather(*(link.wait_closed() for link in links))
+        log.info("connections closed")
         if self._server is not None:
             await self._server.wait_closed()
         if self.store is not None:

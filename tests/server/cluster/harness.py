@@ -157,6 +157,8 @@ class Cluster:
                     await node.stop(within=20)
                 except TimeoutError:  # never leave a node behind (it holds the test's pipes)
                     await node.stop(signal.SIGKILL)
+                    tail = node.log.decode(errors="replace")[-3000:]
+                    print(f"{node.node_id} did not stop:\n{tail}")
                     raise
 
 

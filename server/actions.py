@@ -13,6 +13,7 @@ from protocol.messages import (
     ChangePassword,
     FetchGame,
     Hello,
+    Join,
     Leaderboard,
     Login,
     Logout,
@@ -21,6 +22,7 @@ from protocol.messages import (
     Register,
     RequestId,
     VariantSpec,
+    Watch,
 )
 from server.analysis import AnalyseStep
 from server.records import AccountRecord
@@ -104,4 +106,14 @@ class FindSession(NamedTuple):
     token_digest: bytes
 
 
-Action = Send | Close | Think | AnalyseStep | Suggest | LiveEvalStep | Ask | FindSession
+class Locate(NamedTuple):
+    """A cluster node was asked for a room it does not host: find where it is (taking it
+    over if its node is dead). Hosted elsewhere, the adapter hands the connection over to
+    that node with the request (``server.cluster.relay``); here now, or nowhere, the
+    request comes back through ``Core.located``."""
+
+    conn: int
+    request: Join | Watch
+
+
+Action = Send | Close | Think | AnalyseStep | Suggest | LiveEvalStep | Ask | FindSession | Locate

@@ -18,7 +18,7 @@ import logging
 import socket
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from http import HTTPStatus
 from ipaddress import IPv4Network, IPv6Network, ip_address
 from typing import TYPE_CHECKING, cast
@@ -32,11 +32,13 @@ from websockets.protocol import OPEN
 
 from engine.ai import choose_move
 from engine.ai.evaluation import Evaluation, MoveReview, evaluate, review_move
+from protocol.codec import encode
 from server import http, static
 from server.accountdb import RatedGame
 from server.accounts import AccountService, AuthLimits, hasher_from
 from server.actions import FindSession
 from server.analysis import AnalyseStep
+from server.cluster.relay import NODE_PATH, Inbound, Relay, authorized, client_address
 from server.config import Config
 from server.core import (
     HINT_LEVEL,
@@ -67,6 +69,7 @@ from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
 if TYPE_CHECKING:  # PostgreSQL's and Redis's clients are imported only in a cluster
     from server.cluster.directory import Listing
     from server.cluster.node import ClusterNode
+    from server.cluster.nodes import NodeAddresses
     from server.cluster.ownership import TakenOver
 
 log = logging.getLogger("quoridor.server")
@@ -197,6 +200,30 @@ class GameServer:
         self.resume_elsewhere: Callable[[FindSession, str], None] = self._reconnect_elsewhere
         """What to do with a player resuming here whose room another live node hosts (the
         relay's hook; by default the player is told to reconnect, 1012)."""
+        self.relay: Relay | None = None
+        """A cluster node's relay (``enable_relay``): clients served by other nodes."""
+        self.addresses: NodeAddresses | None = None
+        """Where the other nodes reach this one, published for them (a cluster node)."""
+
+    def enable_relay(
+        self,
+        node: str,
+        address_of: Callable[[str], Awaitable[str | None]],
+        where: Callable[[str], Awaitable[str | None]],
+    ) -> Relay:
+        """Make this server a node that hands clients over to the node hosting their room
+        and serves clients handed to it (``server.cluster.relay``)."""
+        self.core.context.clustered = True
+        self.relay = Relay(
+            self,
+            node,
+            self.config.cluster_secret,
+            address_of,
+            where,
+            self.metrics.registry,
+            self.config.ping_interval,
+        )
+        return self.relay
 
     @property
     def port(self) -> int:
@@ -220,6 +247,11 @@ class GameServer:
                 "--redis needs a PostgreSQL --db (postgresql://...): the nodes of a cluster "
                 "share their games there (docs/cluster.md)"
             )
+        if config.redis and not config.cluster_secret:
+            raise StartupError(
+                "--redis needs --cluster-secret (the same on every node): nodes hand clients "
+                "over to each other only with it (docs/cluster.md)"
+            )
         server = await self._listen()
         if config.redis:
             self._join_cluster(int(server.sockets[0].getsockname()[1]))
@@ -229,6 +261,8 @@ class GameServer:
                 await self._recover()
             if self.node is not None:
                 await self.node.start()
+            if self.addresses is not None:
+                self.addresses.start()
             if self.listing is not None:
                 self.listing.start()
             await server.start_serving()
@@ -325,6 +359,10 @@ class GameServer:
             link.close(CLOSE_RESTART, "server restarting")
         await asyncio.gather(*(link.wait_closed() for link in links))
         log.info("connections closed")
+        if self.relay is not None:
+            await self.relay.stop()
+        if self.addresses is not None:
+            await self.addresses.stop()
         if self._server is not None:
             await self._server.wait_closed()
         if self.store is not None:
@@ -361,6 +399,8 @@ class GameServer:
             return http.without_body(files) if head else files
         if head:
             return http.NOT_ALLOWED
+        if path == NODE_PATH and self.relay is not None:
+            return self._admit_node(link, request)
         if path != http.WEBSOCKET_PATH:
             return http.text(HTTPStatus.NOT_FOUND, f"nothing at {path}; games are at /")
         if self.failed:
@@ -372,6 +412,27 @@ class GameServer:
         if self.per_ip[address] >= self.config.max_per_ip:
             log.warning("connection refused: too many from one address", extra={"ip": address})
             return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
+        return None
+
+    def _admit_node(self, link: Link, request: Request) -> Response | None:
+        """A node link: another node hands a client over. The cluster secret is checked in
+        constant time; the client's own address is counted, as for a direct connection."""
+        assert self.relay is not None
+        if not authorized(request.headers, self.relay.secret):
+            log.warning("node link refused: wrong cluster secret", extra={"ip": link.address})
+            return http.text(HTTPStatus.FORBIDDEN, "this is no node of your cluster")
+        address = client_address(request.headers)
+        if address is None:
+            return http.text(HTTPStatus.BAD_REQUEST, "a node link names its client's address")
+        if self.per_ip[address] >= self.config.max_per_ip:
+            return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
+        if link.counted is not None:  # the gate counted the handing node: count the client
+            self.gate.release(link.counted)
+            link.counted = None
+        if (refusal := self.gate.admit(address)) is not None:
+            return refusal
+        link.counted = address
+        link.relay = Inbound()
         return None
 
     # -- websockets ----------------------------------------------------------------
@@ -390,11 +451,23 @@ class GameServer:
     def received(self, link: Link, data: bytes) -> None:
         if self.handing_over:
             return  # this node's rooms belong to the next owner: the client asks it again
+        if link.relay is not None:  # a cluster node's relayed connection
+            assert self.relay is not None
+            taken = self.relay.incoming(link, data)
+            if taken is None:
+                return
+            data = taken
+        self.serve(link, data)
+
+    def serve(self, link: Link, data: bytes) -> None:
+        """The core takes a client's message."""
         # Text frames arrive as bytes: msgspec decodes UTF-8 JSON itself.
         started = time.perf_counter()
         actions = self.core.receive(link.conn, data)
         elapsed = time.perf_counter() - started
         self.metrics.request_time(self.core.last_kind).observe(elapsed)
+        if self.relay is not None:
+            actions = self.relay.intercept(link, actions, data)
         self._carry_out(actions)
         self._watch(link)
 
@@ -428,9 +501,20 @@ class GameServer:
         # A client that closed with 1000/1001 left on purpose: shorter grace.
         code = link.close_code
         log.debug("connection closed", extra={"conn": conn, "code": code})
-        self._carry_out(self.core.close(conn, code in (1000, 1001)))
+        if link.relay is not None and self.relay is not None:
+            self.relay.gone(link, code)
+        if conn in self.core.connections:  # not when it was served by another node
+            self._carry_out(self.core.close(conn, code in (1000, 1001)))
+
+    def write(self, link: Link, payload: bytes) -> None:
+        """One text frame to a client served by another node (the relay)."""
+        if link.protocol.state is OPEN and self._reading(link, link.transport):
+            link.transport.write(Frame(Opcode.TEXT, payload).serialize(mask=False))
 
     # -- carrying out the core's actions -------------------------------------------
+
+    def carry_out(self, actions: list[Action]) -> None:
+        self._carry_out(actions)
 
     def _carry_out(self, actions: list[Action]) -> None:
         """Send ``actions`` once what the core changed for them is committed."""
@@ -610,6 +694,33 @@ class GameServer:
         host.take_code = node.take_code
         host.can_open = lambda: node.healthy and bool(node.spare) and not self.handing_over
         self._join_lobby(node)
+        self._join_relay(node, port)
+
+    def _join_relay(self, node: ClusterNode, port: int) -> None:
+        """Clients asking for a room of another node are handed over to it, and other nodes'
+        clients are served here (``server.cluster.relay``), found at their addresses."""
+        from server.cluster.node import Local, Remote
+        from server.cluster.nodes import NodeAddresses
+
+        config = self.config
+        advertised = config.advertise or f"{_reachable(config.host)}:{port}"
+        self.addresses = NodeAddresses(node.redis, node.keys, node.id, advertised, node.leases.ttl)
+
+        async def where(code: str) -> str | None:
+            location = await node.locate(code)
+            if isinstance(location, Remote):
+                return location.node
+            return node.id if isinstance(location, Local) else None
+
+        self.enable_relay(node.id, self.addresses.of, where)
+        self.resume_elsewhere = self._resume_elsewhere
+
+    def _resume_elsewhere(self, find: FindSession, node: str) -> None:
+        """A player resuming here whose room another node hosts: hand the connection over
+        to that node with the hello (the relay)."""
+        assert self.relay is not None
+        self.core.asked(find.conn)
+        self.relay.move(find.conn, node, [encode(find.hello)])
 
     def _join_lobby(self, node: ClusterNode) -> None:
         """``list_rooms`` lists every live node's rooms (``server.cluster.directory``)."""
@@ -848,6 +959,8 @@ class GameServer:
         client cannot pick its own address by sending the header itself.
         """
         address = link.remote_address[0]
+        if isinstance(link.relay, Inbound) and request is not None:
+            return client_address(request.headers) or address
         networks = self.proxy_networks
         if not networks or request is None or not _within(address, networks):
             return address
@@ -876,6 +989,12 @@ def allowed_origin(headers: Headers, allowed: frozenset[str]) -> bool:
     return _without_default_port(parts.netloc, parts.scheme) == _without_default_port(
         host, parts.scheme
     )
+
+
+def _reachable(host: str) -> str:
+    """The listening host as other machines can reach it: every interface's wildcard is
+    no address, so this machine's name stands for it."""
+    return socket.gethostname() if host in ("0.0.0.0", "::", "") else host
 
 
 def _without_default_port(netloc: str, scheme: str) -> str:

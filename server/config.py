@@ -115,6 +115,16 @@ class Config:
         "comma-separated addresses or networks (10.0.0.0/8) of reverse proxies whose "
         "X-Forwarded-For header names the real client, for the per-IP cap and the logs",
     )
+    advertise: str = _setting(
+        "",
+        "cluster node: HOST:PORT where the other nodes reach this one (its node endpoint); "
+        "empty: the listening host and port",
+    )
+    cluster_secret: str = _setting(
+        "",
+        "cluster node: the secret every node of the cluster shares; a node hands a client "
+        "over to another only with it (required in cluster mode)",
+    )
     hello_timeout: float = _setting(
         10.0, "seconds a new connection has to say hello before it is closed"
     )

@@ -72,6 +72,7 @@ from server.actions import (
     Ask,
     Close,
     LiveEvalStep,
+    Locate,
     Send,
     Suggest,
     Think,
@@ -85,13 +86,13 @@ from server.historydesk import HistoryDesk
 from server.lobby import Lobby
 from server.play import Play
 from server.quickmatch import LocalQueue, Pool
-from server.records import AccountRecord, RoomRecord, SessionRecord
+from server.records import AccountRecord, HandedSession, RoomRecord, SessionRecord
 from server.registry import SessionRegistry
 from server.roomhost import RoomHost
 from server.rooms import Room
 from server.seating import Seating
 from server.sessions import Connection, Session
-from server.snapshot import restore_session
+from server.snapshot import restore_session, session_record
 
 __all__ = [
     "CLOSE_REPLACED",
@@ -105,6 +106,7 @@ __all__ = [
     "Core",
     "Limits",
     "LiveEvalStep",
+    "Locate",
     "Send",
     "Suggest",
     "Think",
@@ -484,6 +486,56 @@ class Core:
             return self._hello(connection, hello)
         finally:
             connection.asking = False
+
+    # -- the relay: connections moving between the nodes of a cluster ---------------------
+
+    def located(self, conn: int, request: Join | Watch, here: bool) -> list[Action]:
+        """The answer to a ``Locate``: the room is hosted here now (``here``: taken over
+        from a dead node), or nowhere."""
+        connection = self.connections.get(conn)
+        session = None if connection is None else connection.session
+        if connection is None or session is None:
+            return []
+        if here and request.room in self.host.rooms:
+            return self._dispatch(connection, request)
+        return [self.lobby.missing(session, request)]
+
+    def movable(self, conn: int) -> bool:
+        """Whether the connection may move to another node: open here, and its session (if
+        any) in no room of this node."""
+        connection = self.connections.get(conn)
+        if connection is None:
+            return False
+        return connection.session is None or connection.session.room is None
+
+    def depart(self, conn: int) -> HandedSession | None:
+        """The connection moves to another node (``movable``): forget it and its session
+        here without a word to anyone (the session lives on there, so no grace period, no
+        queue); what that node needs of the session, or None if it said no hello yet."""
+        if not self.movable(conn):
+            raise ValueError(f"connection {conn} cannot move: it is not here, or in a room")
+        self.desk.forget(conn)
+        self.play.forget(conn)
+        session = self.registry.depart(conn)
+        if session is None:
+            return None
+        self.lobby.unqueue(session)
+        return HandedSession(
+            session=session_record(session),
+            account=session.account,
+            login=session.login,
+            address=session.address,
+        )
+
+    def arrive(self, conn: int, handed: HandedSession) -> None:
+        """The opened connection ``conn`` brings a session from another node (``depart``
+        there): it is this node's from now on."""
+        record = handed.session
+        accounts = {} if handed.account is None else {handed.account.id: handed.account}
+        session = restore_session(record, self.context.chat_bucket(), accounts)
+        session.login = handed.login
+        session.address = handed.address
+        self.registry.arrive(conn, session)
 
     def snapshot_all(self) -> None:
         """Note every room in play for saving as of now (before a graceful shutdown)."""

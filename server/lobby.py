@@ -33,7 +33,7 @@ from protocol.messages import (
 )
 from protocol.messages import QuickMatch as QuickMatchRequest
 from server import ratings
-from server.actions import Action, Send
+from server.actions import Action, Locate, Send
 from server.context import Context, full_variant
 from server.directory import RoomDirectory
 from server.quickmatch import MatchQueue, Pool
@@ -97,14 +97,24 @@ class Lobby:
     def join(self, session: Session, request: Join) -> list[Action]:
         room = self.directory.find(request.room)
         if room is None:
-            return [self._no_room(session, request.room, request.id)]
+            return [self._elsewhere(session, request)]
         return self.seating.join(session, room, request)
 
     def watch(self, session: Session, request: Watch) -> list[Action]:
         room = self.directory.find(request.room)
         if room is None:
-            return [self._no_room(session, request.room, request.id)]
+            return [self._elsewhere(session, request)]
         return self.seating.watch(session, room, request)
+
+    def _elsewhere(self, session: Session, request: Join | Watch) -> Action:
+        """A room this server does not host: on a cluster node, perhaps another node's
+        (the adapter finds out: ``Locate``); alone, no such room."""
+        if self.context.clustered and session.conn is not None:
+            return Locate(session.conn, request)
+        return self.missing(session, request)
+
+    def missing(self, session: Session, request: Join | Watch) -> Send:
+        return self._no_room(session, request.room, request.id)
 
     def quick_match(self, session: Session, request: QuickMatchRequest) -> list[Action]:
         if (refused := self._room_refused(session, request.id)) is not None:

@@ -109,3 +109,16 @@ class AccountRecord(msgspec.Struct, kw_only=True):
     computer: int | None = None
     """The computer's level, for the computer's own accounts."""
     ratings: dict[str, RatingRecord] = msgspec.field(default_factory=dict)
+
+
+class HandedSession(msgspec.Struct, kw_only=True):
+    """A session moving with its client's connection to another node of a cluster (the
+    relay, docs/cluster.md): everything the node it leaves knew of it, so the node it
+    joins serves it as if it had said hello there."""
+
+    session: SessionRecord
+    account: AccountRecord | None = None
+    login: bytes | None = None
+    """The digest of the login token the session said hello with, if any (for ``logout``)."""
+    address: str = ""
+    """The address the session was created from (its rooms count against it)."""

@@ -95,6 +95,25 @@ class SessionRegistry:
         session.conn = None
         return session
 
+    def depart(self, conn: int) -> Session | None:
+        """The connection leaves this node with its session (the relay moves it to another
+        node of a cluster): forget both here, quietly; the session, if it had one."""
+        connection = self.connections.pop(conn)
+        session = connection.session
+        if session is not None:
+            self.sessions.pop(session.token_digest, None)
+            session.conn = None
+        return session
+
+    def arrive(self, conn: int, session: Session) -> None:
+        """The opened connection ``conn`` carries ``session``, greeted on another node: it
+        is served here from now on, without a second welcome. A session this node already
+        holds under the same token is the same one, and is kept."""
+        session = self.sessions.setdefault(session.token_digest, session)
+        connection = self.connections[conn]
+        connection.session = session
+        session.conn = conn
+
     # -- hello -----------------------------------------------------------------------
 
     def hello(self, connection: Connection, hello: Hello) -> tuple[list[Action], Session | None]:

@@ -90,6 +90,7 @@ class Link(asyncio.Protocol):
         "ping_interval",
         "prefix",
         "protocol",
+        "relay",
         "remote_address",
         "request",
         "timer",
@@ -122,6 +123,10 @@ class Link(asyncio.Protocol):
         self.keepalive: asyncio.TimerHandle | None = None
         self.patience: asyncio.TimerHandle | None = None
         self.lost: asyncio.Future[None] | None = None
+        self.relay: object | None = None
+        """The cluster relay's state for this connection (``server.cluster.relay``): a
+        client served by another node, or a connection another node handed over; None
+        for a plain connection (and on a server that is no cluster node)."""
 
     # -- asyncio.Protocol ----------------------------------------------------------
 
@@ -178,6 +183,12 @@ class Link(asyncio.Protocol):
         """Start the closing handshake (the TCP connection ends within CLOSE_TIMEOUT)."""
         if self.protocol.state is OPEN:
             self.protocol.send_close(code, reason)
+            self._flush()
+
+    def send_binary(self, data: bytes) -> None:
+        """Send one binary message (the cluster relay's own messages on a node link)."""
+        if self.protocol.state is OPEN:
+            self.protocol.send_binary(data)
             self._flush()
 
     async def wait_closed(self) -> None:

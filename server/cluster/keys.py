@@ -40,6 +40,9 @@ class Keys:
     def alive(self, node: str) -> str:
         return f"{self.prefix}alive:{node}"
 
+    def address(self, node: str) -> str:
+        return f"{self.prefix}address:{node}"
+
     def lobby(self, node: str) -> str:
         return f"{self.prefix}lobby:{node}"
 

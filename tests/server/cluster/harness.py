@@ -117,10 +117,15 @@ class Node(ServerProcess):
         self.paused = False
 
 
+CLUSTER_SECRET = "the test cluster's secret"
+"""Every node's --cluster-secret (the relay's node links need it)."""
+
+
 class Cluster:
     def __init__(self, db: str, redis_url: str, prefix: str, *args: str) -> None:
         self.db = db
         self.common = ("--redis", redis_url, "--redis-prefix", prefix, *args)
+        self.common += ("--cluster-secret", CLUSTER_SECRET)
         self.nodes: list[Node] = []
         self.balancer = Balancer(self)
 

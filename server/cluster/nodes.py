@@ -1,0 +1,67 @@
+"""Where each live node of a cluster can be reached: one Redis key per node.
+
+A node publishes its ``--advertise`` address (``host:port``) under ``address:{node}`` with
+a TTL and refreshes it every third of that TTL, so a dead node's address goes within a
+TTL, as its leases do. The relay (``server.cluster.relay``) reads it to open a connection
+to the node that owns a room. A node that is gone, or whose key Redis lost (a restart),
+has no address until its next refresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from server.cluster.keys import Keys, text
+
+log = logging.getLogger("quoridor.cluster")
+
+
+class NodeAddresses:
+    """This node's address in Redis, kept fresh; the other nodes' addresses, read."""
+
+    def __init__(self, redis: Redis, keys: Keys, node: str, address: str, ttl: float) -> None:
+        self.redis = redis
+        self.keys = keys
+        self.node = node
+        self.address = address
+        """``host:port`` where the other nodes reach this one."""
+        self.ttl = ttl
+        self._task: asyncio.Task[None] | None = None
+
+    async def publish(self) -> None:
+        await self.redis.set(self.keys.address(self.node), self.address, px=int(self.ttl * 1000))
+
+    async def keep(self) -> None:
+        """Publish now and every third of the TTL until cancelled (errors are logged and
+        retried at the next turn: Redis away is the leases' concern too)."""
+        while True:
+            try:
+                await self.publish()
+            except (RedisError, OSError) as error:
+                log.warning("cannot publish this node's address: %s", error)
+            await asyncio.sleep(self.ttl / 3)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self.keep())
+
+    async def stop(self) -> None:
+        """Stop refreshing and withdraw the address (a graceful stop)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.delete(self.keys.address(self.node))
+
+    async def of(self, node: str) -> str | None:
+        """``host:port`` of ``node`` if it is alive (its key is fresh), else None."""
+        if node == self.node:
+            return self.address
+        value = await self.redis.get(self.keys.address(node))
+        return None if value is None else text(value)

@@ -1,0 +1,199 @@
+"""The relay between two real servers in this process, over real websockets and a real
+Redis (the node addresses): a client of node A served by node B, and sent back.
+
+Where a room is hosted is read here from the servers' own rooms (the room leases'
+stand-in: these servers have no PostgreSQL); tests/server/cluster/test_cluster.py runs
+the same through real node processes and their leases.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import TypeVar
+
+import pytest
+from redis.asyncio import Redis
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from protocol.messages import Create, ErrorCode, Join, Joined, Leave, Left, MoveRequest, Watch
+from server.app import GameServer
+from server.cluster.keys import Keys
+from server.cluster.nodes import NodeAddresses
+from server.cluster.relay import CLIENT_HEADER, NODE_PATH, SECRET_HEADER
+from server.config import Config
+from tests.server.test_games import play
+from tests.wsclient import Client
+
+T = TypeVar("T")
+SECRET = "a shared secret"
+Nodes = dict[str, GameServer]
+Connect = Callable[[GameServer, str], Awaitable[Client]]
+
+
+@pytest.fixture
+async def nodes(redis: Redis, keys: Keys) -> AsyncIterator[Nodes]:
+    servers: Nodes = {}
+
+    async def where(code: str) -> str | None:
+        return next((n for n, s in servers.items() if code in s.core.rooms), None)
+
+    async with AsyncExitStack() as stack:
+        for name in ("a", "b"):
+            config = Config(port=0, rate=1000, burst=1000, cluster_secret=SECRET)
+            server = await stack.enter_async_context(GameServer(config).running())
+            addresses = NodeAddresses(redis, keys, name, f"127.0.0.1:{server.port}", ttl=5)
+            await addresses.publish()
+            stack.push_async_callback(addresses.stop)
+            server.enable_relay(name, addresses.of, where)
+            servers[name] = server
+        yield servers
+
+
+@pytest.fixture
+async def client() -> AsyncIterator[Connect]:
+    clients: list[Client] = []
+
+    async def open_client(server: GameServer, name: str) -> Client:
+        opened = await Client.connect(f"ws://127.0.0.1:{server.port}", name)
+        clients.append(opened)
+        return opened
+
+    yield open_client
+    for opened in clients:
+        await opened.close()
+
+
+async def until(player: Client, kind: type[T]) -> T:
+    """The next message of type ``kind``, skipping others (the room's states)."""
+    while not isinstance(message := await player.recv(), kind):
+        pass
+    return message
+
+
+def relayed(node: GameServer) -> float | None:
+    return node.metrics.registry.get_sample_value("quoridor_relayed_connections")
+
+
+async def room_on(node: GameServer, player: Client) -> str:
+    await player.send(Create(id="c"))
+    return (await player.expect(Joined)).room
+
+
+async def test_a_client_of_one_node_plays_in_a_room_of_the_other(
+    nodes: Nodes, client: Connect
+) -> None:
+    a, b = nodes["a"], nodes["b"]
+    host = await client(b, "host")
+    room = await room_on(b, host)
+    guest = await client(a, "guest")
+    await guest.send(Join(id="j", room=room))
+    joined = await guest.expect(Joined)
+    assert joined.id == "j"
+    assert joined.room == room
+    assert joined.seat == 1
+    assert relayed(a) == 1
+    assert not a.core.connections, "the guest's session lives on node b now"
+    guest_session = guest.welcome.session if guest.welcome else ""
+    assert any(s.id == guest_session for s in b.core.sessions.values())
+    await host.state()
+    await host.state()
+    await guest.state()
+    moves = "e2 d9 e3 d8 e4 a6h e5 d7 e6 d6 e7 d5 e8 d4 e9".split()
+    final = await play([host, guest], moves)
+    assert final.status == "finished"
+    assert final.result is not None
+
+
+async def test_a_spectator_elsewhere_sees_every_move(nodes: Nodes, client: Connect) -> None:
+    a, b = nodes["a"], nodes["b"]
+    host, other = await client(b, "host"), await client(b, "other")
+    room = await room_on(b, host)
+    await other.send(Join(room=room))
+    await other.expect(Joined)
+    watcher = await client(a, "watcher")
+    await watcher.send(Watch(id="w", room=room))
+    assert (await watcher.expect(Joined)).room == room
+    first = (await watcher.state()).event
+    for player in (host, host, other):
+        await player.state()
+    for ply, move in enumerate("e2 e8 e3 e7".split()):
+        await [host, other][ply % 2].send(MoveRequest(move=move, ply=ply))
+        state = await watcher.state()
+        assert (state.ply, state.event) == (ply + 1, first + ply + 1)
+
+
+async def test_an_unknown_room_is_not_found_after_asking_every_node(
+    nodes: Nodes, client: Connect
+) -> None:
+    guest = await client(nodes["a"], "guest")
+    await guest.send(Join(id=5, room="NOPE"))
+    error = await guest.error(ErrorCode.ROOM_NOT_FOUND)
+    assert error.id == 5
+    await guest.send(Create(id=6))  # served here as ever
+    assert (await guest.expect(Joined)).id == 6
+
+
+async def test_served_elsewhere_then_sent_back_to_a_room_of_its_first_node(
+    nodes: Nodes, client: Connect
+) -> None:
+    a, b = nodes["a"], nodes["b"]
+    room_b = await room_on(b, await client(b, "on b"))
+    room_a = await room_on(a, await client(a, "on a"))
+    guest = await client(a, "guest")
+    await guest.send(Watch(room=room_b))
+    await guest.expect(Joined)
+    await guest.send(Leave(id="l"))  # back in the lobby, on node b
+    assert (await until(guest, Left)).id == "l"
+    await guest.send(Join(id="back", room=room_a))  # b sends it on: here, node a
+    joined = await until(guest, Joined)
+    assert (joined.id, joined.room) == ("back", room_a)
+    assert relayed(a) == 0
+    assert any(c.session and c.session.room for c in a.core.connections.values())
+
+
+async def test_the_serving_node_gone_closes_the_client_with_1012(
+    nodes: Nodes, client: Connect
+) -> None:
+    a, b = nodes["a"], nodes["b"]
+    room = await room_on(b, await client(b, "host"))
+    guest = await client(a, "guest")
+    await guest.send(Join(room=room))
+    await guest.expect(Joined)
+    for link in list(b.sockets.values()):
+        if link.relay is not None:
+            link.transport.abort()  # the node link breaks without a close: b died
+    code, _ = await guest.closed()
+    assert code == 1012
+
+
+async def test_the_client_gone_is_the_serving_nodes_disconnect(
+    nodes: Nodes, client: Connect
+) -> None:
+    a, b = nodes["a"], nodes["b"]
+    host = await client(b, "host")
+    room = await room_on(b, host)
+    guest = await client(a, "guest")
+    await guest.send(Join(room=room))
+    await guest.expect(Joined)
+    await guest.close()
+    for _ in range(50):
+        if not b.core.connections or len(b.core.connections) == 1:
+            break
+        await asyncio.sleep(0.02)
+    assert len(b.core.connections) == 1, "only the host is connected to node b now"
+    seat = b.core.rooms[room].holder(1)
+    assert seat is not None
+    assert seat.session.conn is None
+
+
+async def test_a_node_link_without_the_secret_is_refused(nodes: Nodes) -> None:
+    url = f"ws://127.0.0.1:{nodes['b'].port}{NODE_PATH}"
+    for headers in ({SECRET_HEADER: "wrong", CLIENT_HEADER: "1.2.3.4"}, {CLIENT_HEADER: "1.2.3.4"}):
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(url, additional_headers=headers)
+        assert refused.value.response.status_code == 403
+    ok = await connect(url, additional_headers={SECRET_HEADER: SECRET, CLIENT_HEADER: "1.2.3.4"})
+    await ok.close()

@@ -236,23 +236,20 @@ class Relay:
         if link is None:
             return
         state, frames = link.relay, list(frames)
-        if isinstance(state, Inbound):
-            if node != self.node:
-                self._send_on(link, state, node, frames)
-                return
-            state.held = frames + (state.held or [])
+        if isinstance(state, Pipe) and link.conn not in self.host.core.connections:
+            log.warning("cannot move a connection served by another node", extra={"conn": conn})
+            return  # its session is there: that node moves it
+        if isinstance(state, Inbound) and node != self.node:
+            if not self._send_on(link, state, node, frames):
+                self._serve_here(link, frames, [])
         elif node != self.node:
             if not isinstance(state, Pipe):
                 state = link.relay = Pipe(link, (), 0)
             state.waiting.extendleft(reversed(frames))
             state.answer += len(frames)
             self._spawn(self._hand_over(state, node, None, time.perf_counter()))
-            return
-        else:
-            if isinstance(state, Pipe):
-                frames += state.waiting
-            link.relay = None
-        self._serve_here(link, frames, [])
+        else:  # here: the frames first, then what waited for a locate, if anything
+            self._serve_here(link, frames + self._take_waiting(link), [])
 
     def intercept(self, link: Link, actions: list[Action], data: bytes) -> list[Action]:
         """The core's answer to the client's ``data``, less a ``Locate``, which the relay
@@ -276,13 +273,16 @@ class Relay:
         except Exception as error:  # Redis or PostgreSQL away: say so, serve on here
             log.warning("cannot locate a room: %s", error, extra={"room": room})
             node = ""
-        if node and node != self.node and link.conn in self.host.sockets:
-            state = link.relay
-            if isinstance(state, Inbound):
-                self._send_on(link, state, node, [])
-            elif isinstance(state, Pipe) and state.gone is None:
+        if link.conn not in self.host.sockets:
+            return  # the client is gone meanwhile
+        state = link.relay
+        if node and node != self.node:
+            if isinstance(state, Inbound) and self._send_on(link, state, node, []):
+                return
+            if isinstance(state, Pipe):
                 await self._hand_over(state, node, None, started)
-            return
+                return
+            node = ""  # it cannot move (it sat down here meanwhile): as if unreachable
         waiting = self._take_waiting(link)
         if not waiting:
             return
@@ -483,15 +483,19 @@ class Relay:
             link.close(CLOSE_POLICY, "unexpected node link message")
         return None
 
-    def _send_on(self, link: Link, state: Inbound, node: str, frames: list[bytes]) -> None:
-        """Send the client on to ``node`` through the node that handed it here."""
+    def _send_on(self, link: Link, state: Inbound, node: str, frames: list[bytes]) -> bool:
+        """Send the client on to ``node`` through the node that handed it here; False if
+        it cannot move (it is in a room of this node)."""
         core = self.host.core
-        if state.moved or not core.movable(link.conn):
-            return
+        if state.moved:
+            return True
+        if not core.movable(link.conn):
+            return False
         frames += state.held or []
         state.held, state.moved = None, True
         handed = core.depart(link.conn)
         link.send_binary(MOVE + _encode(Move(node, handed, frames)))
+        return True
 
     # -- serving here ---------------------------------------------------------------
 

@@ -29,7 +29,15 @@ async def state_at(client: Client, ply: int) -> State:
     return state
 
 
-async def test_players_and_a_spectator_on_three_nodes_play_a_whole_game(
+async def node_links_refused_without_the_secret(url: str) -> None:
+    for secret in ("wrong", CLUSTER_SECRET[:-1], ""):
+        headers = {SECRET_HEADER: secret, CLIENT_HEADER: "192.0.2.1"}
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(url, additional_headers=headers)
+        assert refused.value.response.status_code == 403
+
+
+async def test_players_and_a_spectator_on_three_nodes_play_a_whole_game_and_secrets_hold(
     postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
 ) -> None:
     async with running_cluster(postgres_url, redis_server.url, redis_prefix, 3) as cluster:
@@ -56,6 +64,7 @@ async def test_players_and_a_spectator_on_three_nodes_play_a_whole_game(
         assert state.result is not None
         assert state.result.winner == 0
         await asyncio.gather(alice.close(), bob.close(), watcher.close())
+        await node_links_refused_without_the_secret(cluster.node(0).url + NODE_PATH)
     store = PgStore(postgres_url)
     await store.open()
     (finished,) = [g for g in (await store.load()).games if g.room == room]
@@ -84,18 +93,6 @@ async def test_a_player_dropped_resumes_through_the_balancer_on_any_node(
         final = await play([alice, bob], GAME[4:], 4)
         assert final.result is not None
         await asyncio.gather(alice.close(), bob.close())
-
-
-async def test_a_node_link_with_a_wrong_secret_is_refused(
-    postgres_url: str, redis_server: RedisServer, redis_prefix: str
-) -> None:
-    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 1) as cluster:
-        url = cluster.node(0).url + NODE_PATH
-        for secret in ("wrong", CLUSTER_SECRET[:-1], ""):
-            headers = {SECRET_HEADER: secret, CLIENT_HEADER: "192.0.2.1"}
-            with pytest.raises(InvalidStatus) as refused:
-                await connect(url, additional_headers=headers)
-            assert refused.value.response.status_code == 403
 
 
 async def move_round_trips(players: list[Client], moves: list[str]) -> list[float]:

@@ -18,6 +18,7 @@ from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from protocol.codec import encode
 from protocol.messages import Create, ErrorCode, Join, Joined, Leave, Left, MoveRequest, Watch
 from server.app import GameServer
 from server.cluster.keys import Keys
@@ -197,3 +198,27 @@ async def test_a_node_link_without_the_secret_is_refused(nodes: Nodes) -> None:
         assert refused.value.response.status_code == 403
     ok = await connect(url, additional_headers={SECRET_HEADER: SECRET, CLIENT_HEADER: "1.2.3.4"})
     await ok.close()
+
+
+async def test_the_entry_point_moves_a_lobby_client_with_its_requests(
+    nodes: Nodes, client: Connect
+) -> None:
+    """``Relay.move`` (what quick match across nodes uses): a client of node a waiting in
+    the lobby is moved to node b with a ``join`` that b runs first; then back to a."""
+    a, b = nodes["a"], nodes["b"]
+    room_b = await room_on(b, await client(b, "host"))
+    guest = await client(a, "guest")
+    (conn,) = a.core.connections
+    assert a.relay is not None
+    a.relay.move(conn, "b", [encode(Join(id="moved", room=room_b))])
+    joined = await guest.expect(Joined)
+    assert (joined.id, joined.room) == ("moved", room_b)
+    await guest.send(Leave(id="l"))
+    await until(guest, Left)
+    (inbound,) = (c for c in b.core.connections.values() if c.session and c.session.name == "guest")
+    assert b.relay is not None
+    room_a = await room_on(a, await client(a, "other"))
+    b.relay.move(inbound.id, "a", [encode(Watch(id="w", room=room_a))])  # back, no chain
+    watching = await until(guest, Joined)
+    assert (watching.id, watching.room) == ("w", room_a)
+    assert relayed(a) == 0

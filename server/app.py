@@ -38,7 +38,7 @@ from server.accountdb import RatedGame
 from server.accounts import AccountService, AuthLimits, hasher_from
 from server.actions import FindSession
 from server.analysis import AnalyseStep
-from server.cluster.relay import NODE_PATH, Inbound, Relay, authorized, client_address
+from server.cluster.relay import NODE_MESSAGE, NODE_PATH, Inbound, Relay, authorized, client_address
 from server.config import Config
 from server.core import (
     HINT_LEVEL,
@@ -433,6 +433,8 @@ class GameServer:
             return refusal
         link.counted = address
         link.relay = Inbound()
+        # A client's message comes with a tag byte, and first the handoff with its session.
+        link.protocol.max_message_size = max(self.config.max_message + 1, NODE_MESSAGE)
         return None
 
     # -- websockets ----------------------------------------------------------------

@@ -61,6 +61,8 @@ OPEN_TIMEOUT = 5.0
 MAX_WAITING = 64
 """A client's messages that may wait while its connection is located, opened or moved;
 one more closes it (1008): a client that floods meanwhile is cut off, not buffered."""
+NODE_MESSAGE = 1 << 16
+"""The largest message a node takes on a node link (a client's are smaller by far)."""
 MAX_FRAME = 1 << 23
 """The largest frame a node link takes from the serving node (a long game's replay)."""
 CLOSE_RESTART = 1012

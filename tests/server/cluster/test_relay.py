@@ -19,7 +19,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol.codec import encode
-from protocol.messages import Create, ErrorCode, Join, Joined, Leave, Left, MoveRequest, Watch
+from protocol.messages import Create, ErrorCode, Join, Joined, Leave, Left, MoveRequest, Pong, Watch
 from server.app import GameServer
 from server.cluster.keys import Keys
 from server.cluster.nodes import NodeAddresses
@@ -102,6 +102,9 @@ async def test_a_client_of_one_node_plays_in_a_room_of_the_other(
     await host.state()
     await host.state()
     await guest.state()
+    largest = b'{"type":"ping","id":"big"}'.ljust(4096)  # --max-message's default, in full
+    await guest.send_raw(largest.decode())
+    assert (await guest.expect(Pong)).id == "big"
     moves = "e2 d9 e3 d8 e4 a6h e5 d7 e6 d6 e7 d5 e8 d4 e9".split()
     final = await play([host, guest], moves)
     assert final.status == "finished"

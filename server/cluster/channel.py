@@ -18,7 +18,7 @@ from collections.abc import Callable
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from server.cluster.keys import Keys, connect
+from server.cluster.keys import Keys, connect, stop_if_cancelled
 
 log = logging.getLogger("quoridor.cluster")
 RETRY_EVERY = 0.2
@@ -54,8 +54,10 @@ class NodeChannel:
             try:
                 await self._listen()
             except Exception as error:  # whatever broke the subscription, make a new one
+                stop_if_cancelled()
                 log.warning("node channel lost (%r); subscribing again", error)
                 self.subscribed.clear()
+            stop_if_cancelled()
             await asyncio.sleep(RETRY_EVERY)
 
     async def _listen(self) -> None:

@@ -26,6 +26,7 @@ import msgspec
 from redis.exceptions import RedisError
 
 from protocol.messages import RoomInfo
+from server.cluster.keys import stop_if_cancelled
 from server.cluster.lobby import Lobby
 from server.directory import LocalDirectory
 from server.rooms import Room
@@ -106,9 +107,11 @@ async def keep_listing(
             await lobby.replace(directory.published())
             directory.heard(await lobby.others())
         except (RedisError, OSError) as error:
+            stop_if_cancelled()
             log.debug("lobby list not refreshed: %s", error)
             directory.heard({})
             failed()
+        stop_if_cancelled()
         await asyncio.sleep(every)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
@@ -60,6 +62,16 @@ class Keys:
 
     def channel(self, node: str) -> str:
         return f"{self.prefix}node:{node}"
+
+
+def stop_if_cancelled() -> None:
+    """Raise ``CancelledError`` if the running task was cancelled: called where a Redis error
+    is caught and retried, because redis-py can turn a cancellation that arrives during a
+    command into a connection error, and a loop that retries on those would swallow it and
+    never end (a node's SIGTERM then waited for it for ever)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def text(value: bytes | str) -> str:

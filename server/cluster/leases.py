@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from server.cluster.keys import Keys, text
+from server.cluster.keys import Keys, stop_if_cancelled, text
 
 log = logging.getLogger("quoridor.cluster")
 DEFAULT_TTL = 3.0
@@ -141,6 +141,7 @@ class Leases:
                     log.info("redis reachable again; leases kept")
                 self.healthy = True
             except (RedisError, OSError) as error:
+                stop_if_cancelled()
                 if self.healthy:
                     log.warning("redis unreachable (%s); leases at risk", error)
                 self.healthy = False
@@ -148,6 +149,7 @@ class Leases:
                     for room in list(self.held):
                         del self.held[room]
                         on_lost(room)
+            stop_if_cancelled()
             await asyncio.sleep(self.ttl / 3)
 
     async def alive(self, node: str) -> bool:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from redis.exceptions import RedisError
 
-from server.cluster.keys import Keys, connect
+from server.cluster.keys import Keys, connect, stop_if_cancelled
 from server.cluster.leases import Lease, Leases
 from server.cluster.ownership import Ownership, TakenOver
 from server.pgstore import PgStore
@@ -171,8 +171,10 @@ class ClusterNode:
                     lease = await self._fresh_lease()
                     if lease is not None:
                         self.spare.append(lease)
+                stop_if_cancelled()
                 await asyncio.sleep(RETRY_AFTER)
             except (RedisError, OSError) as error:
+                stop_if_cancelled()
                 self.redis_errors += 1
                 log.debug("cannot lease spare room codes now: %s", error)
                 await asyncio.sleep(RETRY_AFTER)
@@ -277,6 +279,7 @@ class ClusterNode:
         wins each room."""
         ttl = self.leases.ttl
         while True:
+            stop_if_cancelled()
             await asyncio.sleep(ttl * random.uniform(0.5, 1.0))
             await self._sweep_once()
 
@@ -287,6 +290,7 @@ class ClusterNode:
                 return
             leases = await self.redis.mget([self.keys.lease(code) for code in codes])
         except (RedisError, OSError, StoreError) as error:
+            stop_if_cancelled()
             self.redis_errors += isinstance(error, RedisError | OSError)
             log.debug("orphan sweep skipped: %s", error)
             return
@@ -299,4 +303,5 @@ async def _quietly(work: Awaitable[Location]) -> None:
     try:
         await work
     except (RedisError, OSError, StoreError) as error:
+        stop_if_cancelled()
         log.warning("taking over an orphaned room failed: %s", error)

@@ -16,7 +16,7 @@ import logging
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from server.cluster.keys import Keys, text
+from server.cluster.keys import Keys, stop_if_cancelled, text
 
 log = logging.getLogger("quoridor.cluster")
 
@@ -43,7 +43,9 @@ class NodeAddresses:
             try:
                 await self.publish()
             except (RedisError, OSError) as error:
+                stop_if_cancelled()
                 log.warning("cannot publish this node's address: %s", error)
+            stop_if_cancelled()
             await asyncio.sleep(self.ttl / 3)
 
     def start(self) -> None:

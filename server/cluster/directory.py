@@ -32,6 +32,8 @@ from server.directory import LocalDirectory
 from server.rooms import Room
 
 log = logging.getLogger("quoridor.cluster")
+STOP_WITHIN = 1.0
+"""Seconds a stopping node gives the list's last round and its withdrawal."""
 
 
 class Listed(msgspec.Struct, frozen=True):
@@ -60,6 +62,10 @@ class ClusterDirectory(LocalDirectory):
         self.wall_clock = wall_clock
         self.others: list[Listed] = []
         """The other live nodes' listed rooms, newest first, as ``keep_listing`` last read."""
+        self._opened: dict[str, float] = {}
+        """Each listed room's opening time on the wall clock, worked out when first listed
+        and kept: the core's clock leaves the event loop's stalls out, so working it out
+        again later would drift by them (and the list's order across nodes with it)."""
 
     def listing(self, limit: int) -> list[RoomInfo]:
         mine = self.mine()
@@ -71,9 +77,12 @@ class ClusterDirectory(LocalDirectory):
     def mine(self) -> list[Listed]:
         """This node's listable rooms, as they are now."""
         since_epoch = self.wall_clock() - self.clock()
+        opened = self._opened
+        for code in [code for code in opened if code not in self.rooms]:
+            del opened[code]
         return [
-            Listed(opened=since_epoch + room.created, info=room.info())
-            for room in self.rooms.values()
+            Listed(opened=opened.setdefault(code, since_epoch + room.created), info=room.info())
+            for code, room in self.rooms.items()
             if room.listable()
         ]
 
@@ -97,12 +106,14 @@ async def keep_listing(
     lobby: Lobby,
     every: float,
     failed: Callable[[], None] = lambda: None,
+    running: Callable[[], bool] = lambda: True,
 ) -> None:
     """Publish this node's listable rooms and read the other nodes' every ``every`` seconds,
     until cancelled. While Redis is away the list shows this node's rooms only (``failed``
     is called for each round that could not reach it); it heals by itself when Redis is back
-    (the next round writes everything again)."""
-    while True:
+    (the next round writes everything again). It ends when cancelled or once ``running``
+    says False."""
+    while running():
         try:
             await lobby.replace(directory.published())
             directory.heard(await lobby.others())
@@ -125,11 +136,16 @@ class Listing:
         self.errors = 0
         """Rounds that could not reach Redis (a metric)."""
         self._task: asyncio.Task[None] | None = None
+        self._running = False
 
     def start(self) -> None:
+        self._running = True
         self._task = asyncio.create_task(
-            keep_listing(self.directory, self.lobby, self.lobby.ttl / 3, self._failed)
+            keep_listing(self.directory, self.lobby, self.lobby.ttl / 3, self._failed, self._still)
         )
+
+    def _still(self) -> bool:
+        return self._running
 
     def _failed(self) -> None:
         self.errors += 1
@@ -137,10 +153,13 @@ class Listing:
     async def stop(self) -> None:
         """Stop refreshing, and withdraw this node's rooms at once (a graceful stop: the
         other nodes need not wait for them to expire)."""
+        self._running = False
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            # Never wait on it for ever: a Redis client caught in the middle of a request
+            # may swallow the cancellation (the loop then ends at its next turn).
+            await asyncio.wait([self._task], timeout=STOP_WITHIN)
             self._task = None
-        with contextlib.suppress(RedisError, OSError):
-            await self.lobby.replace({})
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            async with asyncio.timeout(STOP_WITHIN):
+                await self.lobby.replace({})

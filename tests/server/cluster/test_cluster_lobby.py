@@ -42,6 +42,7 @@ async def test_every_node_lists_every_live_nodes_open_rooms(
         await alice.send(Create())
         first = (await alice.expect(Joined)).room
         await alice.state()
+        await asyncio.sleep(0.2)  # opened later, on the wall clock both nodes share
         await bob.send(Create())
         second = (await bob.expect(Joined)).room
         await bob.state()

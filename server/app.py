@@ -68,6 +68,7 @@ from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
 
 if TYPE_CHECKING:  # PostgreSQL's and Redis's clients are imported only in a cluster
     from server.cluster.directory import Listing
+    from server.cluster.matching import QuickMatching
     from server.cluster.node import ClusterNode
     from server.cluster.nodes import NodeAddresses
     from server.cluster.ownership import TakenOver
@@ -192,6 +193,8 @@ class GameServer:
         self.core.computer_busy = lambda: self.workers.saturated
         self.node: ClusterNode | None = None
         self.listing: Listing | None = None
+        self.matching: QuickMatching | None = None
+        """A node's part of quick match across nodes (``server.cluster.matching``)."""
         """A node's part of the cluster-wide lobby list (``server.cluster.directory``)."""
         """This server's part of a cluster (``--redis``), made once the port is known."""
         self.handing_over = False
@@ -265,6 +268,8 @@ class GameServer:
                 self.addresses.start()
             if self.listing is not None:
                 self.listing.start()
+            if self.matching is not None:
+                self.matching.start()
             await server.start_serving()
             self._server = server
             self._arm_timer()
@@ -346,6 +351,8 @@ class GameServer:
             await self._drain()
         if self.listing is not None:
             await self.listing.stop()  # its rooms leave the other nodes' lists at once
+        if self.matching is not None:
+            await self.matching.stop()
         if self.node is not None:
             self.handing_over = True
             await self._drain()
@@ -522,6 +529,8 @@ class GameServer:
         """Send ``actions`` once what the core changed for them is committed."""
         if self.closed:
             return  # past the last save: a late answer of the computer, say, changes nothing
+        if self.matching is not None:
+            self.matching.wake()  # quick-match requests for the shared queue, if any
         store = self.store
         if store is not None and (self._outbox or self._committing or self.core.has_changes()):
             self._outbox += actions
@@ -697,6 +706,24 @@ class GameServer:
         host.can_open = lambda: node.healthy and bool(node.spare) and not self.handing_over
         self._join_lobby(node)
         self._join_relay(node, port)
+        self._join_queue(node)
+
+    def _join_queue(self, node: ClusterNode) -> None:
+        """Quick match pairs the players of every node (``server.cluster.matching``): the
+        queue is shared in Redis, offers go over the node channel, and a player paired into
+        another node's room is moved there by the relay."""
+        from server.cluster.channel import NodeChannel
+        from server.cluster.matching import ClusterQueue, Matchmaker, QuickMatching
+        from server.cluster.matchqueue import MatchQueue as SharedQueue
+
+        relay = self.relay
+        assert relay is not None
+        queue = ClusterQueue()
+        self.core.queue = self.core.lobby.queue = queue
+        matchmaker = Matchmaker(self.core.lobby, queue, node.id)
+        channel = NodeChannel(self.config.redis, node.keys, node.id, lambda payload: None)
+        shared = SharedQueue(node.redis, node.keys)
+        self.matching = QuickMatching(matchmaker, shared, channel, self._carry_out, relay.move)
 
     def _join_relay(self, node: ClusterNode, port: int) -> None:
         """Clients asking for a room of another node are handed over to it, and other nodes'
@@ -735,6 +762,9 @@ class GameServer:
         lobby = Lobby(node.redis, node.keys, node.id, node.leases.ttl)
         listing = self.listing = Listing(directory, lobby)
 
+        def matching(figure: str) -> int:
+            return getattr(self.matching, figure, 0)
+
         def figures() -> dict[str, float]:
             return {
                 "up": float(node.healthy),
@@ -742,9 +772,11 @@ class GameServer:
                 "takeovers": node.takeovers,
                 "leases_lost": node.losses,
                 "lease_renewals": node.leases.renewals,
-                "redis_errors": node.redis_errors + listing.errors,
+                "redis_errors": node.redis_errors + listing.errors + matching("errors"),
                 "listed_here": len(lobby.mine),
                 "listed_elsewhere": len(directory.others),
+                "pairs_here": matching("paired_here"),
+                "pairs_across": matching("paired_across"),
             }
 
         self.metrics.count_cluster(node.id, figures)

@@ -85,7 +85,7 @@ from server.history import GameHistory
 from server.historydesk import HistoryDesk
 from server.lobby import Lobby
 from server.play import Play
-from server.quickmatch import LocalQueue, Pool
+from server.quickmatch import LocalQueue, MatchQueue, Pool
 from server.records import AccountRecord, HandedSession, RoomRecord, SessionRecord
 from server.registry import SessionRegistry
 from server.roomhost import RoomHost
@@ -137,7 +137,7 @@ class Core:
         self.host = RoomHost(self.context, self.desk.archive, forget)
         self.seating = Seating(self.context, self.host, forget)
         self.play = Play(self.context, self.host, self.registry.connections.__contains__)
-        self.queue = LocalQueue()
+        self.queue: MatchQueue = LocalQueue()
         directory = LocalDirectory(self.host.rooms)
         self.lobby = Lobby(self.context, self.host, self.seating, directory, self.queue)
         self.accepting = True

@@ -188,6 +188,22 @@ class Lobby:
         self.host.schedule(room)
         return actions
 
+    def seat_group(self, group: list[Session], pool: str | None) -> list[Action]:
+        """Seat together a group a shared queue paired (a cluster's: every player here)."""
+        return self._seat_group(group, pool)
+
+    def open_for_match(
+        self, session: Session, pool: str | None, seat: int
+    ) -> tuple[str, list[Action]]:
+        """A room for ``session``, paired by a cluster's shared queue with a player of another
+        node, who joins it at the other seat: its code, and ``session`` seated at ``seat``."""
+        queued = session.queued
+        assert queued is not None
+        room = self.host.open_room(queued.variant, False, queued.clock, False, pool)
+        self._own(room, session)
+        rid, session.queued = queued.id, None
+        return room.code, self.seating.take_seat(session, room, seat, rid)
+
     # -- caps and pools ------------------------------------------------------------------
 
     def _room_refused(self, session: Session, rid: RequestId) -> Send | None:

@@ -91,6 +91,8 @@ CLUSTER_FIGURES = {
     "redis_errors": ("counter", "Requests to Redis that failed"),
     "listed_here": ("gauge", "Rooms this node lists in the cluster-wide lobby list"),
     "listed_elsewhere": ("gauge", "Other nodes' rooms in this node's copy of the list"),
+    "pairs_here": ("counter", "Quick-match pairs of two players of this node"),
+    "pairs_across": ("counter", "Quick-match pairs this node found with another node's player"),
 }
 """Figures of a cluster node (``quoridor_cluster_<name>{node}``), by name: kind and help."""
 

@@ -34,6 +34,11 @@ class Pool(NamedTuple):
 
 
 class MatchQueue(Protocol):
+    @property
+    def queues(self) -> dict[Pool, list[Session]]:
+        """Who waits here, by pool (for the metrics)."""
+        ...
+
     def enter(self, session: Session, pool: Pool, now: float) -> list[list[Session]]:
         """Queue ``session`` (its ``queued`` reply set); the groups to seat together now,
         each in the order they came (the first owns the room)."""

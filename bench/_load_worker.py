@@ -68,6 +68,20 @@ class Job:
     """Soak: every ``churn``-th game of a pair ends with both reconnecting (0: never)."""
     compact: bool = False
     """Ours: the players and spectators ask for ``moved`` events (PROTOCOL.md, section 7a)."""
+    ports: list[int] = field(default_factory=list)
+    """A cluster's nodes (ours only; empty: ``port`` alone). Game ``n``'s first player
+    connects to node ``n % len(ports)``; its second to the same node, or to the next one
+    in a ``cross`` share of the games (spread evenly over the game numbers)."""
+    cross: float = 0.0
+
+    def nodes_of(self, game: int) -> tuple[int, int]:
+        """The ports game ``game``'s two players connect to."""
+        if not self.ports:
+            return self.port, self.port
+        first = game % len(self.ports)
+        crossing = int((game + 1) * self.cross) > int(game * self.cross)
+        second = (first + 1) % len(self.ports) if crossing else first
+        return self.ports[first], self.ports[second]
 
 
 @dataclass
@@ -132,12 +146,14 @@ class Runner:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def open(self, on_message: Callable[[Wire, bytes], None], owner: object) -> Wire:
+    async def open(
+        self, on_message: Callable[[Wire, bytes], None], owner: object, port: int = 0
+    ) -> Wire:
         async with self.limit:
             for attempt in range(5):
                 try:
                     wire = await Wire.connect(
-                        self.job.host, self.job.port, on_message, self.closed, owner
+                        self.job.host, port or self.job.port, on_message, self.closed, owner
                     )
                     break
                 except OSError:
@@ -193,10 +209,12 @@ class OurGame:
 
     async def connect(self) -> None:
         runner = self.runner
-        self.a = await runner.open(self.on_message, "a")
-        self.b = await runner.open(self.on_message, "b")
+        port_a, port_b = runner.job.nodes_of(self.index)
+        self.a = await runner.open(self.on_message, "a", port_a)
+        self.b = await runner.open(self.on_message, "b", port_b)
         self.watchers = [
-            await runner.open(self.on_message, "watcher") for _ in range(runner.job.spectators)
+            await runner.open(self.on_message, "watcher", port_a)
+            for _ in range(runner.job.spectators)
         ]
         for number, wire in enumerate(self.members()):
             hello = Hello(
@@ -237,6 +255,10 @@ class OurGame:
             self.left += 1
             if self.left == len(self.members()) and not runner.tearing_down:
                 self.next_game()
+        elif kind == "error" and msg.code == "service_unavailable" and self.room is None:
+            # A cluster node with no room code leased in advance left (a burst of creates):
+            # it asks to try again in a moment, as a client would.
+            runner.loop.call_later(0.05, self.new_room)
         elif kind == "error" and not runner.tearing_down:
             runner.result.errors[msg.code] += 1
             self.failed = True

@@ -7,6 +7,7 @@ Run from the repository root::
     python bench/load.py --mode saturate --profile /tmp/prof   # with a cProfile of the server
     python bench/load.py --against /tmp/main  # and the server of another checkout, same run
     python bench/load.py --mode soak --duration 300            # RSS and fds over time
+    python bench/load.py --db cluster --compact off            # SQLite, 1 node, 2 nodes
 
 Everything runs on 127.0.0.1. The server is started as ``python -m server``
 (``--db ""`` for memory, or a SQLite file in a temporary folder; the per-IP cap
@@ -60,6 +61,17 @@ all (the default)
     idle, paced and saturate for the memory and the SQLite server and the
     ceilings, then a short soak; the targets, PASS or FAIL (exit status 1 if
     any fails).
+
+A cluster (``--db cluster``): the paced and saturated runs on the SQLite server, then on
+one node and on two nodes of a cluster (``--redis``, on a PostgreSQL and a Redis the
+benchmark starts, as the tests do), next to the echo ceiling, in one run. Game ``n``'s first
+player connects to node ``n % 2``; its second to the same node or, in a ``--cross`` share of
+the games (default 0.5, what a balancer placing connections at random gives with two nodes),
+to the other one, whose relay carries it to the room's node: the report states the share.
+The cluster's CPU is its nodes', PostgreSQL's and Redis's; the report adds each node's CPU
+per move it served (the games are spread evenly) and PostgreSQL's and Redis's. A node with
+no room code leased in advance answers a burst of creates ``service_unavailable``; the
+players ask again 50 ms later, as a client would.
 
 Before and after a change: ``--against PATH`` runs the game server of another
 checkout too (``git archive main | tar -x -C /tmp/main``), in the same
@@ -186,6 +198,10 @@ class ServerProcess:
         self._reader: threading.Thread | None = None
         self.database: Callable[[], list[int]] = list
         """The processes of a database server it uses (PostgreSQL's), counted as its own."""
+        self.ports: list[int] = []
+        """A cluster's nodes (``ClusterServer``); empty for one server."""
+        self.cross = 0.0
+        """A cluster: the share of games whose two players connect to different nodes."""
 
     @property
     def pid(self) -> int:
@@ -241,6 +257,10 @@ class ServerProcess:
         """CPU seconds used so far (user + system, every thread, child processes too)."""
         return sum(map(process_cpu, self.family()))
 
+    def node_cpus(self) -> list[float]:
+        """CPU seconds of each node (the server and its children, no database server)."""
+        return [sum(map(process_cpu, [self.pid, *children(self.pid)]))]
+
     def rss(self) -> int:
         """Resident memory in bytes, child processes included."""
         return sum(map(process_rss, self.family()))
@@ -288,6 +308,53 @@ def our_server(
         "--log-level", "WARNING", *extra,
     ]  # fmt: skip
     return ServerProcess(label, argv, root)
+
+
+class ClusterServer(ServerProcess):
+    """The nodes of one cluster (``--redis``, one PostgreSQL database, one Redis prefix),
+    measured as one server: CPU, memory and descriptors summed over the nodes, PostgreSQL
+    and Redis; metrics summed over the nodes. The load generator connects each game's
+    players to the nodes as ``Job.nodes_of`` says (``cross``: the share of games whose
+    players are on different nodes, served through the relay)."""
+
+    def __init__(
+        self, label: str, nodes: list[ServerProcess], services: Callable[[], list[int]],
+        cross: float,
+    ) -> None:  # fmt: skip
+        super().__init__(label, [])
+        self.nodes = nodes
+        self.services = services
+        self.cross = cross if len(nodes) > 1 else 0.0
+
+    @property
+    def pid(self) -> int:
+        return self.nodes[0].pid
+
+    def start(self, within: float = 30.0) -> ServerProcess:
+        for node in self.nodes:  # one at a time: the first creates the tables
+            node.start(within)
+        self.port = self.nodes[0].port
+        self.ports = [node.port for node in self.nodes]
+        return self
+
+    def stop(self, within: float = 30.0) -> int | None:
+        statuses = [node.stop(within) for node in self.nodes]
+        self.log = [line for node in self.nodes for line in node.log]
+        return next((status for status in statuses if status), statuses[0])
+
+    def family(self) -> list[int]:
+        own = [pid for node in self.nodes for pid in (node.pid, *children(node.pid))]
+        return own + self.services()
+
+    def node_cpus(self) -> list[float]:
+        return [cpu for node in self.nodes for cpu in node.node_cpus()]
+
+    def metrics(self) -> dict[str, float]:
+        summed: dict[str, float] = {}
+        for node in self.nodes:
+            for name, value in node.metrics().items():
+                summed[name] = summed.get(name, 0.0) + value
+        return summed
 
 
 def echo_server(fanout: bool = False, sansio: bool = False) -> ServerProcess:
@@ -412,6 +479,10 @@ class Run:
     analyses_refused: int = 0
     rounds: list[Run] = field(default_factory=list)
     """Saturation: every run of this server; this one is their median by moves/s."""
+    node_cpu: list[float] = field(default_factory=list)
+    """Each node's CPU over the window, fraction of one core (no database server)."""
+    cross: float = 0.0
+    """A cluster: the share of games whose players were on different nodes."""
 
     def histogram(self, name: str, label: str = "") -> tuple[float, float, dict[float, float]]:
         """(count, sum, {bucket bound: count up to it}) of a server histogram over the window."""
@@ -541,6 +612,7 @@ def run_games(
                 total=games, scripts=settings.scripts,
                 spectators=settings.spectators if kind == "ours" else 0,
                 echo_size=settings.echo_size, churn=churn, compact=compact,
+                ports=server.ports, cross=server.cross,
             )
         )  # fmt: skip
         first += count
@@ -561,6 +633,7 @@ def run_games(
         workers.tell("go", start, end)
         time.sleep(max(0.0, start - time.monotonic()))
         metrics0 = server.metrics()
+        nodes0 = server.node_cpus() if kind == "ours" else []
         cpu0, busy0, at0 = server.cpu(), machine_busy(), time.monotonic()
         if sample_every > 0:
             run.samples.append(_sample(server, at0 - start, cpu0, at0))
@@ -578,6 +651,7 @@ def run_games(
         else:
             time.sleep(max(0.0, end - time.monotonic()))
         cpu1, busy1, at1 = server.cpu(), machine_busy(), time.monotonic()
+        nodes1 = server.node_cpus() if kind == "ours" else []
         metrics1 = server.metrics()
         run.rss, run.fds = server.rss(), server.fds()
         results: list[Result] = workers.gather("done", 60)
@@ -601,6 +675,8 @@ def run_games(
     window = at1 - at0
     run.duration = duration
     run.server_cpu = (cpu1 - cpu0) / window
+    run.node_cpu = [(after - before) / window for before, after in zip(nodes0, nodes1, strict=True)]
+    run.cross = server.cross
     loadgen = sum(result.cpu for result in results)
     run.loadgen_cpu = loadgen / window
     run.other_cpu = max(0.0, (busy1 - busy0) - (cpu1 - cpu0) - loadgen) / window
@@ -781,6 +857,10 @@ def table(title: str, runs: list[Run], log: Callable[[str], None]) -> None:
     if any(run.rounds for run in columns):
         row("CPU us per move, each round", lambda r: _each(r, lambda x: _us(x.cpu_per_move)),
             None)  # fmt: skip
+    if any(len(run.node_cpu) > 1 or run.label.startswith("cluster") for run in ours):
+        row("nodes (cross-node games)", _nodes, None)
+        row("CPU us per move, each node", _per_node, None)
+        row("PostgreSQL+Redis CPU us per move", _services, None)
     row("server RSS MiB", lambda r: f"{r.rss / 2**20:.1f}", lambda r: float(r.rss))
     row("server open fds", lambda r: str(r.fds), None)
     row("server's own time per move, us", lambda r: _handling(r), None)
@@ -816,6 +896,25 @@ def _us(value: float) -> str:
 def _each(run: Run, show: Callable[[Run], str]) -> str:
     """One figure per saturation round, in the order run."""
     return "/".join(show(each) for each in run.rounds) if run.rounds else show(run)
+
+
+def _nodes(run: Run) -> str:
+    return f"{len(run.node_cpu)} ({run.cross:.0%})" if run.node_cpu else "-"
+
+
+def _per_node(run: Run) -> str:
+    """Each node's CPU per move it served (the games are spread evenly over the nodes)."""
+    if not run.node_cpu or not run.rate:
+        return "-"
+    share = run.rate / len(run.node_cpu)
+    return "/".join(_us(cpu / share * 1e6) for cpu in run.node_cpu)
+
+
+def _services(run: Run) -> str:
+    """The CPU of the database server and Redis (the server's CPU less its nodes')."""
+    if not run.node_cpu or not run.rate:
+        return "-"
+    return _us(max(0.0, run.server_cpu - sum(run.node_cpu)) / run.rate * 1e6)
 
 
 def _gc(run: Run, what: str) -> str:
@@ -1029,13 +1128,20 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"saturation runs per server, median reported (default {ROUNDS})",
     )
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
-    parser.add_argument("--db", choices=["both", "memory", "sqlite", "postgresql", "all"],
+    parser.add_argument("--db", choices=["both", "memory", "sqlite", "postgresql", "all",
+                                         "cluster"],
                         default="both",
                         help="the server's storage: memory (--db ''), sqlite, both of those, "
                         "postgresql (a PostgreSQL the benchmark starts, as the tests do: "
                         "fsync off, so it survives a crash of PostgreSQL but not of the "
                         "machine, like SQLite's synchronous=normal; its processes' CPU "
-                        "counts as the server's), or all three")  # fmt: skip
+                        "counts as the server's), all three, or cluster: SQLite, then one "
+                        "node and two nodes of a cluster (--redis, on PostgreSQL and a Redis "
+                        "the benchmark starts; their CPU counts as the cluster's)")  # fmt: skip
+    parser.add_argument("--cross", type=float, default=0.5,
+                        help="cluster: the share of games whose two players connect to "
+                        "different nodes (default 0.5, what a balancer placing connections "
+                        "at random gives with two nodes)")  # fmt: skip
     parser.add_argument("--spectators", type=int, default=0,
                         help="spectators per game (ours only)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=1, help="load generator processes")
@@ -1084,9 +1190,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     durations = {"paced": 20.0, "saturate": 8.0, "soak": 20.0 if args.mode == "all" else 180.0}
     if args.duration is not None:
         durations = dict.fromkeys(durations, args.duration)
-    dbs = {"both": ["memory", "sqlite"], "all": ["memory", "sqlite", "postgresql"]}.get(
-        args.db, [args.db]
-    )
+    dbs = {
+        "both": ["memory", "sqlite"],
+        "all": ["memory", "sqlite", "postgresql"],
+        "cluster": ["sqlite", "cluster:1", "cluster:2"],
+    }.get(args.db, [args.db])
 
     progress(f"computing {args.scripts} game scripts with the engine")
     scripts = make_scripts(args.scripts)
@@ -1102,18 +1210,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     idles: list[Idle] = []
     soaks: list[Run] = []
     temp = Path(tempfile.mkdtemp(prefix="quoridor-load-"))
-    postgres = None
-    if "postgresql" in dbs:
+    postgres = redis = None
+    if "postgresql" in dbs or args.db == "cluster":
         from tests.services import PostgresServer
 
         progress("starting PostgreSQL")
         postgres = PostgresServer().start()
+    if args.db == "cluster":
+        from tests.services import RedisServer
+
+        progress("starting Redis")
+        redis = RedisServer().start()
     databases = itertools.count(1)
 
     def storage(db: str, name: str) -> str:
         if db == "memory":
             return ""
-        if db == "postgresql":
+        if db == "postgresql" or db.startswith("cluster"):
             assert postgres is not None
             return postgres.create_database(f"bench{next(databases)}")
         return str(temp / name)
@@ -1125,15 +1238,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     def ours(
         path: str, profile: Path | None, db: str, *extra: str, root: Path = _ROOT, suffix: str = ""
     ) -> ServerProcess:
+        if db.startswith("cluster"):
+            return cluster(path, profile, db + suffix, int(db.split(":")[1]), root).start()
         server = our_server(path, profile, db + suffix, *extra, root=root)
         if postgres is not None and db == "postgresql":
             server.database = postgres.pids
         return server.start()
 
+    def cluster(
+        path: str, profile: Path | None, label: str, size: int, root: Path
+    ) -> ServerProcess:
+        assert postgres is not None
+        assert redis is not None
+        process = redis.process
+        assert process is not None
+        prefix = f"bench{next(databases)}:"
+        nodes = [
+            our_server(
+                path, profile, f"{label}-n{number}", "--redis", redis.url, "--redis-prefix",
+                prefix, "--node-id", f"n{number}", "--cluster-secret", "bench", root=root,
+            )
+            for number in range(1, size + 1)
+        ]  # fmt: skip
+        return ClusterServer(label, nodes, lambda: [*postgres.pids(), process.pid], args.cross)
+
     try:
         for db in dbs:
             paths = [storage(db, f"bench{suffix}.db") for _, suffix in checkouts]
-            if "idle" in modes:
+            if "idle" in modes and not db.startswith("cluster"):
                 for (root, suffix), path in zip(checkouts, paths, strict=True):
                     server = ours(path, None, db, root=root, suffix=suffix)
                     try:
@@ -1142,7 +1274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     finally:
                         server.stop()
             if "paced" in modes or "saturate" in modes:
-                if db == "postgresql":  # a fresh database: the idle run's is another server's
+                if db == "postgresql" or db.startswith("cluster"):  # a fresh database
                     paths = [storage(db, f"bench{suffix}.db") for _, suffix in checkouts]
                 servers: list[ServerProcess] = []
                 try:
@@ -1227,6 +1359,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         shutil.rmtree(temp, ignore_errors=True)
         if postgres is not None:
             postgres.close()
+        if redis is not None:
+            redis.close()
 
     log("Quoridor server load benchmark (bench/load.py)")
     log(

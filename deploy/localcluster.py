@@ -33,12 +33,11 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from server.config import Config
 from tests.services import PostgresServer, RedisServer, free_port, wait_for_port
 
 HOST = "127.0.0.1"
@@ -246,10 +245,9 @@ class LocalCluster:
             "--redis", self.redis.url,
             "--node-id", f"node{index + 1}",
             "--lease-ttl", str(self.lease_ttl),
+            "--advertise", f"{HOST}:{port}",
+            "--cluster-secret", self.secret,
         ]  # fmt: skip
-        settings = {item.name for item in fields(Config)}
-        if {"advertise", "cluster_secret"} <= settings:  # the relay's (CLUSTER-PLAN.md)
-            argv += ["--advertise", f"{HOST}:{port}", "--cluster-secret", self.secret]
         return argv + list(self.node_args)
 
     async def start(self) -> LocalCluster:

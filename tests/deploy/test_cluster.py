@@ -32,13 +32,10 @@ from tests.services import RedisServer, _postgres_bin
 from tests.wsclient import Client
 
 CLUSTER_SETTINGS = ("redis", "redis_prefix", "node_id", "lease_ttl", "advertise", "cluster_secret")
-RELAY_SETTINGS = {"advertise", "cluster_secret"}
-"""The relay's settings (CLUSTER-PLAN.md): checked once server/config.py has them."""
-RELAYED = set(Config.__dataclass_fields__) >= RELAY_SETTINGS
 SECRETS = {
     "QUORIDOR_DOMAIN": EXAMPLE_DOMAIN,
     "POSTGRES_PASSWORD": "pg-password",
-    **({"QUORIDOR_CLUSTER_SECRET": "cluster-secret"} if RELAYED else {}),
+    "QUORIDOR_CLUSTER_SECRET": "cluster-secret",
 }
 """What deploy/.env holds (compose reads it)."""
 
@@ -95,8 +92,7 @@ def test_the_cluster_has_several_nodes_a_database_a_redis_and_caddy() -> None:
 def test_every_variable_the_cluster_files_name_is_one_the_server_reads() -> None:
     for name in ("compose.cluster.yaml", "Caddyfile.cluster"):
         named = set(re.findall(r"\bQUORIDOR_[A-Z][A-Z0-9_]*", (DEPLOY / name).read_text()))
-        relay = {f"QUORIDOR_{name.upper()}" for name in RELAY_SETTINGS}
-        unknown = named - SERVER_VARIABLES - {"QUORIDOR_DOMAIN", *relay}
+        unknown = named - SERVER_VARIABLES - {"QUORIDOR_DOMAIN"}
         assert not unknown, f"deploy/{name} names variables the server does not read: {unknown}"
 
 
@@ -108,10 +104,9 @@ def test_every_node_is_a_cluster_node_of_the_same_cluster() -> None:
         assert database.hostname == "postgres", name
         assert database.password == SECRETS["POSTGRES_PASSWORD"]
         assert urlsplit(config.redis).hostname == "redis", name
-        if RELAYED:
-            assert getattr(config, "cluster_secret") == SECRETS["QUORIDOR_CLUSTER_SECRET"]  # noqa: B009
-            # Other nodes reach it by its service name on the compose network, at its port.
-            assert getattr(config, "advertise") == f"{name}:{config.port}"  # noqa: B009
+        assert config.cluster_secret == SECRETS["QUORIDOR_CLUSTER_SECRET"]
+        # Other nodes reach it by its service name on the compose network, at its port.
+        assert config.advertise == f"{name}:{config.port}"
         assert config.host == "0.0.0.0"
         assert config.origin_list == [f"https://{EXAMPLE_DOMAIN}"]
     shared = {(c.db, c.redis, c.redis_prefix, c.lease_ttl) for c in configs.values()}
@@ -177,8 +172,6 @@ def test_caddy_balances_across_every_node_and_checks_readiness() -> None:
 def test_the_readme_documents_every_cluster_setting() -> None:
     readme = (DEPLOY / "README.md").read_text()
     for name in CLUSTER_SETTINGS:
-        if name in RELAY_SETTINGS and not RELAYED:
-            continue
         assert name in Config.__dataclass_fields__, f"server/config.py has no {name}"
         flag = "--" + name.replace("_", "-")
         assert f"| `{flag}` | `QUORIDOR_{name.upper()}` |" in readme, flag

@@ -4,6 +4,7 @@ and spectators on different nodes, resumes through the load balancer (``harness`
 from __future__ import annotations
 
 import asyncio
+import signal
 import statistics
 import time
 
@@ -131,3 +132,26 @@ async def test_the_relays_added_latency(
             f"move round trip, median of {len(direct)}/{len(relayed)}: direct {ms[0]:.2f} ms, "
             f"relayed {ms[1]:.2f} ms, added by the relay {ms[1] - ms[0]:.2f} ms"
         )
+
+
+async def test_a_relayed_player_whose_serving_node_dies_gets_1012_and_resumes(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str
+) -> None:
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 3) as cluster:
+        alice = await Client.connect(cluster.node(0).url, "alice")
+        await alice.send(Create())
+        room = (await alice.expect(Joined)).room
+        bob = await Client.connect(cluster.node(1).url, "bob")  # n2 relays bob to n1
+        await bob.send(Join(room=room))
+        await bob.expect(Joined)
+        await play([alice, bob], GAME[:3], 0)
+        await cluster.node(0).stop(signal.SIGKILL)
+        code, _ = await bob.closed()
+        assert code == 1012  # n2 is alive: it tells bob to come back, not a dead socket
+        alice = await resume_anywhere(cluster.url, alice.welcome, "alice")
+        bob = await resume_anywhere(cluster.url, bob.welcome, "bob")
+        for player in (alice, bob):
+            await state_at(player, 3)
+        final = await play([alice, bob], GAME[3:], 3)
+        assert final.result is not None
+        await asyncio.gather(alice.close(), bob.close())

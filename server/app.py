@@ -15,6 +15,7 @@ import errno
 import functools
 import itertools
 import logging
+import math
 import socket
 import time
 from collections import Counter, deque
@@ -393,11 +394,9 @@ class GameServer:
         if path == "/healthz":
             return http.text(HTTPStatus.OK, "ok", head)
         if path == "/readyz":
-            if self.ready and (self.node is None or self.node.healthy):
+            reason = self._unready()
+            if reason is None:
                 return http.text(HTTPStatus.OK, "ready", head)
-            reason = "cannot save games" if self.failed else "shutting down"
-            if self.ready:
-                reason = "redis unreachable"
             return http.text(HTTPStatus.SERVICE_UNAVAILABLE, reason, head)
         if path == "/metrics":
             return http.response(HTTPStatus.OK, self.metrics.render(), METRICS_TYPE, head)
@@ -443,6 +442,17 @@ class GameServer:
         # A client's message comes with a tag byte, and first the handoff with its session.
         link.protocol.max_message_size = max(self.config.max_message + 1, NODE_MESSAGE)
         return None
+
+    def _unready(self) -> str | None:
+        """Why ``/readyz`` says 503, or None when ready."""
+        if not self.ready:
+            return "cannot save games" if self.failed else "shutting down"
+        unreachable = []
+        if self.core.context.unavailable is not None:
+            unreachable.append("postgresql")
+        if self.node is not None and not self.node.healthy:
+            unreachable.append("redis")
+        return f"unreachable: {', '.join(unreachable)}" if unreachable else None
 
     # -- websockets ----------------------------------------------------------------
 
@@ -573,9 +583,28 @@ class GameServer:
         if self.failed:
             return
         if error is not None:
+            if self.node is not None:
+                self._commit_lost(error)
+                return
             self._stop_failing(f"cannot write to the database; stopping ({error})")
             return
         self._send(self._committing.popleft())
+        self._commit()
+        if not self._committing and not self._outbox:
+            self._drained.set()
+
+    def _commit_lost(self, error: BaseException) -> None:
+        """A cluster node's commit failed (PostgreSQL went away during it): whether it was
+        written cannot be known, so nothing it held is acknowledged, and every room is let go
+        as if the node had restarted (members closed with 1012, leases released); the
+        players resume once PostgreSQL is back, on whichever node takes each room over."""
+        assert self.node is not None
+        log.error("a commit failed (%s); letting every room go", error)
+        self._committing.popleft()  # its replies: never sent
+        codes = list(self.core.rooms)
+        for code in codes:
+            self._drop_room(code)
+        self._background(self.node.hand_over(codes))
         self._commit()
         if not self._committing and not self._outbox:
             self._drained.set()
@@ -702,8 +731,16 @@ class GameServer:
         node.game_ids = history.reserved
         history.running_low = lambda: self._background(node.reserve_game_ids())
         store.fenced = self._fenced
+        # A node never gives up on PostgreSQL: while it is away the node is not ready and
+        # refuses moves and new games (rather than holding them); it serves again once
+        # PostgreSQL is back.
+        store.retry = math.inf
+        store.keep_trying = True
+        store.availability = self._database_available
         host.take_code = node.take_code
-        host.can_open = lambda: node.healthy and bool(node.spare) and not self.handing_over
+        host.can_open = lambda: (
+            node.healthy and store.available and bool(node.spare) and not self.handing_over
+        )
         self._join_lobby(node)
         self._join_relay(node, port)
         self._join_queue(node)
@@ -773,6 +810,8 @@ class GameServer:
                 "leases_lost": node.losses,
                 "lease_renewals": node.leases.renewals,
                 "redis_errors": node.redis_errors + listing.errors + matching("errors"),
+                "postgresql_up": float(node.store.available),
+                "postgresql_errors": node.store.errors,
                 "listed_here": len(lobby.mine),
                 "listed_elsewhere": len(directory.others),
                 "pairs_here": matching("paired_here"),
@@ -780,6 +819,9 @@ class GameServer:
             }
 
         self.metrics.count_cluster(node.id, figures)
+
+    def _database_available(self, available: bool) -> None:
+        self.core.context.unavailable = None if available else "the database is unreachable"
 
     def _adopt(self, taken: TakenOver, accounts: list[AccountRecord]) -> bool:
         """Host a room the node took over; False (logged) if its record cannot be used."""
@@ -826,7 +868,11 @@ class GameServer:
             if code is not None:
                 where = await node.locate(code)
         except (StoreError, RedisError, OSError) as error:
+            # The token may well be good: the client is told to come back, not bad_token.
             log.warning("cannot look for a session now: %s", error, extra={"conn": find.conn})
+            if link := self.sockets.get(find.conn):
+                link.close(CLOSE_RESTART, "cannot find your game now; reconnect")
+            return
         if isinstance(where, Remote):
             self.resume_elsewhere(find, where.node)
             return

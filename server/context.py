@@ -73,6 +73,9 @@ class Context:
         """Changes for the database (off until an adapter with one turns it on)."""
         self.clustered = False
         """True on a node of a cluster: sessions and rooms may live on other nodes."""
+        self.unavailable: str | None = None
+        """Why moves cannot be saved now (a cluster node whose PostgreSQL is away), or None:
+        requests that change a game are then refused (``service_unavailable``), not held."""
         self.compact: set[int] = set()
         """Connections that asked for ``moved`` events in their ``hello`` (the session
         registry keeps it; the room host reads it to push each connection its kind)."""

@@ -57,6 +57,7 @@ from protocol.messages import (
     Rematch,
     ReplayRequest,
     Request,
+    RequestId,
     Resign,
     Sync,
     Takeback,
@@ -254,6 +255,8 @@ class Core:
     def _dispatch(self, connection: Connection, request: Request) -> list[Action]:
         session = connection.session
         if isinstance(request, MoveRequest) and session is not None:
+            if self.context.unavailable is not None:
+                return [self._unavailable(connection.id, request.id)]
             return self.play.in_room(session, request)  # the common case first
         if isinstance(request, Hello):
             return self._hello(connection, request)
@@ -292,6 +295,8 @@ class Core:
                 | Hint()
                 | Takeback()
             ):
+                if self.context.unavailable is not None:
+                    return [self._unavailable(conn, request.id)]
                 return self.play.in_room(session, request)
         if session.room is not None or session.queued is not None:
             where = f"room {session.room.code}" if session.room else "the quick-match queue"
@@ -310,6 +315,10 @@ class Core:
             case QuickMatchRequest():
                 return self.lobby.quick_match(session, request)
         raise AssertionError(f"unhandled request {request!r}")  # pragma: no cover
+
+    def _unavailable(self, conn: int, rid: RequestId) -> Send:
+        message = f"{self.context.unavailable}: nothing was played; send it again in a moment"
+        return self.context.error(conn, ErrorCode.SERVICE_UNAVAILABLE, message, rid)
 
     def _hello(self, connection: Connection, hello: Hello) -> list[Action]:
         actions, resumed = self.registry.hello(connection, hello)

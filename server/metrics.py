@@ -89,6 +89,11 @@ CLUSTER_FIGURES = {
     "leases_lost": ("counter", "Rooms this node stopped hosting: lease lost or write fenced"),
     "lease_renewals": ("counter", "Leases (rooms and liveness) renewed"),
     "redis_errors": ("counter", "Requests to Redis that failed"),
+    "postgresql_up": (
+        "gauge",
+        "1 while this node reaches PostgreSQL (else it refuses moves and new games: /readyz 503)",
+    ),
+    "postgresql_errors": ("counter", "Requests to PostgreSQL that failed, and connections lost"),
     "listed_here": ("gauge", "Rooms this node lists in the cluster-wide lobby list"),
     "listed_elsewhere": ("gauge", "Other nodes' rooms in this node's copy of the list"),
     "pairs_here": ("counter", "Quick-match pairs of two players of this node"),

@@ -217,6 +217,17 @@ class PgStore:
         """Seconds PostgreSQL may be away (noticed while idle) before the store gives up."""
         self.reconnects = 0
         """Connections made again after PostgreSQL went away while idle (a metric)."""
+        self.available = True
+        """False from the moment the connection is found lost while idle until it is made
+        again (a cluster node then refuses moves and new games, and is not ready)."""
+        self.errors = 0
+        """Failed requests and lost connections (a metric)."""
+        self.availability: Callable[[bool], None] = lambda available: None
+        """Told when ``available`` changes."""
+        self.keep_trying = False
+        """A cluster node's store: a connection lost in a request makes the request fail
+        (``StoreError``) and the watch connect again, for as long as it takes, instead of
+        failing the store for good (``lost``)."""
         self._watch: asyncio.Task[None] | None = None
         self.write_seconds: Callable[[float], None] = lambda seconds: None
         self.lost: Callable[[str], None] = lambda reason: None
@@ -267,22 +278,34 @@ class PgStore:
             await asyncio.sleep(WATCH_EVERY)
             async with self._turn:
                 conn = self._conn
-                if conn is None:
+                if conn is not None:
+                    try:
+                        await conn.execute(b"SELECT 1")
+                        continue
+                    except psycopg.Error as error:
+                        log.warning("PostgreSQL connection lost while idle (%s); connecting again",
+                                    str(error).strip())  # fmt: skip
+                    self._lose()
+                    with contextlib.suppress(psycopg.Error):
+                        await conn.close()
+                elif not self.keep_trying:
                     return
-                try:
-                    await conn.execute(b"SELECT 1")
-                    continue
-                except psycopg.Error as error:
-                    log.warning("PostgreSQL connection lost while idle (%s); connecting again",
-                                str(error).strip())  # fmt: skip
-                with contextlib.suppress(psycopg.Error):
-                    await conn.close()
                 self._conn = await self._reconnect()
                 if self._conn is None:
                     self._fail(f"cannot reach PostgreSQL for {self.retry:.0f} s")
                     return
                 self.reconnects += 1
+                self.available = True
+                self.availability(True)
                 log.info("PostgreSQL connection made again")
+
+    def _lose(self) -> None:
+        """The connection is gone: not available until it is made again."""
+        self._conn = None
+        self.errors += 1
+        if self.available:
+            self.available = False
+            self.availability(False)
 
     async def _reconnect(self) -> Conn | None:
         deadline = time.monotonic() + self.retry
@@ -478,7 +501,12 @@ class PgStore:
             try:
                 return await work(conn)
             except psycopg.Error as error:
-                if conn.broken or isinstance(error, psycopg.OperationalError):
+                lost = conn.broken or isinstance(error, psycopg.OperationalError)
+                if lost and self.keep_trying:  # a cluster node: the watch connects again
+                    self._lose()
+                    raise StoreError(f"PostgreSQL connection lost ({error})".strip()) from None
+                self.errors += 1
+                if lost:
                     self._fail(f"PostgreSQL connection lost ({error})".strip())
                     raise StoreError(self._failed or str(error)) from None
                 raise StoreError(f"PostgreSQL: {error}".strip()) from None

@@ -37,6 +37,7 @@ async def resume_anywhere(
     assert welcome is not None
     deadline = time.monotonic() + within
     while True:
+        client: Client | None = None
         try:
             client = await Client.connect(url, hello=False)
             await client.send(Hello(version=VERSION, name=name, resume=welcome.resume_token))
@@ -49,6 +50,10 @@ async def resume_anywhere(
             reply.cancel()
             raise ConnectionClosed(None, None)
         except (ConnectionClosed, InvalidHandshake, OSError, AssertionError, TimeoutError):
+            # A refused attempt (an error instead of a welcome) leaves its connection open:
+            # close it, or the retries add up to the node's per-address cap (429).
+            if client is not None:
+                await client.close()
             if time.monotonic() > deadline:
                 raise
             await asyncio.sleep(0.05)

@@ -105,6 +105,14 @@ class Game:
         """Each seat's distance to its goal, once worked out in this position."""
         self._wall_list: list[str] | None = None
         """The walls on the board in notation, once worked out since the last wall."""
+        self._sealing: list[tuple[int, int] | None] = [None] * self.variant.players
+        """Per seat, the free (horizontal, vertical) slots whose wall would leave it no way
+        to its goal, once worked out. Kept across pawn moves (``_update_sealing``), worked
+        out again after a wall or an undo."""
+        self._legal_slots: tuple[int, int] | None = None
+        """``_free_slots``, once worked out since the last change of ``_sealing``."""
+        self._packed: tuple[tuple[int, int], int] = ((0, 0), 0)
+        """The last ``_legal_slots`` packed (``legal_wall_mask``), with what it packed."""
         self._winner: int | None = None
         self._retired = 0
         """Bit per seat that has left a four-player game: its pawn stays, its turns pass."""
@@ -288,7 +296,12 @@ class Game:
         horizontal slots first, row by row from row 1, then vertical ones likewise."""
         if self._winner is not None or not self._walls_left[self._turn]:
             return 0
-        return self._geo.pack_slots(*self._free_slots())
+        free = self._free_slots()
+        packed_from, packed = self._packed
+        if free != packed_from:  # after most pawn moves the legal walls are the same
+            packed = self._geo.pack_slots(*free)
+            self._packed = (free, packed)
+        return packed
 
     def _wall_names(self) -> list[str]:
         """Every wall that may stand on the board now, whoever places it."""
@@ -297,6 +310,23 @@ class Game:
 
     def _free_slots(self) -> tuple[int, int]:
         """The (horizontal, vertical) slots where a wall may stand now, as board masks."""
+        if self._legal_slots is None:
+            geo = self._geo
+            h_free = geo.slots & ~self._h_forbidden
+            v_free = geo.slots & ~self._v_forbidden
+            for seat in range(self.variant.players):
+                if not (self._retired >> seat) & 1:
+                    h_sealing, v_sealing = self._sealing_walls(seat)
+                    h_free &= ~h_sealing
+                    v_free &= ~v_sealing
+            self._legal_slots = (h_free, v_free)
+        return self._legal_slots
+
+    def _sealing_walls(self, seat: int) -> tuple[int, int]:
+        """The free (horizontal, vertical) slots whose wall would seal ``seat``'s way."""
+        sealing = self._sealing[seat]
+        if sealing is not None:
+            return sealing
         geo = self._geo
         stride = geo.stride
         h_free = geo.slots & ~self._h_forbidden
@@ -309,22 +339,51 @@ class Game:
         h_risky = h_free & ((a & b) | (a & c) | (b & c))
         a, b, c = points >> 1, points >> (stride + 1), points >> (2 * stride + 1)
         v_risky = v_free & ((a & b) | (a & c) | (b & c))
+        h_sealing = v_sealing = 0
         if h_risky | v_risky:
-            seats = [
-                seat for seat in range(self.variant.players) if not (self._retired >> seat) & 1
-            ]
-            # Only a wall that closes an edge of some seat's route can seal it.
-            h_cuts = v_cuts = 0
-            for north, east in map(self._route, seats):
-                h_cuts |= north | (north >> 1)
-                v_cuts |= east | (east >> stride)
-            for slot in bits(h_risky & h_cuts):
-                if self._sealed_seat(1 << slot, True) is not None:
-                    h_free ^= 1 << slot
-            for slot in bits(v_risky & v_cuts):
-                if self._sealed_seat(1 << slot, False) is not None:
-                    v_free ^= 1 << slot
-        return h_free, v_free
+            # Only a wall that closes an edge of the seat's route can seal it.
+            north, east = self._route(seat)
+            for slot in bits(h_risky & (north | (north >> 1))):
+                if self._seals(seat, 1 << slot, True):
+                    h_sealing |= 1 << slot
+            for slot in bits(v_risky & (east | (east >> stride))):
+                if self._seals(seat, 1 << slot, False):
+                    v_sealing |= 1 << slot
+        sealing = self._sealing[seat] = (h_sealing, v_sealing)
+        return sealing
+
+    def _update_sealing(self, seat: int, here: int, target: int) -> None:
+        """Keep ``seat``'s sealing walls right as its pawn steps from ``here`` to ``target``.
+
+        The pawn walked over an open edge, so a wall that does not close that edge
+        leaves both squares on the same side of it: it seals the seat from one exactly
+        when from the other. Only the (at most two) walls that close the edge can change.
+        Nothing changes for the other seats (pawns are no obstacle to a path).
+        """
+        sealing = self._sealing[seat]
+        if sealing is None:
+            return
+        geo = self._geo
+        stride, low = geo.stride, min(here, target)
+        edge = (1 << low) | (1 << low >> 1)  # the slots of the walls closing it, for a north edge
+        if abs(target - here) == stride:
+            horizontal, candidates = True, edge & geo.slots & ~self._h_forbidden
+        elif abs(target - here) == 1:
+            edge = (1 << low) | (1 << low >> stride)
+            horizontal, candidates = False, edge & geo.slots & ~self._v_forbidden
+        else:  # a jump crosses two edges: work it out again when needed
+            self._sealing[seat] = self._legal_slots = None
+            return
+        h_sealing, v_sealing = sealing
+        changing = h_sealing if horizontal else v_sealing
+        for slot in bits(candidates):
+            wall = 1 << slot
+            sealed = self._seals(seat, wall, horizontal)
+            changing = changing | wall if sealed else changing & ~wall
+        updated = (changing, v_sealing) if horizontal else (h_sealing, changing)
+        if updated != sealing:
+            self._sealing[seat] = updated
+            self._legal_slots = None
 
     def is_legal(self, move: str) -> bool:
         try:
@@ -352,9 +411,10 @@ class Game:
             self._walls_left[seat] -= 1
             self._distances = [None] * self.variant.players
         else:
-            target = geo.bit(parsed.col, parsed.row)
+            target, here = geo.bit(parsed.col, parsed.row), self._pawns[seat]
             self._extend_route(seat, target)
             self._pawns[seat] = target
+            self._update_sealing(seat, here, target)
             if (1 << target) & self._goals[seat]:
                 self._winner = seat
             # Pawns are no obstacle to a distance: only the mover's changed.
@@ -381,7 +441,7 @@ class Game:
             raise IllegalMove("the last seat cannot retire")
         self._history.append(self._entry(f"retire {seat}"))
         self._retired |= 1 << seat
-        self._targets = None
+        self._targets = self._legal_slots = None  # its sealing walls no longer count
         if self._turn == seat:
             self._turn = self._next_seat(seat)
 
@@ -410,8 +470,9 @@ class Game:
         self._points, self._turn, self._winner = snap.points, snap.turn, snap.winner
         self._routes = list(snap.routes)
         self._retired = snap.retired
-        self._targets = self._wall_list = None
+        self._targets = self._wall_list = self._legal_slots = None
         self._distances = [None] * self.variant.players
+        self._sealing = [None] * self.variant.players
         if not action.startswith("retire"):
             self._moves.pop()
         return action
@@ -519,6 +580,13 @@ class Game:
 
     def _sealed_seat(self, wall: int, horizontal: bool) -> int | None:
         """The first seat this wall would leave with no way to its goal, if any."""
+        for seat in range(self.variant.players):
+            if not (self._retired >> seat) & 1 and self._seals(seat, wall, horizontal):
+                return seat
+        return None
+
+    def _seals(self, seat: int, wall: int, horizontal: bool) -> bool:
+        """Whether this wall would leave ``seat`` with no way to its goal."""
         stride = self._geo.stride
         if horizontal:
             closes_north, closes_east = wall | (wall << 1), 0
@@ -527,22 +595,19 @@ class Game:
             closes_north, closes_east = 0, wall | (wall << stride)
             touched = self._points & ((wall | (wall << stride) | (wall << 2 * stride)) << 1)
         if touched.bit_count() < 2:
-            return None  # closes no loop, so it cannot cut the board in two
+            return False  # closes no loop, so it cannot cut the board in two
+        route_north, route_east = self._route(seat)
+        if not (closes_north & route_north or closes_east & route_east):
+            return False  # the seat's route goes round it
         north, east = self._open()
         north &= ~closes_north
         east &= ~closes_east
-        for seat, pawn in enumerate(self._pawns):
-            if (self._retired >> seat) & 1:
-                continue
-            route_north, route_east = self._route(seat)
-            cut = closes_north & route_north or closes_east & route_east
-            if cut and not reaches(1 << pawn, self._goals[seat], north, east, stride):
-                return seat
-        return None
+        return not reaches(1 << self._pawns[seat], self._goals[seat], north, east, stride)
 
     def _place_wall(self, wall: int, horizontal: bool) -> None:
         stride = self._geo.stride
-        self._wall_list = None
+        self._wall_list = self._legal_slots = None
+        self._sealing = [None] * self.variant.players
         if horizontal:
             self._h_walls |= wall
             closed = wall | (wall << 1)
@@ -671,6 +736,9 @@ class Game:
         slot = geo.bit(move.col, move.row)
         horizontal = move.orientation == "h"
         self._check_overlap(name, slot, horizontal)
+        legal = self._legal_slots  # known when the state was last sent: mostly
+        if legal is not None and (legal[0 if horizontal else 1] >> slot) & 1:
+            return
         sealed = self._sealed_seat(1 << slot, horizontal)
         if sealed is not None:
             goal = self.variant.goal_name(sealed)

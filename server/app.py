@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import functools
 import itertools
 import logging
 import math
@@ -31,8 +30,6 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
 
-from engine.ai import choose_move
-from engine.ai.evaluation import Evaluation, MoveReview, evaluate, review_move
 from protocol.codec import encode
 from server import http, static
 from server.accountdb import RatedGame
@@ -42,10 +39,6 @@ from server.analysis import AnalyseStep
 from server.cluster.relay import NODE_MESSAGE, NODE_PATH, Inbound, Relay, authorized, client_address
 from server.config import Config
 from server.core import (
-    HINT_LEVEL,
-    HINT_SECONDS,
-    LIVE_DEPTH,
-    LIVE_NODES,
     Action,
     Ask,
     Close,
@@ -61,11 +54,12 @@ from server.metrics import Metrics
 from server.records import AccountRecord
 from server.retention import Retention
 from server.rooms import Absence
+from server.searches import Searches
 from server.stalls import StallClock
 from server.storage import Storage, is_postgresql, open_storage, shown
 from server.store import StoreError, StoreLocked
 from server.wire import Link
-from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
+from server.workers import WorkerPool
 
 if TYPE_CHECKING:  # PostgreSQL's and Redis's clients are imported only in a cluster
     from server.cluster.directory import Listing
@@ -192,6 +186,7 @@ class GameServer:
         self.workers = WorkerPool(config.ai_workers)
         """Worker processes for the computer's searches (and analysis), started on first use."""
         self.core.computer_busy = lambda: self.workers.saturated
+        self.searches = Searches(self.workers, self.core, self._carry_out, self._closing)
         self.node: ClusterNode | None = None
         self.listing: Listing | None = None
         self.matching: QuickMatching | None = None
@@ -674,13 +669,13 @@ class GameServer:
                 if link is not None:
                     link.close(action.code, action.reason)
             elif isinstance(action, Think):
-                self._start_thinking(action)
+                self.searches.think(action)
             elif isinstance(action, AnalyseStep):
-                self._start_analysing(action)
+                self.searches.analyse(action)
             elif isinstance(action, Suggest):
-                self._start_hint(action)
+                self.searches.hint(action)
             elif isinstance(action, LiveEvalStep):
-                self._start_live(action)
+                self.searches.live(action)
             elif isinstance(action, Ask):
                 self._start_asking(action)
             elif isinstance(action, FindSession):
@@ -905,120 +900,6 @@ class GameServer:
     def _rated(self, games: list[RatedGame]) -> None:
         """Rating changes just committed with their games: the rooms show them."""
         self._carry_out(self.core.ratings_committed(games))
-
-    def _start_analysing(self, step: AnalyseStep) -> None:
-        """Judge one move of a game in a worker process (``server.analysis``), after the
-        computer's moves in games going on."""
-        variant = step.variant
-        job = functools.partial(
-            review_move, step.moves, step.ply, size=variant.size, walls=variant.walls
-        )
-        try:
-            future = self.workers.submit(f"analysis:{step.game}", job, ANALYSIS)
-        except PoolFull:
-            self._carry_out(self.core.analysis_step(step.game, step.ply, None))
-            return
-        task = asyncio.ensure_future(self._analysed(step, future))
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
-
-    async def _analysed(self, step: AnalyseStep, future: asyncio.Future[MoveReview]) -> None:
-        try:
-            review: MoveReview | None = await future
-        except Exception:
-            log.exception("a step of the analysis of game %d failed", step.game)
-            review = None
-        self._carry_out(self.core.analysis_step(step.game, step.ply, review))
-
-    def _start_live(self, step: LiveEvalStep) -> None:
-        """Evaluate a position for its spectators, after the computer's moves; dropped
-        unstarted if the game moved on."""
-        variant = step.variant
-        work = functools.partial(
-            evaluate,
-            step.actions,
-            size=variant.size,
-            walls=variant.walls,
-            depth=LIVE_DEPTH,
-            nodes=LIVE_NODES,
-        )
-        wanted = functools.partial(self.core.still_live, step)
-        try:
-            future = self.workers.submit(f"live:{step.room}", work, ANALYSIS, wanted)
-        except PoolFull:
-            self._carry_out(self.core.live_evaluated(step, None))
-            return
-        task = asyncio.ensure_future(self._live_done(step, future))
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
-
-    async def _live_done(self, step: LiveEvalStep, future: asyncio.Future[Evaluation]) -> None:
-        found: Evaluation | None = None
-        try:
-            found = await future
-        except asyncio.CancelledError:
-            pass  # dropped unstarted: the game moved on
-        except Exception:
-            log.exception("the live evaluation failed", extra={"room": step.room})
-        self._carry_out(self.core.live_evaluated(step, found))
-
-    def _start_hint(self, suggest: Suggest) -> None:
-        """The computer's move for a player who asked for a hint, in a worker process."""
-        variant = suggest.variant
-        search = functools.partial(
-            choose_move,
-            suggest.actions,
-            size=variant.size,
-            walls=variant.walls,
-            level=HINT_LEVEL,
-            budget=HINT_SECONDS,
-        )
-        try:
-            # The hint waits behind the computer's moves; a session has one at a time.
-            future = self.workers.submit(f"hint:{suggest.conn}", search, ANALYSIS)
-        except PoolFull:
-            self._carry_out(self.core.hint_move(suggest, None))
-            return
-        task = asyncio.ensure_future(self._hinted(suggest, future))
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
-
-    async def _hinted(self, suggest: Suggest, future: asyncio.Future[str]) -> None:
-        try:
-            move: str | None = await future
-        except Exception:
-            log.exception("the computer's hint failed", extra={"room": suggest.room})
-            move = None
-        self._carry_out(self.core.hint_move(suggest, move))
-
-    def _start_thinking(self, think: Think) -> None:
-        """Run the computer's search in a worker process; its move comes back as a request.
-
-        The room owns the search, so rooms share the workers fairly; it is dropped
-        unstarted if the game moved on meanwhile (a resign, a flag, an ended room)."""
-        variant = think.variant
-        search = functools.partial(
-            choose_move,
-            think.actions,
-            players=variant.players,
-            size=variant.size,
-            walls=variant.walls,
-            level=think.level,
-            budget=think.seconds,
-        )
-        wanted = functools.partial(self.core.still_thinking, think)
-        future = self.workers.submit(f"room:{think.room}", search, MOVE, wanted)
-        task = asyncio.ensure_future(self._answer(think, future))
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
-
-    async def _answer(self, think: Think, future: asyncio.Future[str]) -> None:
-        try:
-            move: str | None = await future
-        except Exception:
-            log.exception("the computer's search failed", extra={"room": think.room})
-            move = None
-        self._carry_out(self.core.bot_move(think.room, think.seat, think.ply, move))
 
     def _reading(self, link: Link, transport: asyncio.Transport) -> bool:
         """False, and the connection cut, for a client whose unread backlog grew too big.

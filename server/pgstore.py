@@ -166,6 +166,12 @@ MIGRATIONS = [
     """
     CREATE SEQUENCE game_ids;
     """,
+    # 5 (no SQLite equivalent): sessions found by their resume token's digest (a player
+    # coming back through a node that does not know them), without reading every record.
+    """
+    ALTER TABLE sessions ADD COLUMN token_digest TEXT;
+    CREATE INDEX sessions_by_token ON sessions (token_digest);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 SQLITE_EQUIVALENT = 6
@@ -460,8 +466,8 @@ class PgStore:
         async def read(conn: Conn) -> str | None:
             rows = await _rows(
                 conn,
-                "SELECT room FROM sessions WHERE quarantined = 0 AND room IS NOT NULL"
-                " AND convert_from(record, 'UTF8')::jsonb->>'token_digest' = %s",
+                "SELECT room FROM sessions"
+                " WHERE token_digest = %s AND quarantined = 0 AND room IS NOT NULL",
                 (token_digest.hex(),),
             )
             return str(rows[0][0]) if rows else None
@@ -533,6 +539,8 @@ class PgStore:
                 await conn.execute(MIGRATIONS[version].encode())
             if before < 2:
                 await _mark_short_games(conn)
+            if before < 5:
+                await _index_session_tokens(conn)
             await conn.execute("DELETE FROM schema_version")
             await conn.execute("INSERT INTO schema_version VALUES (%s)", (SCHEMA_VERSION,))
             await conn.cursor().executemany(
@@ -612,11 +620,11 @@ class PgStore:
                 )
             if batch.sessions:
                 await cursor.executemany(
-                    "INSERT INTO sessions (id, room, record) VALUES (%s, %s, %s)"
-                    " ON CONFLICT (id) DO UPDATE"
-                    " SET room = EXCLUDED.room, record = EXCLUDED.record"
+                    "INSERT INTO sessions (id, room, record, token_digest) VALUES (%s, %s, %s, %s)"
+                    " ON CONFLICT (id) DO UPDATE SET room = EXCLUDED.room,"
+                    " record = EXCLUDED.record, token_digest = EXCLUDED.token_digest"
                     " WHERE sessions.quarantined = 0",
-                    [(s.id, s.room, encode(s)) for s in batch.sessions],
+                    [(s.id, s.room, encode(s), s.token_digest) for s in batch.sessions],
                 )
             if batch.dropped_sessions:
                 # Never a session seated in a room another node owns now (its row is theirs).
@@ -716,6 +724,16 @@ async def _mark_short_games(conn: Conn) -> None:
     rows = await _rows(conn, "SELECT id, record FROM games", ())
     short = [game.id for game in decode_rows(rows, GameRecord, "games", []) if is_short(game)]
     await conn.execute("UPDATE games SET short = 1 WHERE id = ANY(%s)", (short,))
+
+
+async def _index_session_tokens(conn: Conn) -> None:
+    """Fill in ``sessions.token_digest`` for the sessions saved before the column existed
+    (a session whose record does not decode is left without: it is set aside at start-up)."""
+    rows = await _rows(conn, "SELECT id, record FROM sessions", ())
+    await conn.cursor().executemany(
+        "UPDATE sessions SET token_digest = %s WHERE id = %s",
+        [(s.token_digest, s.id) for s in decode_rows(rows, SessionRecord, "sessions", [])],
+    )
 
 
 async def _rows(conn: Conn, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:

@@ -234,6 +234,26 @@ async def test_a_takeover_leaves_a_quarantined_session_row_aside(postgres_url: s
     await store.close()
 
 
+async def test_a_session_is_found_by_its_token_digest_also_when_saved_before_schema_5(
+    postgres_url: str,
+) -> None:
+    """``session_room`` reads an indexed column (schema 5); rows saved by an older server
+    get it at the migration, so players resuming during a rolling upgrade are still found."""
+    store = PgStore(postgres_url)
+    await store.open()
+    await store.write(Batch(sessions=[session("s1", "kkkk"), session("s2", None)]))
+    assert await store.session_room(bytes.fromhex("ab")) == "kkkk"
+    assert await store.session_room(bytes.fromhex("cd")) is None
+    await store.close()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # as schema 4 left it
+        conn.execute("ALTER TABLE sessions DROP COLUMN token_digest")
+        conn.execute("UPDATE schema_version SET version = 4")
+    store = PgStore(postgres_url)
+    assert await store.open() == (4, 5)
+    assert await store.session_room(bytes.fromhex("ab")) == "kkkk"
+    await store.close()
+
+
 def test_a_password_in_the_database_url_is_never_shown() -> None:
     assert shown("postgresql://quoridor:s3cret@db:5432/quoridor") == (
         "postgresql://quoridor:***@db:5432/quoridor"

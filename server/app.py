@@ -733,9 +733,7 @@ class GameServer:
         store.keep_trying = True
         store.availability = self._database_available
         host.take_code = node.take_code
-        host.can_open = lambda: (
-            node.healthy and store.available and bool(node.spare) and not self.handing_over
-        )
+        host.can_open = lambda: node.healthy and store.available and not self.handing_over
         self._join_lobby(node)
         self._join_relay(node, port)
         self._join_queue(node)

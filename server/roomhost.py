@@ -62,7 +62,7 @@ class RoomHost:
         codes it leased in advance, ``server.cluster.node``)."""
         self.can_open: Callable[[], bool] = lambda: True
         """Whether new rooms may open now (a cluster node says no while Redis or PostgreSQL
-        is away, or while it has no leased code ready)."""
+        is away)."""
 
     # -- opening and forgetting rooms --------------------------------------------------
 
@@ -74,10 +74,8 @@ class RoomHost:
         match: bool,
         pool: str | None = None,
     ) -> Room:
-        # Quick match checked a code was ready when the player queued; if none is left
-        # now, an unleased one: the room is still written under no one's fence, and a
-        # node that takes it over (orphan sweep) fences this one off, whose players then
-        # resume there.
+        # A cluster node always has a code (leased in advance, or just after); None only
+        # from a ``take_code`` that refuses, and then any fresh code will do.
         code = self.take_code() or room_code()
         room = Room(code, spec, public, self.context.clock(), clock, match, pool)
         room.established = self.context.limits.provisional_games

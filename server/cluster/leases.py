@@ -49,6 +49,21 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 """
 """Extend a lease if it is still this holder's: KEYS lease; ARGV 'node epoch', ttl ms."""
+_ACQUIRE_FRESH = """
+local taken = {}
+for i = 1, #KEYS, 2 do
+    if redis.call('EXISTS', KEYS[i]) == 0 and redis.call('EXISTS', KEYS[i + 1]) == 0 then
+        redis.call('SET', KEYS[i + 1], 1)
+        redis.call('SET', KEYS[i], ARGV[1] .. ' 1', 'PX', ARGV[2])
+        taken[#taken + 1] = 1
+    else
+        taken[#taken + 1] = 0
+    end
+end
+return taken
+"""
+"""Lease codes nobody ever leased, at epoch 1: KEYS lease, epoch counter of each code;
+ARGV node, ttl ms. One 1 (leased) or 0 (held, or leased before) per code, in order."""
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -81,6 +96,7 @@ class Leases:
         """False while Redis cannot be reached (the node is not ready)."""
         self._acquire = redis.register_script(_ACQUIRE)
         self._renew = redis.register_script(_RENEW)
+        self._acquire_fresh = redis.register_script(_ACQUIRE_FRESH)
         self._release = redis.register_script(_RELEASE)
 
     @property
@@ -99,6 +115,16 @@ class Leases:
         lease = Lease(room, self.node, int(epoch))
         self.held[room] = lease
         return lease
+
+    async def acquire_fresh(self, rooms: list[str]) -> list[Lease]:
+        """Leases of those ``rooms`` nobody ever leased (epoch 1), in one round trip: the
+        others (held now, or leased before) are left alone, never to be used."""
+        keys = [key for room in rooms for key in (self.keys.lease(room), self.keys.epoch(room))]
+        taken = await self._acquire_fresh(keys=keys, args=[self.node, self._ttl_ms])
+        leases = [Lease(room, self.node, 1) for room, ok in zip(rooms, taken, strict=True) if ok]
+        for lease in leases:
+            self.held[lease.room] = lease
+        return leases
 
     async def renew(self, lease: Lease) -> bool:
         """Extend the lease by the TTL; False if it is not ours any more (expired, taken)."""

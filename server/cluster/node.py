@@ -34,8 +34,9 @@ from server.store import StoreError
 
 log = logging.getLogger("quoridor.cluster")
 
-SPARE_CODES = 16
-"""Room codes a node keeps leased in advance, so that opening a room waits for nothing."""
+SPARE_CODES = 32
+"""Room codes a node keeps leased in advance, so that opening a room waits for nothing.
+They are leased again as soon as one is taken, all in one Redis round trip."""
 GAME_ID_BLOCK = 100
 """Game ids a node reserves at a time in the shared database (``PgStore.reserve_game_ids``);
 another block is reserved once half of them are used."""
@@ -99,6 +100,10 @@ class ClusterNode:
         self._reserving = False
         self.spare: list[Lease] = []
         """Fresh codes leased in advance, for rooms this node opens."""
+        self._late: list[str] = []
+        """Codes of rooms opened while no spare one was ready, to lease at once."""
+        self._short = asyncio.Event()
+        """Set when a spare code is taken: the spares are leased again now."""
         self._taking: dict[str, asyncio.Task[Location]] = {}
         """Takeovers under way, by room: a second ``locate`` waits for the first."""
         self._tasks: list[asyncio.Task[None]] = []
@@ -119,9 +124,7 @@ class ClusterNode:
         await self.reserve_game_ids()
         with contextlib.suppress(RedisError, OSError, TimeoutError):
             async with asyncio.timeout(self.leases.ttl):
-                while len(self.spare) < SPARE_CODES:
-                    if (lease := await self._fresh_lease()) is not None:
-                        self.spare.append(lease)
+                await self._lease_codes()
         self._tasks = [
             asyncio.create_task(self.leases.keep(self._lost)),
             asyncio.create_task(self._keep_spares()),
@@ -157,40 +160,54 @@ class ClusterNode:
 
     # -- opening rooms ----------------------------------------------------------------
 
-    def take_code(self) -> str | None:
-        """A code for a new room, already leased to this node; None if none is ready (Redis
-        is away, or rooms open faster than codes are leased)."""
-        if not self.spare:
-            return None
-        return self.spare.pop().room
+    def take_code(self) -> str:
+        """A code for a new room, leased to this node: a spare one, or when rooms open
+        faster than spares are leased (or Redis is away) a fresh random code leased right
+        after. Such a room is written under epoch 0 until then, which no fence refuses; if
+        its lease cannot be had (another node took the room over meanwhile, which needs it
+        to be in play with no lease) the room is dropped, as on any lease lost."""
+        self._short.set()
+        if self.spare:
+            return self.spare.pop().room
+        code = self._new_code()
+        self._late.append(code)
+        return code
 
     async def _keep_spares(self) -> None:
         while True:
             try:
-                while len(self.spare) < SPARE_CODES:
-                    lease = await self._fresh_lease()
-                    if lease is not None:
-                        self.spare.append(lease)
+                await self._lease_codes()
                 stop_if_cancelled()
-                await asyncio.sleep(RETRY_AFTER)
+                await self._short.wait()
             except (RedisError, OSError) as error:
                 stop_if_cancelled()
                 self.redis_errors += 1
                 log.debug("cannot lease spare room codes now: %s", error)
                 await asyncio.sleep(RETRY_AFTER)
 
-    async def _fresh_lease(self) -> Lease | None:
-        """The lease of a new random code nobody ever leased (its epoch counter starts
-        here); None if the code was taken."""
-        code = self._new_code()
-        lease = await self.leases.acquire(code)
-        if lease is None:
-            return None  # another node holds it now: never reuse it
-        if lease.epoch != 1:  # leased before (a finished room's code): leave it alone
-            await self.leases.release(lease)
-            return None
-        self.store.epochs[code] = lease.epoch
-        return lease
+    async def _lease_codes(self) -> None:
+        """Lease the codes of rooms opened without a spare one, then spare codes up to
+        ``SPARE_CODES``, one round trip per round (codes nobody ever leased: one found
+        leased, or leased before, is a collision of 50 random bits, never reused)."""
+        while self._late or len(self.spare) < SPARE_CODES:
+            self._short.clear()
+            late, self._late = self._late, []
+            wanted = [self._new_code() for _ in range(SPARE_CODES - len(self.spare))]
+            try:
+                leased = await self.leases.acquire_fresh(late + wanted)
+            except BaseException:
+                self._late = late + self._late
+                raise
+            got = {lease.room for lease in leased}
+            for code in late:
+                if code in got:
+                    self.store.epochs[code] = 1
+                else:
+                    self._lost(code)
+            for lease in leased:
+                if lease.room not in late:
+                    self.store.epochs[lease.room] = 1
+                    self.spare.append(lease)
 
     async def reserve_game_ids(self) -> None:
         """Reserve the next block of game ids (one reservation at a time)."""

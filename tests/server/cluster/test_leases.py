@@ -93,3 +93,21 @@ async def test_redis_restarted_or_away_loses_the_leases_and_the_node_notices(
         await asyncio.sleep(0.5)
         assert leases.healthy
     await client.aclose()
+
+
+async def test_fresh_codes_are_leased_many_at_once_and_never_a_code_leased_before(
+    redis: Redis, other_redis: Redis, keys: Keys
+) -> None:
+    a = Leases(redis, keys, "node-a")
+    b = Leases(other_redis, keys, "node-b")
+    held = await b.acquire("held")  # another node's now
+    old = await b.acquire("old")
+    assert held is not None
+    assert old is not None
+    await b.release(old)  # free, but leased before: its epoch counter is there
+    leased = await a.acquire_fresh(["new1", "held", "old", "new2"])
+    assert [(lease.room, lease.epoch) for lease in leased] == [("new1", 1), ("new2", 1)]
+    assert set(a.held) == {"new1", "new2"}
+    assert await a.owner("new2") == ("node-a", 1)
+    assert await a.owner("held") == ("node-b", held.epoch)
+    assert await a.owner("old") is None

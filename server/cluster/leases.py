@@ -49,6 +49,19 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 """
 """Extend a lease if it is still this holder's: KEYS lease; ARGV 'node epoch', ttl ms."""
+_RENEW_MANY = """
+local renewed = {}
+for i, key in ipairs(KEYS) do
+    if redis.call('GET', key) == ARGV[i + 1] then
+        renewed[i] = redis.call('PEXPIRE', key, ARGV[1])
+    else
+        renewed[i] = 0
+    end
+end
+return renewed
+"""
+"""``_RENEW`` for many leases at once: KEYS leases; ARGV ttl ms, then each lease's 'node
+epoch'. One 0 or 1 per lease, in order."""
 _ACQUIRE_FRESH = """
 local taken = {}
 for i = 1, #KEYS, 2 do
@@ -64,6 +77,9 @@ return taken
 """
 """Lease codes nobody ever leased, at epoch 1: KEYS lease, epoch counter of each code;
 ARGV node, ttl ms. One 1 (leased) or 0 (held, or leased before) per code, in order."""
+RENEWALS_PER_SCRIPT = 500
+"""Leases renewed by one script run: Redis runs nothing else meanwhile, so a node with
+thousands of rooms sends several (in one round trip all the same)."""
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -96,6 +112,7 @@ class Leases:
         """False while Redis cannot be reached (the node is not ready)."""
         self._acquire = redis.register_script(_ACQUIRE)
         self._renew = redis.register_script(_RENEW)
+        self._renew_many = redis.register_script(_RENEW_MANY)
         self._acquire_fresh = redis.register_script(_ACQUIRE_FRESH)
         self._release = redis.register_script(_RELEASE)
 
@@ -158,10 +175,8 @@ class Leases:
         last_success = time.monotonic()
         while True:
             try:
-                await self.redis.set(self.keys.alive(self.node), b"1", px=self._ttl_ms)
-                for lease in list(self.held.values()):
-                    if not await self.renew(lease):
-                        on_lost(lease.room)
+                for room in await self.renew_all():
+                    on_lost(room)
                 last_success = time.monotonic()
                 if not self.healthy:
                     log.info("redis reachable again; leases kept")
@@ -177,6 +192,34 @@ class Leases:
                         on_lost(room)
             stop_if_cancelled()
             await asyncio.sleep(self.ttl / 3)
+
+    async def renew_all(self) -> list[str]:
+        """Renew this node's liveness and every held lease in one round trip (a pipeline of
+        scripts of ``RENEWALS_PER_SCRIPT`` leases each): renewing one after another, a node
+        with hundreds of busy rooms took longer than a TTL and lost leases it held. Returns
+        the rooms whose lease is not ours any more (expired, taken), no longer held."""
+        leases = list(self.held.values())
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(self.keys.alive(self.node), b"1", px=self._ttl_ms)
+            for start in range(0, len(leases), RENEWALS_PER_SCRIPT):
+                chunk = leases[start : start + RENEWALS_PER_SCRIPT]
+                await self._renew_many(
+                    keys=[self.keys.lease(lease.room) for lease in chunk],
+                    args=[self._ttl_ms, *(lease.value for lease in chunk)],
+                    client=pipe,
+                )
+            replies = await pipe.execute()
+        renewed = [flag for chunk in replies[1:] for flag in chunk]
+        self.renewals += sum(1 for ok in renewed if ok)
+        # A lease released (or taken again) while the renewals were on their way is not lost.
+        lost = [
+            lease.room
+            for lease, ok in zip(leases, renewed, strict=True)
+            if not ok and self.held.get(lease.room) == lease
+        ]
+        for room in lost:
+            del self.held[room]
+        return lost
 
     async def alive(self, node: str) -> bool:
         """Whether ``node`` renewed its liveness within the TTL."""

@@ -111,3 +111,50 @@ async def test_fresh_codes_are_leased_many_at_once_and_never_a_code_leased_befor
     assert await a.owner("new2") == ("node-a", 1)
     assert await a.owner("held") == ("node-b", held.epoch)
     assert await a.owner("old") is None
+
+
+async def evalsha_calls(redis: Redis) -> int:
+    stats = await redis.info("commandstats")
+    return int(stats.get("cmdstat_evalsha", {}).get("calls", 0))
+
+
+async def test_hundreds_of_leases_are_renewed_in_one_round_trip_and_lost_ones_reported(
+    own_redis: RedisServer, redis_prefix: str
+) -> None:
+    """One node holding 600 leases renews them with one pipeline of two scripts (500 a
+    script): one at a time, a busy node took longer than a TTL and lost leases it held."""
+    keys = Keys(redis_prefix)
+    client, other = connect(own_redis.url), connect(own_redis.url)
+    a = Leases(client, keys, "node-a", ttl=2.0)
+    rooms = [f"room{index}" for index in range(600)]
+    assert len(await a.acquire_fresh(rooms)) == 600
+    # Two taken by another node, one expired (deleted), one given up by this node.
+    for room in ("room5", "room555"):
+        await other.delete(keys.lease(room))
+        assert await Leases(other, keys, "node-b").acquire(room) is not None
+    await other.delete(keys.lease("room300"))
+    await a.release(a.held["room7"])
+    await other.set(keys.alive("node-a"), b"0")
+    before = await evalsha_calls(other)
+    lost = await a.renew_all()
+    assert await evalsha_calls(other) - before == 2  # the scripts' calls, in one pipeline
+    assert sorted(lost) == ["room300", "room5", "room555"]
+    assert len(a.held) == 596
+    assert a.renewals == 596
+    async with other.pipeline(transaction=False) as pipe:
+        for room in a.held:
+            pipe.pttl(keys.lease(room))
+        ttls = await pipe.execute()
+    assert min(ttls) > 1500  # renewed to the TTL
+    assert await other.get(keys.alive("node-a")) == b"1"
+    # Kept for several TTLs, none is lost.
+    fast = Leases(client, keys, "node-c", ttl=0.3)
+    assert len(await fast.acquire_fresh([f"kept{index}" for index in range(600)])) == 600
+    reported: list[str] = []
+    async with keeping(fast, reported.append):
+        await asyncio.sleep(1.0)
+    assert reported == []
+    assert len(fast.held) == 600
+    assert fast.renewals >= 600 * 3
+    await client.aclose()
+    await other.aclose()

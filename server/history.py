@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from engine import format_record
 from protocol.messages import GameRecordReply, GameSummary, RequestId
-from server.records import GameRecord
+from server.records import UNNUMBERED, GameRecord
 from server.retention import SHORT_KEPT, is_short
 from server.rooms import Room
 
@@ -82,12 +82,15 @@ class GameHistory:
 
     def _take_id(self) -> int:
         blocks = self.blocks
-        if blocks is None or not blocks:
-            if blocks is not None:  # none reserved in time: past every id seen here
-                log.error("no reserved game id left; numbering past the last one")
+        if blocks is None:  # a single server: past every id seen here
             game_id = self._next_id
             self._next_id += 1
             return game_id
+        if not blocks:
+            # Numbering past the last id seen here could take an id of another node's block.
+            log.warning("no reserved game id left; the database numbers this game")
+            self.running_low()
+            return UNNUMBERED
         block = blocks[0]
         game_id = block[0]
         blocks[0] = block[1:]

@@ -66,7 +66,14 @@ from server.database import (
     decode_rows,
     quarantined_keys,
 )
-from server.records import AccountRecord, GameRecord, RatingRecord, RoomRecord, SessionRecord
+from server.records import (
+    UNNUMBERED,
+    AccountRecord,
+    GameRecord,
+    RatingRecord,
+    RoomRecord,
+    SessionRecord,
+)
 from server.retention import PRUNE_CHUNK, PRUNE_EVERY, Retention, is_short, statements
 from server.store import StoreError
 
@@ -481,14 +488,7 @@ class PgStore:
 
         async def reserve(conn: Conn) -> range:
             async with conn.transaction():
-                await conn.execute("SELECT pg_advisory_xact_lock(%s)", (GAME_IDS_LOCK,))
-                ((last, called),) = await _rows(
-                    conn, "SELECT last_value, is_called FROM game_ids", ()
-                )
-                ((highest,),) = await _rows(conn, "SELECT COALESCE(MAX(id), 0) FROM games", ())
-                start = max(int(last) + 1 if called else int(last), int(highest) + 1)
-                await conn.execute("SELECT setval('game_ids', %s)", (start + count - 1,))
-                return range(start, start + count)
+                return await _reserve_game_ids(conn, count)
 
         return await self._run(reserve)
 
@@ -633,6 +633,12 @@ class PgStore:
                     " AND (room IS NULL OR room <> ALL(%s))",
                     (batch.dropped_sessions, sorted(fenced)),
                 )
+            if unnumbered := [g for g in batch.games if g.id == UNNUMBERED]:
+                # Numbered here, in the transaction, under the reservations' lock: an id
+                # counted on from this node's last one could be another node's.
+                ids = await _reserve_game_ids(conn, len(unnumbered))
+                for unnumbered_game, game_id in zip(unnumbered, ids, strict=True):
+                    unnumbered_game.id = game_id
             if batch.games:
                 await cursor.executemany(
                     "INSERT INTO games (id, room, number, finished, record, short)"
@@ -716,6 +722,18 @@ def _without(
 
 
 # -- helpers and the account queries in PostgreSQL's dialect -----------------------------
+
+
+async def _reserve_game_ids(conn: Conn, count: int) -> range:
+    """``count`` ids from the ``game_ids`` sequence, never below the highest saved, inside
+    the caller's transaction (the advisory lock is held until it ends; the sequence moves
+    even if it is rolled back, so ids are never handed out twice)."""
+    await conn.execute("SELECT pg_advisory_xact_lock(%s)", (GAME_IDS_LOCK,))
+    ((last, called),) = await _rows(conn, "SELECT last_value, is_called FROM game_ids", ())
+    ((highest,),) = await _rows(conn, "SELECT COALESCE(MAX(id), 0) FROM games", ())
+    start = max(int(last) + 1 if called else int(last), int(highest) + 1)
+    await conn.execute("SELECT setval('game_ids', %s)", (start + count - 1,))
+    return range(start, start + count)
 
 
 async def _mark_short_games(conn: Conn) -> None:

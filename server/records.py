@@ -64,6 +64,11 @@ class SessionRecord(msgspec.Struct, kw_only=True):
     """The account the session logged in to; None for a guest."""
 
 
+UNNUMBERED = 0
+"""A finished game's id until the database gives it one: a cluster node that used up the
+ids it reserved leaves the numbering to the database's write (``server.pgstore``)."""
+
+
 class GameRecord(msgspec.Struct, kw_only=True):
     """A finished game, for the history."""
 

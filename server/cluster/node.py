@@ -38,8 +38,10 @@ SPARE_CODES = 32
 """Room codes a node keeps leased in advance, so that opening a room waits for nothing.
 They are leased again as soon as one is taken, all in one Redis round trip."""
 GAME_ID_BLOCK = 100
-"""Game ids a node reserves at a time in the shared database (``PgStore.reserve_game_ids``);
-another block is reserved once half of them are used."""
+"""The fewest game ids a node reserves at a time in the shared database
+(``PgStore.reserve_game_ids``): it reserves twice as many as it hosts rooms when that is
+more, so that every room can finish a game before the ids run out; another block is
+reserved once half of one is used."""
 RETRY_AFTER = 0.2
 """Seconds before trying Redis again after an error (the spare codes, the sweep)."""
 
@@ -215,7 +217,8 @@ class ClusterNode:
             return
         self._reserving = True
         try:
-            self.game_ids(await self.store.reserve_game_ids(GAME_ID_BLOCK))
+            rooms = len(self.leases.held) - len(self.spare)
+            self.game_ids(await self.store.reserve_game_ids(max(GAME_ID_BLOCK, 2 * rooms)))
         except StoreError as error:  # asked again when the history next runs low
             log.warning("cannot reserve game ids now: %s", error)
         finally:

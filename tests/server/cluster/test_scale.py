@@ -1,4 +1,4 @@
-"""A real node under many rooms at once: room codes never run out."""
+"""A node under many rooms at once: room codes never run out, game ids never collide."""
 
 from __future__ import annotations
 
@@ -7,8 +7,15 @@ import asyncio
 from redis.asyncio import Redis
 
 from protocol.messages import Create, Joined
+from server.cluster.node import GAME_ID_BLOCK, ClusterNode
+from server.database import Batch
+from server.history import GameHistory
+from server.pgstore import PgStore
+from server.records import UNNUMBERED
+from server.roomhost import room_code
 from tests.server.cluster.harness import running_cluster
 from tests.server.cluster.test_node import lease_of
+from tests.server.test_store_contract import game
 from tests.services import RedisServer
 from tests.wsclient import Client
 
@@ -39,3 +46,58 @@ async def test_a_node_opens_100_rooms_at_once_without_a_refusal_each_under_its_l
         assert leases == [("n1", 1)] * ROOMS
         for client in clients:
             await client.close()
+
+
+async def test_out_of_reserved_game_ids_the_database_numbers_the_game_and_never_twice(
+    postgres_url: str,
+) -> None:
+    """A node that used up its block no longer counts on past its last id (another node's
+    block starts there: the INSERT failed and the node's whole write with it)."""
+    first, second = PgStore(postgres_url), PgStore(postgres_url)
+    await first.open()
+    await second.open()
+    history = GameHistory(10)
+    asked: list[int] = []
+    history.running_low = lambda: asked.append(1)
+    history.reserved(await first.reserve_game_ids(2))
+    theirs = await second.reserve_game_ids(100)  # the next ids are the other node's
+    ids = [history._take_id() for _ in range(3)]
+    assert ids == [1, 2, UNNUMBERED]
+    assert asked  # another block was asked for
+    mine = [game(number) for number in ids]
+    await second.write(Batch(games=[game(theirs[0])]))
+    await first.write(Batch(games=mine))
+    assert mine[2].id not in theirs  # numbered by the write, and the record in memory too
+    assert mine[2].id > 2
+    saved = {g.id: g.room for g in (await first.load()).games}
+    assert saved == {1: "r1", 2: "r2", theirs[0]: f"r{theirs[0]}", mine[2].id: "r0"}
+    # The next reservation starts past it.
+    assert min(await second.reserve_game_ids(10)) > mine[2].id
+    await first.close()
+    await second.close()
+
+
+async def test_a_node_reserves_game_ids_in_proportion_to_the_rooms_it_hosts(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str
+) -> None:
+    store = PgStore(postgres_url)
+    await store.open()
+    node = ClusterNode(redis_server.url, redis_prefix, "n1", 3.0, store, room_code)
+    blocks: list[range] = []
+    node.game_ids = blocks.append
+    await node.start()
+    try:
+        assert len(blocks[0]) == GAME_ID_BLOCK  # no room yet
+        codes = [node.take_code() for _ in range(150)]  # more than the spares: some late
+        assert len(set(codes)) == 150
+        for _ in range(100):
+            if all(code in node.leases.held for code in codes):
+                break
+            await asyncio.sleep(0.01)
+        assert all(node.leases.held[code].epoch == 1 for code in codes)
+        await node.reserve_game_ids()
+        assert len(blocks[1]) == 300  # every room can finish a game, twice over
+        assert blocks[1][0] > blocks[0][-1]
+    finally:
+        await node.stop()
+        await store.close()

@@ -171,24 +171,41 @@ def layers(start: int, goal: int, open_north: int, open_east: int, stride: int) 
     return result
 
 
-def steps(start: int, goal: int, open_north: int, open_east: int, stride: int) -> int:
-    """``len(layers(...)) - 1`` without keeping the frontiers: the shortest distance,
-    or -1 when the goal cannot be reached."""
-    frontier = start
-    unseen = (open_north | open_east | (open_north << stride) | (open_east << 1)) & ~start
-    distance = 0
-    while not frontier & goal:
+def goal_field(goal: int, open_north: int, open_east: int, stride: int) -> list[int]:
+    """The start of a distance field from ``goal`` for ``field_distance``: the squares a
+    step can enter but not reached yet, then the frontiers found so far (the goal)."""
+    unseen = (open_north | open_east | (open_north << stride) | (open_east << 1)) & ~goal
+    return [unseen, goal]
+
+
+def field_distance(
+    field: list[int], square: int, open_north: int, open_east: int, stride: int
+) -> int:
+    """The distance from ``square`` (a mask of one square) to the goal of ``field``
+    (``goal_field``), or -1 when the goal cannot be reached.
+
+    The frontiers of a breadth-first search from the goal are kept in ``field`` and
+    grown only as far as a square asked for needs, so while no wall is placed each
+    pawn step looks its distance up instead of searching again.
+    """
+    for index in range(1, len(field)):
+        if field[index] & square:
+            return index - 1
+    unseen, frontier = field[0], field[-1]
+    while frontier:
         frontier = (
             ((frontier & open_north) << stride)
             | ((frontier >> stride) & open_north)
             | ((frontier & open_east) << 1)
             | ((frontier >> 1) & open_east)
         ) & unseen
-        if not frontier:
-            return -1
         unseen ^= frontier
-        distance += 1
-    return distance
+        if frontier:
+            field.append(frontier)
+            if frontier & square:
+                break
+    field[0] = unseen
+    return len(field) - 2 if frontier else -1
 
 
 def path_edges(

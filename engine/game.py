@@ -23,7 +23,16 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any, NamedTuple, cast
 
-from engine.board import Geometry, bits, geometry, layers, path_edges, reaches, steps
+from engine.board import (
+    Geometry,
+    bits,
+    field_distance,
+    geometry,
+    goal_field,
+    layers,
+    path_edges,
+    reaches,
+)
 from engine.errors import IllegalMove, NotationError
 from engine.notation import COLUMNS, Move, format_record, format_square, parse_move, parse_record
 from engine.variant import Variant
@@ -103,6 +112,9 @@ class Game:
         """The seat to move's pawn targets, once worked out in this position."""
         self._distances: list[int | None] = [None] * self.variant.players
         """Each seat's distance to its goal, once worked out in this position."""
+        self._fields: list[list[int] | None] = [None] * self.variant.players
+        """Per seat, the distances from its goal edge found so far (``field_distance``),
+        kept until a wall is placed."""
         self._wall_list: list[str] | None = None
         """The walls on the board in notation, once worked out since the last wall."""
         self._sealing: list[tuple[int, int] | None] = [None] * self.variant.players
@@ -219,11 +231,13 @@ class Game:
         known = self._distances
         if None in known:
             north, east = self._open()
-            stride = self._geo.stride
+            stride, fields = self._geo.stride, self._fields
             for seat, distance in enumerate(known):
                 if distance is None:
-                    pawn, goal = self._pawns[seat], self._goals[seat]
-                    known[seat] = steps(1 << pawn, goal, north, east, stride)
+                    field = fields[seat]
+                    if field is None:
+                        field = fields[seat] = goal_field(self._goals[seat], north, east, stride)
+                    known[seat] = field_distance(field, 1 << self._pawns[seat], north, east, stride)
         return cast(list[int], known)
 
     def __str__(self) -> str:
@@ -410,6 +424,7 @@ class Game:
             self._place_wall(1 << geo.bit(parsed.col, parsed.row), parsed.orientation == "h")
             self._walls_left[seat] -= 1
             self._distances = [None] * self.variant.players
+            self._fields = [None] * self.variant.players
         else:
             target, here = geo.bit(parsed.col, parsed.row), self._pawns[seat]
             self._extend_route(seat, target)
@@ -472,6 +487,7 @@ class Game:
         self._retired = snap.retired
         self._targets = self._wall_list = self._legal_slots = None
         self._distances = [None] * self.variant.players
+        self._fields = [None] * self.variant.players
         self._sealing = [None] * self.variant.players
         if not action.startswith("retire"):
             self._moves.pop()

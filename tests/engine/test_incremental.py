@@ -1,11 +1,14 @@
-"""The legal walls kept up to date move by move equal the ones worked out from scratch.
+"""What the engine keeps up to date move by move equals what it works out from scratch.
 
-``Game`` keeps, per seat, the walls that would seal its way to its goal, and after a
-pawn step rechecks only the walls closing the edge the pawn crossed (``_update_sealing``).
-These tests play random games, asking for the legal walls after every action (so the
-kept sets are used and updated, never dropped), and compare them with a new game
-replaying the same actions, which works them out once at the end, and on small boards
-with the reference model of the rules (``test_properties.Reference``).
+The legal walls: ``Game`` keeps, per seat, the walls that would seal its way to its
+goal, and after a pawn step rechecks only the walls closing the edge the pawn crossed
+(``_update_sealing``).
+The distances: per seat, the frontiers of a breadth-first search from its goal edge,
+kept until a wall is placed (``engine.board.field_distance``). These tests play random
+games, asking for both after every action (so what is kept is used and updated, never
+dropped), and compare them with a new game replaying the same actions, which works them
+out once at the end, and on small boards with the reference model of the rules
+(``test_properties.Reference``).
 """
 
 from __future__ import annotations
@@ -29,9 +32,12 @@ def check(game: Game, actions: list[str]) -> None:
     fresh = from_scratch(actions, game)
     assert game.legal_wall_mask() == fresh.legal_wall_mask(), actions
     assert game.legal_walls() == fresh.legal_walls(), actions
+    assert game.distances() == fresh.distances(), actions
     if game.variant.size <= 7 and not game.is_over:
-        walls_left = game.walls_left[game.turn]
-        assert set(game.legal_walls()) == Reference(game).legal_walls(walls_left), actions
+        reference, walls_left = Reference(game), game.walls_left[game.turn]
+        assert set(game.legal_walls()) == reference.legal_walls(walls_left), actions
+        distances = [reference.distance(seat) for seat in range(game.variant.players)]
+        assert game.distances() == distances, actions
 
 
 def play_one(game: Game, actions: list[str], kind: int, pick: int) -> None:
@@ -57,7 +63,7 @@ def play_one(game: Game, actions: list[str], kind: int, pick: int) -> None:
 @given(
     script=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 10**6)), max_size=80),
 )
-def test_kept_legal_walls_equal_the_ones_from_scratch(
+def test_kept_walls_and_distances_equal_the_ones_from_scratch(
     players: int, size: int, script: list[tuple[int, int]]
 ) -> None:
     game, actions = Game(players, size), list[str]()

@@ -525,6 +525,7 @@ class Core:
             raise ValueError(f"connection {conn} cannot move: it is not here, or in a room")
         self.desk.forget(conn)
         self.play.forget(conn)
+        compact = conn in self.context.compact
         session = self.registry.depart(conn)
         if session is None:
             return None
@@ -534,6 +535,7 @@ class Core:
             account=session.account,
             login=session.login,
             address=session.address,
+            compact=compact,
         )
 
     def arrive(self, conn: int, handed: HandedSession) -> None:
@@ -544,6 +546,8 @@ class Core:
         session = restore_session(record, self.context.chat_bucket(), accounts)
         session.login = handed.login
         session.address = handed.address
+        if handed.compact:
+            self.context.compact.add(conn)
         self.registry.arrive(conn, session)
 
     def snapshot_all(self) -> None:

@@ -127,3 +127,6 @@ class HandedSession(msgspec.Struct, kw_only=True):
     """The digest of the login token the session said hello with, if any (for ``logout``)."""
     address: str = ""
     """The address the session was created from (its rooms count against it)."""
+    compact: bool = False
+    """Whether the client asked for compact move events in its ``hello`` (PROTOCOL.md,
+    section 7a): the node it joins sends it ``moved`` events too."""

@@ -99,6 +99,7 @@ class SessionRegistry:
         """The connection leaves this node with its session (the relay moves it to another
         node of a cluster): forget both here, quietly; the session, if it had one."""
         connection = self.connections.pop(conn)
+        self.context.compact.discard(conn)
         session = connection.session
         if session is not None:
             self.sessions.pop(session.token_digest, None)

@@ -19,7 +19,22 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol.codec import encode
-from protocol.messages import Create, ErrorCode, Join, Joined, Leave, Left, MoveRequest, Pong, Watch
+from protocol.messages import (
+    VERSION,
+    Create,
+    ErrorCode,
+    Hello,
+    Join,
+    Joined,
+    Leave,
+    Left,
+    Moved,
+    MoveRequest,
+    Pong,
+    State,
+    Watch,
+    Welcome,
+)
 from server.app import GameServer
 from server.cluster.keys import Keys
 from server.cluster.nodes import NodeAddresses
@@ -109,6 +124,29 @@ async def test_a_client_of_one_node_plays_in_a_room_of_the_other(
     final = await play([host, guest], moves)
     assert final.status == "finished"
     assert final.result is not None
+
+
+async def test_a_relayed_client_keeps_its_compact_move_events(
+    nodes: Nodes, client: Connect
+) -> None:
+    """``hello.compact`` said on node a holds on node b, which serves the client."""
+    a, b = nodes["a"], nodes["b"]
+    host = await client(b, "host")
+    room = await room_on(b, host)
+    compact = await Client.connect(f"ws://127.0.0.1:{a.port}", hello=False)
+    await compact.send(Hello(version=VERSION, name="guest", compact=True))
+    assert (await compact.expect(Welcome)).compact
+    await compact.send(Join(id="j", room=room))
+    assert (await compact.expect(Joined)).room == room
+    assert relayed(a) == 1
+    await until(compact, State)  # the game's start: a whole state
+    await host.send(MoveRequest(move="e2", ply=0))
+    moved = await until(compact, Moved)
+    assert (moved.move, moved.ply) == ("e2", 1)
+    await until(host, State)  # not compact: whole states
+    await compact.send(MoveRequest(move="e8", ply=1))
+    assert (await until(compact, Moved)).move == "e8"
+    await compact.close()
 
 
 async def test_a_spectator_elsewhere_sees_every_move(nodes: Nodes, client: Connect) -> None:

@@ -1129,7 +1129,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring")
     parser.add_argument("--db", choices=["both", "memory", "sqlite", "postgresql", "all",
-                                         "cluster"],
+                                         "cluster", "cluster:1", "cluster:2"],
                         default="both",
                         help="the server's storage: memory (--db ''), sqlite, both of those, "
                         "postgresql (a PostgreSQL the benchmark starts, as the tests do: "
@@ -1137,7 +1137,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
                         "machine, like SQLite's synchronous=normal; its processes' CPU "
                         "counts as the server's), all three, or cluster: SQLite, then one "
                         "node and two nodes of a cluster (--redis, on PostgreSQL and a Redis "
-                        "the benchmark starts; their CPU counts as the cluster's)")  # fmt: skip
+                        "the benchmark starts; their CPU counts as the cluster's); cluster:1 or "
+                        "cluster:2 runs only that one")  # fmt: skip
     parser.add_argument("--cross", type=float, default=0.5,
                         help="cluster: the share of games whose two players connect to "
                         "different nodes (default 0.5, what a balancer placing connections "
@@ -1211,12 +1212,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     soaks: list[Run] = []
     temp = Path(tempfile.mkdtemp(prefix="quoridor-load-"))
     postgres = redis = None
-    if "postgresql" in dbs or args.db == "cluster":
+    if "postgresql" in dbs or args.db.startswith("cluster"):
         from tests.services import PostgresServer
 
         progress("starting PostgreSQL")
         postgres = PostgresServer().start()
-    if args.db == "cluster":
+    if args.db.startswith("cluster"):
         from tests.services import RedisServer
 
         progress("starting Redis")
@@ -1498,6 +1499,12 @@ def _check_exit(server: ServerProcess, progress: Callable[[str], None]) -> None:
     errors = [line for line in server.log if "Traceback" in line or "ERROR" in line]
     if errors:
         progress(f"{server.label}: the server logged errors:\n" + "".join(server.log[-40:]))
+    warnings = Counter(
+        re.sub(r"\d+", "N", line.strip())[:160] for line in server.log if "WARNING" in line
+    )
+    if warnings:
+        top = "".join(f"  {count} x {line}\n" for line, count in warnings.most_common(8))
+        progress(f"{server.label}: the server logged warnings:\n{top}")
 
 
 def _version(package: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError, TimeoutError
@@ -13,17 +13,31 @@ RedisClient = Redis
 """``redis.asyncio.Redis`` with bytes replies (no decoding)."""
 
 
+CONNECTIONS = 64
+"""Redis connections a client opens at most; more commands at once wait for one."""
+CONNECTION_WAIT = 5.0
+"""Seconds a command waits for a free connection before it fails (as for a Redis away)."""
+
+
 def connect(url: str) -> Redis:
     """A client for ``url`` (``redis://host:port/db``) that reconnects by itself on the next
-    command after Redis comes back (commands in between fail with ``ConnectionError``)."""
-    return Redis.from_url(
+    command after Redis comes back (commands in between fail with ``ConnectionError``).
+
+    Its pool makes a command wait for a free connection: redis-py's default pool fails any
+    command beyond its 100th at once ("Too many connections"), which a burst of hundreds
+    of relayed joins (each locating its room) met, and which the lease keeper took for
+    Redis being away."""
+    pool = BlockingConnectionPool.from_url(
         url,
+        max_connections=CONNECTIONS,
+        timeout=CONNECTION_WAIT,
         socket_connect_timeout=2.0,
         socket_timeout=5.0,
         # A connection Redis closed (it restarted) is replaced and the command sent again.
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),
         retry_on_error=[ConnectionError, TimeoutError],
     )
+    return Redis.from_pool(pool)
 
 
 class Keys:

@@ -7,6 +7,7 @@ import asyncio
 from redis.asyncio import Redis
 
 from protocol.messages import Create, Joined
+from server.cluster.keys import Keys, connect
 from server.cluster.node import GAME_ID_BLOCK, ClusterNode
 from server.database import Batch
 from server.history import GameHistory
@@ -101,3 +102,16 @@ async def test_a_node_reserves_game_ids_in_proportion_to_the_rooms_it_hosts(
     finally:
         await node.stop()
         await store.close()
+
+
+async def test_a_burst_of_commands_waits_for_a_connection_instead_of_failing(
+    redis_server: RedisServer, keys: Keys
+) -> None:
+    """Hundreds of relayed joins at once each locate their room: redis-py's default pool
+    failed every command past its 100th ("Too many connections"), which the lease keeper
+    took for Redis being away."""
+    client = connect(redis_server.url)
+    await client.set(keys.alive("burst"), b"1")
+    replies = await asyncio.gather(*(client.get(keys.alive("burst")) for _ in range(500)))
+    assert replies == [b"1"] * 500
+    await client.aclose()

@@ -104,6 +104,7 @@ class Game:
         self._h_forbidden = self._v_forbidden = 0
         self._closed_north = self._closed_east = 0
         self._points = geo.border_points
+        self._open_edges = self._find_open()
         self._routes: list[tuple[int, int] | None] = [None] * self.variant.players
         """Per seat, the (north, east) edges of some walk from its pawn to its goal,
         or None until needed. It only guides the wall filter, so it may be long."""
@@ -482,6 +483,7 @@ class Game:
         self._h_walls, self._v_walls = snap.h_walls, snap.v_walls
         self._h_forbidden, self._v_forbidden = snap.h_forbidden, snap.v_forbidden
         self._closed_north, self._closed_east = snap.closed_north, snap.closed_east
+        self._open_edges = self._find_open()
         self._points, self._turn, self._winner = snap.points, snap.turn, snap.winner
         self._routes = list(snap.routes)
         self._retired = snap.retired
@@ -562,6 +564,10 @@ class Game:
 
     def _open(self) -> tuple[int, int]:
         """Squares whose north / east edge a pawn can cross right now."""
+        return self._open_edges
+
+    def _find_open(self) -> tuple[int, int]:
+        """``_open``, worked out from the walls (kept in ``_open_edges`` as they change)."""
         geo = self._geo
         return (
             geo.board & ~geo.top_row & ~self._closed_north,
@@ -640,6 +646,7 @@ class Game:
             self._h_forbidden |= wall
             self._points |= (wall | (wall << stride) | (wall << 2 * stride)) << 1
             cut = [route is not None and route[1] & closed for route in self._routes]
+        self._open_edges = self._find_open()
         for seat, broken in enumerate(cut):
             if broken:
                 self._routes[seat] = None
@@ -800,6 +807,14 @@ class Game:
 
 
 __all__ = ["Game", "IllegalMove", "NotationError"]
+
+
+@cache
+def _square_names(geo: Geometry, mask: int) -> tuple[str, ...]:
+    """The squares of ``mask`` in notation, in bit order: a pawn's targets, of which a
+    board has a few thousand sets at most, so each is named once."""
+    names = geo.square_names
+    return tuple(names[bit] for bit in bits(mask))
 
 
 @cache

@@ -297,8 +297,7 @@ class Game:
         """The squares the seat to move may step or jump to, in bit order."""
         if self._winner is not None:
             return []
-        names = self._geo.square_names
-        return [names[bit] for bit in bits(self._pawn_targets(self._turn))]
+        return list(_square_names(self._geo, self._pawn_targets(self._turn)))
 
     def legal_walls(self) -> list[str]:
         """Every wall the seat to move may place: horizontal first, in slot order."""

@@ -14,7 +14,6 @@ import contextlib
 import errno
 import itertools
 import logging
-import math
 import socket
 import time
 from collections import Counter, deque
@@ -30,11 +29,10 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
 
-from protocol.codec import encode
 from server import http, static
 from server.accountdb import RatedGame
 from server.accounts import AccountService, AuthLimits, hasher_from
-from server.actions import FindSession
+from server.actions import CLOSE_RESTART, FindSession
 from server.analysis import AnalyseStep
 from server.cluster.relay import NODE_MESSAGE, NODE_PATH, Inbound, Relay, authorized, client_address
 from server.config import Config
@@ -51,7 +49,6 @@ from server.core import (
 )
 from server.database import Synchronous
 from server.metrics import Metrics
-from server.records import AccountRecord
 from server.retention import Retention
 from server.rooms import Absence
 from server.searches import Searches
@@ -62,15 +59,10 @@ from server.wire import Link
 from server.workers import WorkerPool
 
 if TYPE_CHECKING:  # PostgreSQL's and Redis's clients are imported only in a cluster
-    from server.cluster.directory import Listing
-    from server.cluster.matching import QuickMatching
-    from server.cluster.node import ClusterNode
-    from server.cluster.nodes import NodeAddresses
-    from server.cluster.ownership import TakenOver
+    from server.cluster.member import Member
 
 log = logging.getLogger("quoridor.server")
 
-CLOSE_RESTART = 1012
 CLOSE_POLICY = 1008
 CLOSE_GOING_AWAY = 1001
 PIPELINE = 2
@@ -187,22 +179,13 @@ class GameServer:
         """Worker processes for the computer's searches (and analysis), started on first use."""
         self.core.computer_busy = lambda: self.workers.saturated
         self.searches = Searches(self.workers, self.core, self._carry_out, self._closing)
-        self.node: ClusterNode | None = None
-        self.listing: Listing | None = None
-        self.matching: QuickMatching | None = None
-        """A node's part of quick match across nodes (``server.cluster.matching``)."""
-        """A node's part of the cluster-wide lobby list (``server.cluster.directory``)."""
+        self.member: Member | None = None
         """This server's part of a cluster (``--redis``), made once the port is known."""
         self.handing_over = False
         """True while a node stops: its rooms are written for the last time and handed over,
         so frames that arrive meanwhile are left for the next owner (unanswered)."""
-        self.resume_elsewhere: Callable[[FindSession, str], None] = self._reconnect_elsewhere
-        """What to do with a player resuming here whose room another live node hosts (the
-        relay's hook; by default the player is told to reconnect, 1012)."""
         self.relay: Relay | None = None
         """A cluster node's relay (``enable_relay``): clients served by other nodes."""
-        self.addresses: NodeAddresses | None = None
-        """Where the other nodes reach this one, published for them (a cluster node)."""
 
     def enable_relay(
         self,
@@ -254,18 +237,13 @@ class GameServer:
         server = await self._listen()
         if config.redis:
             self._join_cluster(int(server.sockets[0].getsockname()[1]))
+        member = self.member
         self.stall_clock.start()
         try:
             if self.store is not None:
                 await self._recover()
-            if self.node is not None:
-                await self.node.start()
-            if self.addresses is not None:
-                self.addresses.start()
-            if self.listing is not None:
-                self.listing.start()
-            if self.matching is not None:
-                self.matching.start()
+            if member is not None:
+                await member.start()
             await server.start_serving()
             self._server = server
             self._arm_timer()
@@ -280,8 +258,8 @@ class GameServer:
             if self._server is None:  # it never started: let go of the port and the database
                 server.close()
                 await server.wait_closed()
-                if self.node is not None:
-                    await self.node.stop()
+                if member is not None:
+                    await member.node.stop()
                 if self.store is not None:
                     await self.store.close()
 
@@ -315,7 +293,7 @@ class GameServer:
         except StoreError as error:
             await self.store.close()
             raise StartupError(_unusable_database(shown(self.config.db), error)) from None
-        if self.node is not None:
+        if self.member is not None:
             # A node takes no room at start: each is taken over, lease first, when asked
             # for or found orphaned (server.cluster.node), never loaded by every node.
             loaded.rooms, loaded.sessions = [], []
@@ -345,15 +323,13 @@ class GameServer:
             self.core.snapshot_all()
             self._carry_out([])
             await self._drain()
-        if self.listing is not None:
-            await self.listing.stop()  # its rooms leave the other nodes' lists at once
-        if self.matching is not None:
-            await self.matching.stop()
-        if self.node is not None:
+        member = self.member
+        if member is not None:
+            await member.leave()
             self.handing_over = True
             await self._drain()
             log.info("handing %d rooms over to the other nodes", len(self.core.rooms))
-            await self.node.hand_over(list(self.core.rooms))
+            await member.node.hand_over(list(self.core.rooms))
         self._send_now()  # what the loop has not written yet goes before the closes
         self.core.closing_all = True
         links = list(self.sockets.values())
@@ -364,15 +340,15 @@ class GameServer:
         log.info("connections closed")
         if self.relay is not None:
             await self.relay.stop()
-        if self.addresses is not None:
-            await self.addresses.stop()
+        if member is not None:
+            await member.addresses.stop()
         if self._server is not None:
             await self._server.wait_closed()
         if self.store is not None:
             await self._drain()
         self.closed = True
-        if self.node is not None:
-            await self.node.stop()
+        if member is not None:
+            await member.node.stop()
         if self.store is not None:
             await self.store.close()
         self.workers.shutdown()
@@ -445,7 +421,7 @@ class GameServer:
         unreachable = []
         if self.core.context.unavailable is not None:
             unreachable.append("postgresql")
-        if self.node is not None and not self.node.healthy:
+        if self.member is not None and not self.member.node.healthy:
             unreachable.append("redis")
         return f"unreachable: {', '.join(unreachable)}" if unreachable else None
 
@@ -534,8 +510,8 @@ class GameServer:
         """Send ``actions`` once what the core changed for them is committed."""
         if self.closed:
             return  # past the last save: a late answer of the computer, say, changes nothing
-        if self.matching is not None:
-            self.matching.wake()  # quick-match requests for the shared queue, if any
+        if self.member is not None:
+            self.member.matching.wake()  # quick-match requests for the shared queue, if any
         store = self.store
         if store is not None and (self._outbox or self._committing or self.core.has_changes()):
             self._outbox += actions
@@ -578,8 +554,8 @@ class GameServer:
         if self.failed:
             return
         if error is not None:
-            if self.node is not None:
-                self._commit_lost(error)
+            if self.member is not None:
+                self._commit_lost(self.member, error)
                 return
             self._stop_failing(f"cannot write to the database; stopping ({error})")
             return
@@ -588,18 +564,14 @@ class GameServer:
         if not self._committing and not self._outbox:
             self._drained.set()
 
-    def _commit_lost(self, error: BaseException) -> None:
+    def _commit_lost(self, member: Member, error: BaseException) -> None:
         """A cluster node's commit failed (PostgreSQL went away during it): whether it was
         written cannot be known, so nothing it held is acknowledged, and every room is let go
         as if the node had restarted (members closed with 1012, leases released); the
         players resume once PostgreSQL is back, on whichever node takes each room over."""
-        assert self.node is not None
         log.error("a commit failed (%s); letting every room go", error)
         self._committing.popleft()  # its replies: never sent
-        codes = list(self.core.rooms)
-        for code in codes:
-            self._drop_room(code)
-        self._background(self.node.hand_over(codes))
+        member.let_go()
         self._commit()
         if not self._committing and not self._outbox:
             self._drained.set()
@@ -679,7 +651,8 @@ class GameServer:
             elif isinstance(action, Ask):
                 self._start_asking(action)
             elif isinstance(action, FindSession):
-                self._background(self._find_session(action))
+                assert self.member is not None  # only a cluster node's core asks
+                self.background(self.member.find_session(action))
 
     def _write(self, send: Send) -> None:
         """Write one text frame to every target still open and reading.
@@ -703,180 +676,15 @@ class GameServer:
             except Exception as error:  # a transport that just broke: its close follows
                 log.warning("could not write to a client: %s", error, extra={"conn": target})
 
-    # -- a node of a cluster ------------------------------------------------------------
-
     def _join_cluster(self, port: int) -> None:
-        from server.cluster.node import ClusterNode, default_node_id
-        from server.pgstore import PgStore
-        from server.roomhost import room_code
-
-        config, store = self.config, self.store
-        assert isinstance(store, PgStore)
-        node_id = config.node_id or default_node_id(port)
-        host = self.core.host
-        node = ClusterNode(
-            config.redis, config.redis_prefix, node_id, config.lease_ttl, store, room_code
-        )
-        self.node = node
-        self.core.context.clustered = True
-        node.hosting = self.core.hosts
-        node.adopt = self._adopt
-        node.dropped = self._drop_room
-        history = self.core.history
-        node.game_ids = history.reserved
-        history.running_low = lambda: self._background(node.reserve_game_ids())
-        store.fenced = self._fenced
-        # A node never gives up on PostgreSQL: while it is away the node is not ready and
-        # refuses moves and new games (rather than holding them); it serves again once
-        # PostgreSQL is back.
-        store.retry = math.inf
-        store.keep_trying = True
-        store.availability = self._database_available
-        host.take_code = node.take_code
-        host.can_open = lambda: node.healthy and store.available and not self.handing_over
-        self._join_lobby(node)
-        self._join_relay(node, port)
-        self._join_queue(node)
-
-    def _join_queue(self, node: ClusterNode) -> None:
-        """Quick match pairs the players of every node (``server.cluster.matching``): the
-        queue is shared in Redis, offers go over the node channel, and a player paired into
-        another node's room is moved there by the relay."""
-        from server.cluster.channel import NodeChannel
-        from server.cluster.matching import ClusterQueue, Matchmaker, QuickMatching
-        from server.cluster.matchqueue import MatchQueue as SharedQueue
-
-        relay = self.relay
-        assert relay is not None
-        queue = ClusterQueue()
-        self.core.queue = self.core.lobby.queue = queue
-        matchmaker = Matchmaker(self.core.lobby, queue, node.id)
-        channel = NodeChannel(self.config.redis, node.keys, node.id, lambda payload: None)
-        shared = SharedQueue(node.redis, node.keys)
-        self.matching = QuickMatching(matchmaker, shared, channel, self._carry_out, relay.move)
-
-    def _join_relay(self, node: ClusterNode, port: int) -> None:
-        """Clients asking for a room of another node are handed over to it, and other nodes'
-        clients are served here (``server.cluster.relay``), found at their addresses."""
-        from server.cluster.node import Local, Remote
-        from server.cluster.nodes import NodeAddresses
+        from server.cluster.member import Member  # Redis's client only on a cluster node
 
         config = self.config
         advertised = config.advertise or f"{_reachable(config.host)}:{port}"
-        self.addresses = NodeAddresses(node.redis, node.keys, node.id, advertised, node.leases.ttl)
+        self.member = Member(self, port, advertised)
 
-        async def where(code: str) -> str | None:
-            location = await node.locate(code)
-            if isinstance(location, Remote):
-                return location.node
-            return node.id if isinstance(location, Local) else None
-
-        self.enable_relay(node.id, self.addresses.of, where)
-        self.resume_elsewhere = self._resume_elsewhere
-
-    def _resume_elsewhere(self, find: FindSession, node: str) -> None:
-        """A player resuming here whose room another node hosts: hand the connection over
-        to that node with the hello (the relay)."""
-        assert self.relay is not None
-        self.core.asked(find.conn)
-        self.relay.move(find.conn, node, [encode(find.hello)])
-
-    def _join_lobby(self, node: ClusterNode) -> None:
-        """``list_rooms`` lists every live node's rooms (``server.cluster.directory``)."""
-        from server.cluster.directory import ClusterDirectory, Listing
-        from server.cluster.lobby import Lobby
-
-        context = self.core.context
-        directory = ClusterDirectory(self.core.host.rooms, context.clock, context.wall_clock)
-        self.core.lobby.directory = directory
-        lobby = Lobby(node.redis, node.keys, node.id, node.leases.ttl)
-        listing = self.listing = Listing(directory, lobby)
-
-        def matching(figure: str) -> int:
-            return getattr(self.matching, figure, 0)
-
-        def figures() -> dict[str, float]:
-            return {
-                "up": float(node.healthy),
-                "rooms_owned": len(node.leases.held) - len(node.spare),
-                "takeovers": node.takeovers,
-                "leases_lost": node.losses,
-                "lease_renewals": node.leases.renewals,
-                "redis_errors": node.redis_errors + listing.errors + matching("errors"),
-                "postgresql_up": float(node.store.available),
-                "postgresql_errors": node.store.errors,
-                "listed_here": len(lobby.mine),
-                "listed_elsewhere": len(directory.others),
-                "pairs_here": matching("paired_here"),
-                "pairs_across": matching("paired_across"),
-            }
-
-        self.metrics.count_cluster(node.id, figures)
-
-    def _database_available(self, available: bool) -> None:
-        self.core.context.unavailable = None if available else "the database is unreachable"
-
-    def _adopt(self, taken: TakenOver, accounts: list[AccountRecord]) -> bool:
-        """Host a room the node took over; False (logged) if its record cannot be used."""
-        assert taken.room is not None
-        try:
-            actions = self.core.adopt(taken.room, taken.sessions, accounts)
-        except Exception:
-            log.exception("a room taken over cannot be restored", extra={"room": taken.room.code})
-            return False
-        self._carry_out(actions)
-        return True
-
-    def _drop_room(self, code: str) -> None:
-        """Stop hosting ``code`` (its lease is lost): its members are closed at once, before
-        any reply still waiting for a commit could reach them."""
-        for action in self.core.drop_room(code):
-            if isinstance(action, Close) and (link := self.sockets.get(action.target)):
-                link.close(action.code, action.reason)
-
-    def _fenced(self, codes: list[str]) -> None:
-        """A commit left out rooms another node claimed meanwhile: nothing of theirs was
-        written, so nothing of theirs may be acknowledged."""
-        assert self.node is not None
-        for code in codes:
-            if self.core.hosts(code):
-                self.node.losses += 1
-                log.warning("room fenced off: another node owns it now", extra={"room": code})
-                self._drop_room(code)
-
-    async def _find_session(self, find: FindSession) -> None:
-        """A resume token this node does not know: its room, from the shared database, is
-        brought here if no live node hosts it (a takeover), then the hello is answered."""
-        from redis.exceptions import RedisError
-
-        from server.cluster.node import Remote
-        from server.pgstore import PgStore
-
-        node, store = self.node, self.store
-        assert node is not None
-        assert isinstance(store, PgStore)
-        where = None
-        try:
-            code = await store.session_room(find.token_digest)
-            if code is not None:
-                where = await node.locate(code)
-        except (StoreError, RedisError, OSError) as error:
-            # The token may well be good: the client is told to come back, not bad_token.
-            log.warning("cannot look for a session now: %s", error, extra={"conn": find.conn})
-            if link := self.sockets.get(find.conn):
-                link.close(CLOSE_RESTART, "cannot find your game now; reconnect")
-            return
-        if isinstance(where, Remote):
-            self.resume_elsewhere(find, where.node)
-            return
-        self._carry_out(self.core.searched(find.conn, find.hello))
-
-    def _reconnect_elsewhere(self, find: FindSession, node: str) -> None:
-        link = self.sockets.get(find.conn)
-        if link is not None:
-            link.close(CLOSE_RESTART, "your game is on another server; reconnect")
-
-    def _background(self, work: Coroutine[None, None, None]) -> None:
+    def background(self, work: Coroutine[None, None, None]) -> None:
+        """Run ``work`` in a task the server keeps (and awaits when it stops)."""
         task = asyncio.ensure_future(work)
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)

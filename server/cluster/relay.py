@@ -43,7 +43,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from protocol.codec import request_id
 from protocol.messages import ErrorCode
-from server.actions import CLOSE_POLICY, Action, Locate
+from server.actions import CLOSE_POLICY, CLOSE_RESTART, Action, Locate
 from server.core import Core
 from server.records import HandedSession
 from server.timings import LATENCY_BUCKETS
@@ -65,7 +65,6 @@ NODE_MESSAGE = 1 << 16
 """The largest message a node takes on a node link (a client's are smaller by far)."""
 MAX_FRAME = 1 << 23
 """The largest frame a node link takes from the serving node (a long game's replay)."""
-CLOSE_RESTART = 1012
 """Tells a client to reconnect (through the load balancer) and resume."""
 CLOSE_CLIENT_LOST = 4001
 """A node link's close when its client vanished without a close of its own."""

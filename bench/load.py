@@ -8,6 +8,7 @@ Run from the repository root::
     python bench/load.py --against /tmp/main  # and the server of another checkout, same run
     python bench/load.py --mode soak --duration 300            # RSS and fds over time
     python bench/load.py --db cluster --compact off            # SQLite, 1 node, 2 nodes
+    python bench/load.py --db cluster:2 --mode paced --games 1000  # one 2-node cluster alone
 
 Everything runs on 127.0.0.1. The server is started as ``python -m server``
 (``--db ""`` for memory, or a SQLite file in a temporary folder; the per-IP cap

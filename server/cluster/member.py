@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from server.config import Config
     from server.core import Core
     from server.metrics import Metrics
+    from server.rooms import Room
     from server.storage import Storage
     from server.wire import Link
 
@@ -103,6 +104,13 @@ class Member:
         store.keep_trying = True
         store.availability = self._database_available
         core.host.take_code = node.take_code
+        forget = core.host.on_close
+
+        def closed(room: Room) -> None:
+            forget(room)
+            node.closed(room.code)
+
+        core.host.on_close = closed
         core.host.can_open = lambda: node.healthy and store.available and not server.handing_over
         self.listing = self._join_lobby()
         self.addresses = self._join_relay(advertised)

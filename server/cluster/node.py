@@ -104,8 +104,11 @@ class ClusterNode:
         """Fresh codes leased in advance, for rooms this node opens."""
         self._late: list[str] = []
         """Codes of rooms opened while no spare one was ready, to lease at once."""
+        self._closed: list[Lease] = []
+        """Leases of rooms this node no longer hosts, to give up."""
         self._short = asyncio.Event()
-        """Set when a spare code is taken: the spares are leased again now."""
+        """Set when a spare code is taken or a room closes: the spares are leased again,
+        the closed rooms' leases given up, now."""
         self._taking: dict[str, asyncio.Task[Location]] = {}
         """Takeovers under way, by room: a second ``locate`` waits for the first."""
         self._tasks: list[asyncio.Task[None]] = []
@@ -175,10 +178,24 @@ class ClusterNode:
         self._late.append(code)
         return code
 
+    def closed(self, code: str) -> None:
+        """The node forgot room ``code``: its lease is given up (renewing the lease of every
+        room a node ever opened cost it a renewal per room, every third of the TTL, for
+        ever)."""
+        lease = self.leases.held.get(code)
+        if lease is not None and all(spare.room != code for spare in self.spare):
+            del self.leases.held[code]  # no longer renewed, whatever happens next
+            self._closed.append(lease)
+            self._short.set()
+
     async def _keep_spares(self) -> None:
         while True:
             try:
+                self._short.clear()
                 await self._lease_codes()
+                if self._closed:
+                    closed, self._closed = self._closed, []
+                    await self.leases.release_all(closed)  # if not, they end with the TTL
                 stop_if_cancelled()
                 await self._short.wait()
             except (RedisError, OSError) as error:
@@ -202,10 +219,12 @@ class ClusterNode:
                 raise
             got = {lease.room for lease in leased}
             for code in late:
-                if code in got:
-                    self.store.epochs[code] = 1
-                else:
+                if code not in got:
                     self._lost(code)
+                elif self.hosting(code):
+                    self.store.epochs[code] = 1
+                else:  # the room closed before its lease came
+                    self.closed(code)
             for lease in leased:
                 if lease.room not in late:
                     self.store.epochs[lease.room] = 1

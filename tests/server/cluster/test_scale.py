@@ -6,7 +6,7 @@ import asyncio
 
 from redis.asyncio import Redis
 
-from protocol.messages import Create, Joined
+from protocol.messages import Create, Joined, Leave, Left
 from server.cluster.keys import Keys, connect
 from server.cluster.node import GAME_ID_BLOCK, ClusterNode
 from server.database import Batch
@@ -86,6 +86,7 @@ async def test_a_node_reserves_game_ids_in_proportion_to_the_rooms_it_hosts(
     node = ClusterNode(redis_server.url, redis_prefix, "n1", 3.0, store, room_code)
     blocks: list[range] = []
     node.game_ids = blocks.append
+    node.hosting = lambda code: True  # every room it opens stays open
     await node.start()
     try:
         assert len(blocks[0]) == GAME_ID_BLOCK  # no room yet
@@ -115,3 +116,25 @@ async def test_a_burst_of_commands_waits_for_a_connection_instead_of_failing(
     replies = await asyncio.gather(*(client.get(keys.alive("burst")) for _ in range(500)))
     assert replies == [b"1"] * 500
     await client.aclose()
+
+
+async def test_a_closed_rooms_lease_is_given_up_and_no_longer_renewed(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
+) -> None:
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 1) as cluster:
+        host = await Client.connect(cluster.node(0).url, "host")
+        await host.send(Create())
+        code = (await host.expect(Joined)).room
+        assert await lease_of(redis, redis_prefix, code) == ("n1", 1)
+        await host.send(Leave())
+        while not isinstance(await host.recv(), Left):  # the room's state first
+            pass  # nobody is left in the room: it closes
+        for _ in range(150):
+            if await lease_of(redis, redis_prefix, code) is None:
+                break
+            await asyncio.sleep(0.02)
+        # Given up (released at once; at worst ending with its TTL): no longer renewed.
+        assert await lease_of(redis, redis_prefix, code) is None
+        # Its code is never handed out again: its epoch counter stays.
+        assert await redis.get(Keys(redis_prefix).epoch(code)) == b"1"
+        await host.close()

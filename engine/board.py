@@ -147,30 +147,6 @@ def reaches(start: int, goal: int, open_north: int, open_east: int, stride: int)
     return True
 
 
-def layers(start: int, goal: int, open_north: int, open_east: int, stride: int) -> list[int]:
-    """Breadth-first frontiers from ``start`` until one touches ``goal``.
-
-    ``len(result) - 1`` is the shortest distance; an empty list means the goal
-    cannot be reached.
-    """
-    frontier = start
-    # Every square a step can enter: some edge of it is open.
-    unseen = (open_north | open_east | (open_north << stride) | (open_east << 1)) & ~start
-    result = [start]
-    while not frontier & goal:
-        frontier = (
-            ((frontier & open_north) << stride)
-            | ((frontier >> stride) & open_north)
-            | ((frontier & open_east) << 1)
-            | ((frontier >> 1) & open_east)
-        ) & unseen
-        if not frontier:
-            return []
-        unseen ^= frontier
-        result.append(frontier)
-    return result
-
-
 def goal_field(goal: int, open_north: int, open_east: int, stride: int) -> list[int]:
     """The start of a distance field from ``goal`` for ``field_distance``: the squares a
     step can enter but not reached yet, then the frontiers found so far (the goal)."""

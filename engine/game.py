@@ -29,7 +29,6 @@ from engine.board import (
     field_distance,
     geometry,
     goal_field,
-    layers,
     path_edges,
     reaches,
 )
@@ -231,14 +230,9 @@ class Game:
     def _distance_list(self) -> list[int]:
         known = self._distances
         if None in known:
-            north, east = self._open()
-            stride, fields = self._geo.stride, self._fields
             for seat, distance in enumerate(known):
                 if distance is None:
-                    field = fields[seat]
-                    if field is None:
-                        field = fields[seat] = goal_field(self._goals[seat], north, east, stride)
-                    known[seat] = field_distance(field, 1 << self._pawns[seat], north, east, stride)
+                    known[seat] = self._distance(seat)
         return cast(list[int], known)
 
     def __str__(self) -> str:
@@ -573,14 +567,25 @@ class Game:
             geo.board & ~geo.last_col & ~self._closed_east,
         )
 
+    def _distance(self, seat: int) -> int:
+        """The seat's distance to its goal, from its field (made, or grown, if need be)."""
+        north, east = self._open()
+        stride, field = self._geo.stride, self._fields[seat]
+        if field is None:
+            field = self._fields[seat] = goal_field(self._goals[seat], north, east, stride)
+        return field_distance(field, 1 << self._pawns[seat], north, east, stride)
+
     def _route(self, seat: int) -> tuple[int, int]:
-        """The seat's cached walk to its goal, found by breadth-first search if unknown."""
+        """The seat's cached walk to its goal: if unknown, a shortest one, walked down the
+        frontiers of its distance field (which its distance reads too)."""
         route = self._routes[seat]
         if route is None:
-            north, east = self._open()
-            stride, goal = self._geo.stride, self._goals[seat]
-            frontiers = layers(1 << self._pawns[seat], goal, north, east, stride)
-            route = self._routes[seat] = path_edges(frontiers, goal, north, east, stride)
+            distance = self._distance(seat)
+            field, (north, east) = self._fields[seat], self._open()
+            assert field is not None
+            pawn, stride = 1 << self._pawns[seat], self._geo.stride
+            frontiers = field[1 : distance + 2]  # from the goal edge out to the pawn
+            route = self._routes[seat] = path_edges(frontiers, pawn, north, east, stride)
         return route
 
     def _extend_route(self, seat: int, target: int) -> None:

@@ -66,8 +66,12 @@ async def test_many_players_on_two_nodes_each_paired_once_never_with_themselves(
 ) -> None:
     async with running_cluster(postgres_url, redis_server.url, redis_prefix, 2) as cluster:
         names = [f"p{n}" for n in range(16)]
+        # Seven players on node 1 and nine on node 2, interleaved: an odd number on each node
+        # cannot all be paired among themselves, so some pair must cross (however the
+        # arrivals interleave), and only a shared queue can make it.
+        nodes = [0 if n % 2 == 0 and n < 14 else 1 for n in range(16)]
         clients = [
-            await Client.connect(cluster.node(n % 2).url, name) for n, name in enumerate(names)
+            await Client.connect(cluster.node(nodes[n]).url, name) for n, name in enumerate(names)
         ]
         # Everyone asks at once, and every fourth player asks twice.
         requests = []
@@ -89,7 +93,7 @@ async def test_many_players_on_two_nodes_each_paired_once_never_with_themselves(
             assert sorted(seats) == [0, 1]
             assert seats[0] != seats[1], f"{name} paired with themselves"
             assert [p.name for p in state.players] == [seats[0], seats[1]]
-        across = sum(names.index(s[0]) % 2 != names.index(s[1]) % 2 for s in rooms.values())
+        across = sum(nodes[names.index(s[0])] != nodes[names.index(s[1])] for s in rooms.values())
         assert across > 0, "no pair across nodes: the queue is not shared"
         # Four-player games are paired among one node's players, as on one server.
         four = [await Client.connect(cluster.node(1).url, f"q{n}") for n in range(4)]

@@ -660,6 +660,8 @@ class PgStore:
             self._rooms[record.code] = record
         for code in batch.dropped_rooms + batch.quarantined:
             self._rooms.pop(code, None)
+        for code in batch.dropped_rooms:  # gone for good (codes are never used again)
+            self.epochs.pop(code, None)
         for code in fenced:
             self._rooms.pop(code, None)
         self.write_seconds(time.perf_counter() - started)

@@ -138,3 +138,15 @@ async def test_a_closed_rooms_lease_is_given_up_and_no_longer_renewed(
         # Its code is never handed out again: its epoch counter stays.
         assert await redis.get(Keys(redis_prefix).epoch(code)) == b"1"
         await host.close()
+
+
+async def test_a_closed_rooms_epoch_is_forgotten_once_its_row_is_deleted(
+    postgres_url: str,
+) -> None:
+    """A node's epochs by room grew with every room it ever hosted."""
+    store = PgStore(postgres_url)
+    await store.open()
+    store.epochs.update({"closed": 1, "open": 1})
+    await store.write(Batch(dropped_rooms=["closed"]))
+    assert store.epochs == {"open": 1}
+    await store.close()

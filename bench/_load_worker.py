@@ -256,8 +256,8 @@ class OurGame:
             if self.left == len(self.members()) and not runner.tearing_down:
                 self.next_game()
         elif kind == "error" and msg.code == "service_unavailable" and self.room is None:
-            # A cluster node with no room code leased in advance left (a burst of creates):
-            # it asks to try again in a moment, as a client would.
+            # A cluster node that cannot start games for a moment (Redis or PostgreSQL
+            # away) asks to try again in a moment: as a client would.
             runner.loop.call_later(0.05, self.new_room)
         elif kind == "error" and not runner.tearing_down:
             runner.result.errors[msg.code] += 1

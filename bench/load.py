@@ -70,9 +70,9 @@ player connects to node ``n % 2``; its second to the same node or, in a ``--cros
 the games (default 0.5, what a balancer placing connections at random gives with two nodes),
 to the other one, whose relay carries it to the room's node: the report states the share.
 The cluster's CPU is its nodes', PostgreSQL's and Redis's; the report adds each node's CPU
-per move it served (the games are spread evenly) and PostgreSQL's and Redis's. A node with
-no room code leased in advance answers a burst of creates ``service_unavailable``; the
-players ask again 50 ms later, as a client would.
+per move it served (the games are spread evenly) and PostgreSQL's and Redis's. A node that
+cannot start games for a moment (Redis or PostgreSQL away) answers creates
+``service_unavailable``; the players ask again 50 ms later, as a client would.
 
 Before and after a change: ``--against PATH`` runs the game server of another
 checkout too (``git archive main | tar -x -C /tmp/main``), in the same

@@ -15,9 +15,8 @@ from websockets.exceptions import InvalidStatus
 
 from protocol.messages import Create, Join, Joined, MoveRequest, State, Watch
 from server.cluster.relay import CLIENT_HEADER, NODE_PATH, SECRET_HEADER
-from server.pgstore import PgStore
 from tests.server.cluster.harness import CLUSTER_SECRET, running_cluster
-from tests.server.cluster.test_node import lease_of, resume_anywhere
+from tests.server.cluster.test_node import lease_of, resume_anywhere, saved_moves
 from tests.server.test_store import GAME, play
 from tests.services import RedisServer
 from tests.wsclient import Client
@@ -66,11 +65,7 @@ async def test_players_and_a_spectator_on_three_nodes_play_a_whole_game_and_secr
         assert state.result.winner == 0
         await asyncio.gather(alice.close(), bob.close(), watcher.close())
         await node_links_refused_without_the_secret(cluster.node(0).url + NODE_PATH)
-    store = PgStore(postgres_url)
-    await store.open()
-    (finished,) = [g for g in (await store.load()).games if g.room == room]
-    assert finished.moves == GAME
-    await store.close()
+    assert await saved_moves(postgres_url, room) == GAME
 
 
 async def test_a_player_dropped_resumes_through_the_balancer_on_any_node(

@@ -59,6 +59,15 @@ async def resume_anywhere(
             await asyncio.sleep(0.05)
 
 
+async def saved_moves(postgres_url: str, code: str) -> list[str]:
+    """The moves of the room's one finished game, as PostgreSQL holds them."""
+    store = PgStore(postgres_url)
+    await store.open()
+    (finished,) = [g for g in (await store.load()).games if g.room == code]
+    await store.close()
+    return list(finished.moves)
+
+
 async def lease_of(redis: Redis, prefix: str, code: str) -> tuple[str, int] | None:
     value = await redis.get(Keys(prefix).lease(code))
     if value is None:
@@ -141,11 +150,8 @@ async def test_sigkill_of_the_owner_node_both_players_resume_elsewhere_with_ever
         assert final.result is not None
         await asyncio.gather(a2.close(), b2.close())
 
-    store = PgStore(postgres_url)
-    await store.open()
-    (finished,) = [g for g in (await store.load()).games if g.room == code]
-    assert finished.moves == GAME  # every acknowledged move, in order, and the rest
-    await store.close()
+    # Every acknowledged move, in order, and the rest.
+    assert await saved_moves(postgres_url, code) == GAME
 
 
 async def test_sigterm_hands_the_rooms_over_and_the_players_resume_at_once(
@@ -249,8 +255,4 @@ async def test_a_paused_owner_that_wakes_after_a_takeover_cannot_write_and_drops
         assert final.result is not None
         await asyncio.gather(a2.close(), b2.close())
 
-    store = PgStore(postgres_url)
-    await store.open()
-    (finished,) = [g for g in (await store.load()).games if g.room == code]
-    assert finished.moves == GAME
-    await store.close()
+    assert await saved_moves(postgres_url, code) == GAME

@@ -10,7 +10,7 @@ from protocol.messages import Create, MoveRequest, State
 from server.pgstore import WATCH_EVERY, PgStore
 from tests.http import get as http_get
 from tests.server.cluster.harness import DEFAULT_TTL, running_cluster
-from tests.server.cluster.test_node import resume_anywhere
+from tests.server.cluster.test_node import resume_anywhere, saved_moves
 from tests.server.test_store import GAME, play, seat_two
 from tests.services import PostgresServer, RedisServer
 
@@ -92,8 +92,4 @@ async def test_redis_restarted_mid_game_the_game_goes_on_with_every_move(
         assert final.result is not None
         await asyncio.gather(a2.close(), b2.close())
 
-    store = PgStore(postgres_url)
-    await store.open()
-    (finished,) = [g for g in (await store.load()).games if g.room == code]
-    assert finished.moves == GAME
-    await store.close()
+    assert await saved_moves(postgres_url, code) == GAME

@@ -188,12 +188,13 @@ class Leases:
         last_success = time.monotonic()
         while True:
             try:
-                for room in await self.renew_all():
-                    on_lost(room)
+                lost = await self.renew_all()
                 last_success = time.monotonic()
                 if not self.healthy:
                     log.info("redis reachable again; leases kept")
-                self.healthy = True
+                self.healthy = True  # before on_lost: Redis answers, so a lease may be had again
+                for room in lost:
+                    on_lost(room)
             except (RedisError, OSError) as error:
                 stop_if_cancelled()
                 if self.healthy:

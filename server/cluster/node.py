@@ -112,6 +112,8 @@ class ClusterNode:
         self._taking: dict[str, asyncio.Task[Location]] = {}
         """Takeovers under way, by room: a second ``locate`` waits for the first."""
         self._tasks: list[asyncio.Task[None]] = []
+        self._regaining: set[asyncio.Task[None]] = set()
+        """Rooms whose lease was found gone, being owned again (``_own_again``)."""
         self.takeovers = 0
         """Rooms this node took over (a metric)."""
         self.losses = 0
@@ -137,9 +139,9 @@ class ClusterNode:
         ]
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        for task in [*self._tasks, *self._regaining]:
             task.cancel()
-        for task in self._tasks:
+        for task in [*self._tasks, *self._regaining]:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks = []
@@ -251,13 +253,45 @@ class ClusterNode:
             if lease.room == code:
                 del self.spare[index]
                 return
+        if not self.hosting(code):
+            return
+        if not self.leases.healthy:
+            # Redis unreachable for a whole TTL: another node may own the room by now.
+            self._drop(code)
+            return
+        task = asyncio.create_task(self._own_again(code))
+        self._regaining.add(task)
+        task.add_done_callback(self._regaining.discard)
+
+    async def _own_again(self, code: str) -> None:
+        """Own a hosted room whose lease a renewal found gone or taken again, lease then
+        fence, closing nobody, if no other node holds its lease (Redis restarted empty, say);
+        else stop hosting it.
+
+        Its writes meanwhile go on under the old epoch, which is safe: a node that takes
+        the room claims a newer epoch in PostgreSQL before loading it, and from then on the
+        fence refuses them (the node then drops the room, ``fenced``)."""
+        lease = None
+        with contextlib.suppress(RedisError, OSError, StoreError):
+            lease = await self.ownership.own(code)
+        if lease is not None:
+            if self.hosting(code):
+                extra = {"room": code}
+                log.info("lease lost and taken again at epoch %d", lease.epoch, extra=extra)
+            else:  # the room closed meanwhile
+                self.closed(code)
+            return
         if self.hosting(code):
-            self.losses += 1
-            log.warning("lease lost; no longer hosting the room", extra={"room": code})
-            # Nothing more of the room may be written: the fence refuses a node that has
-            # no epoch for it, whatever epoch another node claimed it under.
-            self.store.epochs.pop(code, None)
-            self.dropped(code)
+            self._drop(code)
+
+    def _drop(self, code: str) -> None:
+        """Stop hosting a room whose lease is lost."""
+        self.losses += 1
+        log.warning("lease lost; no longer hosting the room", extra={"room": code})
+        # Nothing more of the room may be written: the fence refuses a node that has
+        # no epoch for it, whatever epoch another node claimed it under.
+        self.store.epochs.pop(code, None)
+        self.dropped(code)
 
     # -- finding rooms ----------------------------------------------------------------
 

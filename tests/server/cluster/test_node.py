@@ -112,6 +112,31 @@ async def test_a_node_that_loses_a_rooms_lease_stops_hosting_it_and_closes_with_
         assert b"lease lost" in cluster.node(0).log
 
 
+async def test_a_lease_gone_from_redis_is_taken_again_and_nobody_is_closed(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
+) -> None:
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 1) as cluster:
+        a, b, code = await seat_two(cluster.node(0).url)
+        await play([a, b], GAME[:2], 0)
+        before = await lease_of(redis, redis_prefix, code)
+        assert before is not None
+        # Gone, as when Redis restarts empty: no other node holds it.
+        await redis.delete(Keys(redis_prefix).lease(code))
+        deadline = time.monotonic() + DEFAULT_TTL * 3
+        while (after := await lease_of(redis, redis_prefix, code)) is None:
+            assert time.monotonic() < deadline, "the lease was not taken again"
+            await asyncio.sleep(0.05)
+        assert after[0] == before[0]
+        assert after[1] > before[1]  # a new epoch, claimed in PostgreSQL's fence too
+        final = await play([a, b], GAME[2:], 2)  # the same connections, never closed
+        assert final.result is not None
+        assert a.ws.close_code is None
+        assert b"lease lost and taken again" in cluster.node(0).log
+        assert b"no longer hosting" not in cluster.node(0).log
+        await asyncio.gather(a.close(), b.close())
+    assert await saved_moves(postgres_url, code) == GAME
+
+
 async def test_sigkill_of_the_owner_node_both_players_resume_elsewhere_with_every_move(
     postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
 ) -> None:

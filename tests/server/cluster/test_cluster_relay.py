@@ -68,16 +68,25 @@ async def test_players_and_a_spectator_on_three_nodes_play_a_whole_game_and_secr
     assert await saved_moves(postgres_url, room) == GAME
 
 
+async def seat_across(
+    host: str, guest: str, names: tuple[str, str] = ("alice", "bob")
+) -> tuple[Client, Client, str]:
+    """A room created through ``host`` and joined through ``guest`` (another node, which
+    relays its player to the room's): the two players, seated, and the room's code."""
+    alice = await Client.connect(host, names[0])
+    await alice.send(Create())
+    room = (await alice.expect(Joined)).room
+    bob = await Client.connect(guest, names[1])
+    await bob.send(Join(room=room))
+    await bob.expect(Joined)
+    return alice, bob, room
+
+
 async def test_a_player_dropped_resumes_through_the_balancer_on_any_node(
     postgres_url: str, redis_server: RedisServer, redis_prefix: str
 ) -> None:
     async with running_cluster(postgres_url, redis_server.url, redis_prefix, 3) as cluster:
-        alice = await Client.connect(cluster.node(0).url, "alice")
-        await alice.send(Create())
-        room = (await alice.expect(Joined)).room
-        bob = await Client.connect(cluster.node(1).url, "bob")
-        await bob.send(Join(room=room))
-        await bob.expect(Joined)
+        alice, bob, room = await seat_across(cluster.node(0).url, cluster.node(1).url)
         await play([alice, bob], GAME[:4], 0)
         for attempt in range(6):  # the balancer takes turns: each node in turn, twice
             bob.ws.transport.abort()  # the link dies without a close
@@ -112,12 +121,9 @@ async def test_the_relays_added_latency(
     async with running_cluster(postgres_url, redis_server.url, redis_prefix, 2) as cluster:
         direct, relayed = [], []
         for _ in range(3):
-            alice = await Client.connect(cluster.node(0).url, "direct")
-            await alice.send(Create())
-            room = (await alice.expect(Joined)).room
-            bob = await Client.connect(cluster.node(1).url, "relayed")
-            await bob.send(Join(room=room))
-            await bob.expect(Joined)
+            alice, bob, _ = await seat_across(
+                cluster.node(0).url, cluster.node(1).url, ("direct", "relayed")
+            )
             times = await move_round_trips([alice, bob], GAME)
             direct += times[0::2]
             relayed += times[1::2]
@@ -133,12 +139,8 @@ async def test_a_relayed_player_whose_serving_node_dies_gets_1012_and_resumes(
     postgres_url: str, redis_server: RedisServer, redis_prefix: str
 ) -> None:
     async with running_cluster(postgres_url, redis_server.url, redis_prefix, 3) as cluster:
-        alice = await Client.connect(cluster.node(0).url, "alice")
-        await alice.send(Create())
-        room = (await alice.expect(Joined)).room
-        bob = await Client.connect(cluster.node(1).url, "bob")  # n2 relays bob to n1
-        await bob.send(Join(room=room))
-        await bob.expect(Joined)
+        # n2 relays bob to n1
+        alice, bob, _ = await seat_across(cluster.node(0).url, cluster.node(1).url)
         await play([alice, bob], GAME[:3], 0)
         await cluster.node(0).stop(signal.SIGKILL)
         code, _ = await bob.closed()

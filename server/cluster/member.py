@@ -174,7 +174,7 @@ class Member:
                 return location.node
             return node.id if isinstance(location, Local) else None
 
-        self.server.enable_relay(node.id, addresses.of, where)
+        self.server.enable_relay(node.id, addresses.reach, where)
         return addresses
 
     def _join_queue(self) -> QuickMatching:

@@ -4,7 +4,9 @@ A node publishes its ``--advertise`` address (``host:port``) under ``address:{no
 a TTL and refreshes it every third of that TTL, so a dead node's address goes within a
 TTL, as its leases do. The relay (``server.cluster.relay``) reads it to open a connection
 to the node that owns a room. A node that is gone, or whose key Redis lost (a restart),
-has no address until its next refresh.
+has no address until its next refresh; so does a live node that stalled past its refresh
+(a slow start, a long pause), which is why the relay waits for an address (``reach``)
+up to a TTL, as the leases' owner lookup waits for liveness.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
@@ -67,3 +70,13 @@ class NodeAddresses:
             return self.address
         value = await self.redis.get(self.keys.address(node))
         return None if value is None else text(value)
+
+    async def reach(self, node: str) -> str | None:
+        """``of(node)``, waiting up to a TTL for a missing address: a live node publishes
+        again within that time, a dead one stays missing and costs the caller one TTL."""
+        deadline = time.monotonic() + self.ttl
+        while True:
+            where = await self.of(node)
+            if where is not None or time.monotonic() >= deadline:
+                return where
+            await asyncio.sleep(min(0.05, self.ttl / 10))

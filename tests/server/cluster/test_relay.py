@@ -63,7 +63,7 @@ async def nodes(redis: Redis, keys: Keys) -> AsyncIterator[Nodes]:
             addresses = NodeAddresses(redis, keys, name, f"127.0.0.1:{server.port}", ttl=5)
             await addresses.publish()
             stack.push_async_callback(addresses.stop)
-            server.enable_relay(name, addresses.of, where)
+            server.enable_relay(name, addresses.reach, where)
             servers[name] = server
         yield servers
 

@@ -199,12 +199,13 @@ class Core:
     def receive(self, conn: int, data: bytes | str) -> list[Action]:
         # A deadline that passed but was not acted on yet (its timer is late)
         # comes first: a move that arrives after the flag fell is too late.
-        if self._maybe_overdue():
+        now = self.clock()
+        if self._maybe_overdue(now):
             overdue = self.next_deadline()
-            if overdue is not None and overdue <= self.clock():
+            if overdue is not None and overdue <= now:
                 return self.tick() + self.receive(conn, data)
         connection = self.connections[conn]
-        if (refused := self.registry.throttled(connection, data)) is not None:
+        if (refused := self.registry.throttled(connection, data, now)) is not None:
             return refused
         try:
             request = decode_request(data)
@@ -236,14 +237,14 @@ class Core:
             return rooms
         return queue if rooms is None else min(rooms, queue)
 
-    def _maybe_overdue(self) -> bool:
+    def _maybe_overdue(self, now: float) -> bool:
         """Whether a deadline may have come, from a bound no deadline is earlier than: the
         rooms' deadlines are only worked out (``next_deadline``) once it has passed, not
         before every frame (they were 4 % of the server's CPU at saturation)."""
         bound, queue = self.host.earliest(), self.lobby.due()
         if queue is not None:
             bound = queue if bound is None else min(bound, queue)
-        return bound is not None and bound <= self.clock()
+        return bound is not None and bound <= now
 
     def tick(self) -> list[Action]:
         """Act on every deadline that has come: pairings, flags and abandoned seats."""

@@ -139,7 +139,7 @@ class Play:
             self.context.counters[f"move:{refusal[0]}"] += 1
             return [self._error(conn, *refusal, request.id, room, now)]
         self.context.counters["move:accepted"] += 1
-        return self.host.after_results(room, request.id, moved=True)
+        return self.host.after_results(room, request.id, moved=True, now=now)
 
     def _draw(self, conn: int, room: Room, seat: int, request: Draw, now: float) -> Send | None:
         """Apply a draw offer, acceptance or refusal; the error reply if it makes no sense."""

@@ -70,10 +70,12 @@ class SessionRegistry:
         bucket = TokenBucket(limits.rate, limits.burst, self.context.clock())
         self.connections[conn] = Connection(conn, bucket, address)
 
-    def throttled(self, connection: Connection, data: bytes | str) -> list[Action] | None:
+    def throttled(
+        self, connection: Connection, data: bytes | str, now: float
+    ) -> list[Action] | None:
         """The refusal of a request over the connection's rate limit (and the close after
-        too many in a row), or None when it may go ahead."""
-        if connection.bucket.take(self.context.clock()):
+        too many in a row), or None when it may go ahead (``now``: the games' clock)."""
+        if connection.bucket.take(now):
             connection.strikes = 0
             return None
         limits = self.context.limits

@@ -127,7 +127,7 @@ class RoomHost:
         room.arm(now, self.context.limits.absence.first_move)  # a game starting counts from now
         return self.publish(room, room.state_frame(now, rid), moved)
 
-    def push_move(self, room: Room, rid: RequestId = None) -> list[Action]:
+    def push_move(self, room: Room, rid: RequestId, now: float) -> list[Action]:
         """A move that did not end the game, as an event: connections that asked for
         compact events get a ``moved`` event, the others the state, which is made only if
         someone needs it (PROTOCOL.md, section 7a)."""
@@ -135,9 +135,8 @@ class RoomHost:
         targets = room.connections()
         wanting = [conn for conn in targets if conn in compact] if compact else []
         if not wanting:
-            return [self.publish_move(room, rid, targets)]
+            return [self.publish_move(room, rid, targets, now)]
         room.event += 1
-        now = self.context.clock()
         room.arm(now, self.context.limits.absence.first_move)
         small = room.moved_frame(now, rid)
         if small is None:  # the move changed more than a ``moved`` event carries
@@ -149,10 +148,9 @@ class RoomHost:
         others = [conn for conn in targets if conn not in compact]
         return [self.publish(room, room.state_frame(now, rid), True, others), Send(wanting, small)]
 
-    def publish_move(self, room: Room, rid: RequestId, targets: list[int]) -> Send:
+    def publish_move(self, room: Room, rid: RequestId, targets: list[int], now: float) -> Send:
         """``push`` of a move to ``targets`` (the room's connections, already listed)."""
         room.event += 1
-        now = self.context.clock()
         room.arm(now, self.context.limits.absence.first_move)
         return self.publish(room, room.state_frame(now, rid), True, targets)
 
@@ -173,23 +171,28 @@ class RoomHost:
             self.context.journal.room(room)
         return Send(room.connections() if targets is None else targets, frame)
 
-    def after_results(self, room: Room, rid: RequestId = None, moved: bool = False) -> list[Action]:
+    def after_results(
+        self, room: Room, rid: RequestId = None, moved: bool = False, now: float | None = None
+    ) -> list[Action]:
         """Push what changed; when a match game ended, start the next and push that too.
 
         ``moved``: the change was a move (the database then only appends it,
-        unless the move ended the game).
+        unless the move ended the game). ``now``: the games' clock, if the caller read it.
         """
-        self._archive(room)
+        if room.finished:
+            self._archive(room)
+        if now is None:
+            now = self.context.clock()
         actions: list[Action]
         if moved and room.result is None:
-            actions = self.push_move(room, rid)
+            actions = self.push_move(room, rid, now)
         else:
             actions = [self.push(room, rid)]
         if room.continue_match():
             self._absent_from_new_game(room)
             actions += self.seat_changes(room)
             actions.append(self.push(room))
-        self.schedule(room)
+        self.schedule(room, now)
         return [*actions, *computer.think(room), *computer.live(room)]
 
     def seat_changes(self, room: Room) -> list[Action]:
@@ -276,9 +279,11 @@ class RoomHost:
 
     # -- deadlines -----------------------------------------------------------------------
 
-    def schedule(self, room: Room) -> None:
+    def schedule(self, room: Room, now: float | None = None) -> None:
+        """Keep a timer for the room's next deadline, if it has one (``now``: the games'
+        clock, if the caller read it)."""
         absence = self.context.limits.absence
-        room.arm(self.context.clock(), absence.first_move)
+        room.arm(self.context.clock() if now is None else now, absence.first_move)
         when = room.deadline(absence)
         if when is not None:
             self._tiebreak += 1

@@ -210,6 +210,8 @@ class Room:
         self.finished: list[Finished] = []
         """Games that ended and are not archived yet."""
         self._variant_json = msgspec.Raw(_encode(spec))
+        self._legal_walls = (-1, "")
+        """The last legal wall mask and its ``wall_hex``: most moves leave it as it was."""
         self._players_key: object = None
         self._players_cache = msgspec.Raw(b"[]")
         self.first_move_limit = 0.0
@@ -651,7 +653,7 @@ class Room:
                 # A wall's notation ends with its orientation, a square's with its row.
                 walls=game.walls if move[-1:] in ("h", "v") else None,
                 legal_pawn_moves=game.legal_pawn_moves(),
-                legal_walls=wall_hex(game.legal_wall_mask(), self.spec.size),
+                legal_walls=self._walls_hex(game.legal_wall_mask()),
                 distances=game.distances(),
                 spectators=len(self.spectators),
                 clock=self._clock_info(now) if self.clock is not None else None,
@@ -683,7 +685,7 @@ class Room:
             walls_left=game.walls_left,
             last_move=last,
             legal_pawn_moves=game.legal_pawn_moves() if playing else [],
-            legal_walls=wall_hex(game.legal_wall_mask() if playing else 0, self.spec.size),
+            legal_walls=self._walls_hex(game.legal_wall_mask() if playing else 0),
             distances=game.distances(),
             players=self._players_json(now) if spliced else self._players(now),
             spectators=len(self.spectators),
@@ -698,6 +700,11 @@ class Room:
             moves=self.actions,
             first_move_in_ms=self._first_move_in(now),
         )
+
+    def _walls_hex(self, mask: int) -> str:
+        if mask != self._legal_walls[0]:
+            self._legal_walls = (mask, wall_hex(mask, self.spec.size))
+        return self._legal_walls[1]
 
     def _first_move_in(self, now: float) -> int | None:
         due = self.first_move_due()

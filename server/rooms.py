@@ -288,13 +288,16 @@ class Room:
         return players + list(self.spectators)
 
     def connections(self) -> list[int]:
-        """Where the room's events go: ``members``' connections (one pass, on every push)."""
-        conns = [
-            h.session.conn
-            for h in self.seats
-            if h is not None and h.bot is None and h.session.conn is not None and self.sits(h)
-        ]
-        conns += [s.conn for s in self.spectators if s.conn is not None]
+        """Where the room's events go: ``members``' connections (one pass, on every push;
+        ``sits`` is written out: this runs for every move)."""
+        conns: list[int] = []
+        for holder in self.seats:
+            if holder is not None and holder.bot is None:
+                session = holder.session
+                if session.conn is not None and session.room is self and session.seat is not None:
+                    conns.append(session.conn)
+        if self.spectators:
+            conns += [s.conn for s in self.spectators if s.conn is not None]
         return conns
 
     def anyone_connected(self) -> bool:

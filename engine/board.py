@@ -46,6 +46,9 @@ class Geometry:
     """Bit index -> notation."""
     h_names: NameTable
     v_names: NameTable
+    packed_index: dict[int, int]
+    """Slot bit -> its bit in ``pack_slots``'s horizontal half (the vertical half is the
+    same plus ``(size - 1) ** 2``)."""
 
     def bit(self, col: int, row: int) -> int:
         return row * self.stride + col
@@ -85,6 +88,18 @@ class Geometry:
             packed |= ((vertical >> shift) & row_bits) << (width * (width + row))
         return packed
 
+    def repack(self, packed: int, horizontal: int, vertical: int) -> int:
+        """``packed`` (``pack_slots``) with the slots in ``horizontal`` and ``vertical`` flipped.
+
+        From one move to the next only a few slots change, so flipping those costs far
+        less than packing every row again."""
+        index, offset = self.packed_index, (self.size - 1) ** 2
+        for slot in bits(horizontal):
+            packed ^= 1 << index[slot]
+        for slot in bits(vertical):
+            packed ^= 1 << (index[slot] + offset)
+        return packed
+
 
 @cache
 def geometry(size: int) -> Geometry:
@@ -111,6 +126,7 @@ def geometry(size: int) -> Geometry:
         square_names={bit(c, r): format_square(c, r) for r in every for c in every},
         h_names=_name_table(size, "h"),
         v_names=_name_table(size, "v"),
+        packed_index={bit(c, r): r * (size - 1) + c for r in every[:-1] for c in every[:-1]},
     )
 
 

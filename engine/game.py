@@ -121,10 +121,14 @@ class Game:
         """Per seat, the free (horizontal, vertical) slots whose wall would leave it no way
         to its goal, once worked out. Kept across pawn moves (``_update_sealing``), worked
         out again after a wall or an undo."""
+        self._risky: tuple[int, int] | None = None
+        """``_risky_slots``, once worked out since the last wall or undo."""
         self._legal_slots: tuple[int, int] | None = None
         """``_free_slots``, once worked out since the last change of ``_sealing``."""
-        self._packed: tuple[tuple[int, int], int] = ((0, 0), 0)
-        """The last ``_legal_slots`` packed (``legal_wall_mask``), with what it packed."""
+        every_slot = (1 << 2 * (geo.size - 1) ** 2) - 1  # geo.pack_slots(geo.slots, geo.slots)
+        self._packed = ((geo.slots, geo.slots), every_slot)
+        """The last ``_legal_slots`` packed (``legal_wall_mask``), with what it packed: at
+        first every slot, as at the start, so later ones flip only the slots that changed."""
         self._winner: int | None = None
         self._retired = 0
         """Bit per seat that has left a four-player game: its pawn stays, its turns pass."""
@@ -305,9 +309,9 @@ class Game:
         if self._winner is not None or not self._walls_left[self._turn]:
             return 0
         free = self._free_slots()
-        packed_from, packed = self._packed
-        if free != packed_from:  # after most pawn moves the legal walls are the same
-            packed = self._geo.pack_slots(*free)
+        (h_from, v_from), packed = self._packed
+        if free != (h_from, v_from):  # after most pawn moves the legal walls are the same
+            packed = self._geo.repack(packed, free[0] ^ h_from, free[1] ^ v_from)
             self._packed = (free, packed)
         return packed
 
@@ -335,30 +339,36 @@ class Game:
         sealing = self._sealing[seat]
         if sealing is not None:
             return sealing
-        geo = self._geo
-        stride = geo.stride
-        h_free = geo.slots & ~self._h_forbidden
-        v_free = geo.slots & ~self._v_forbidden
-        # A wall can only cut the board in two when it closes a loop of walls
-        # and board edge, which needs two of its three lattice points to be
-        # touched already: find those walls for all slots at once.
-        points = self._points
-        a, b, c = points >> stride, points >> (stride + 1), points >> (stride + 2)
-        h_risky = h_free & ((a & b) | (a & c) | (b & c))
-        a, b, c = points >> 1, points >> (stride + 1), points >> (2 * stride + 1)
-        v_risky = v_free & ((a & b) | (a & c) | (b & c))
+        stride = self._geo.stride
+        h_risky, v_risky = self._risky_slots()
         h_sealing = v_sealing = 0
         if h_risky | v_risky:
             # Only a wall that closes an edge of the seat's route can seal it.
             north, east = self._route(seat)
             for slot in bits(h_risky & (north | (north >> 1))):
-                if self._seals(seat, 1 << slot, True):
+                if self._cut_off(seat, (1 << slot) | (2 << slot), 0):
                     h_sealing |= 1 << slot
             for slot in bits(v_risky & (east | (east >> stride))):
-                if self._seals(seat, 1 << slot, False):
+                if self._cut_off(seat, 0, (1 << slot) | (1 << (slot + stride))):
                     v_sealing |= 1 << slot
         sealing = self._sealing[seat] = (h_sealing, v_sealing)
         return sealing
+
+    def _risky_slots(self) -> tuple[int, int]:
+        """The free (horizontal, vertical) slots whose wall might cut the board in two:
+        the same for every seat, so worked out once until the walls change."""
+        if self._risky is None:
+            geo = self._geo
+            stride, points = geo.stride, self._points
+            # A wall can only cut the board in two when it closes a loop of walls
+            # and board edge, which needs two of its three lattice points to be
+            # touched already: find those walls for all slots at once.
+            a, b, c = points >> stride, points >> (stride + 1), points >> (stride + 2)
+            h_risky = geo.slots & ~self._h_forbidden & ((a & b) | (a & c) | (b & c))
+            a, b, c = points >> 1, points >> (stride + 1), points >> (2 * stride + 1)
+            v_risky = geo.slots & ~self._v_forbidden & ((a & b) | (a & c) | (b & c))
+            self._risky = (h_risky, v_risky)
+        return self._risky
 
     def _update_sealing(self, seat: int, here: int, target: int) -> None:
         """Keep ``seat``'s sealing walls right as its pawn steps from ``here`` to ``target``.
@@ -484,6 +494,7 @@ class Game:
         self._distances = [None] * self.variant.players
         self._fields = [None] * self.variant.players
         self._sealing = [None] * self.variant.players
+        self._risky = None
         if not action.startswith("retire"):
             self._moves.pop()
         return action
@@ -625,15 +636,21 @@ class Game:
         route_north, route_east = self._route(seat)
         if not (closes_north & route_north or closes_east & route_east):
             return False  # the seat's route goes round it
-        north, east = self._open()
+        return self._cut_off(seat, closes_north, closes_east)
+
+    def _cut_off(self, seat: int, closes_north: int, closes_east: int) -> bool:
+        """Whether closing these edges too would leave ``seat`` no way to its goal."""
+        north, east = self._open_edges
         north &= ~closes_north
         east &= ~closes_east
-        return not reaches(1 << self._pawns[seat], self._goals[seat], north, east, stride)
+        pawn, goal = 1 << self._pawns[seat], self._goals[seat]
+        return not reaches(pawn, goal, north, east, self._geo.stride)
 
     def _place_wall(self, wall: int, horizontal: bool) -> None:
         stride = self._geo.stride
         self._wall_list = self._legal_slots = None
         self._sealing = [None] * self.variant.players
+        self._risky = None
         if horizontal:
             self._h_walls |= wall
             closed = wall | (wall << 1)

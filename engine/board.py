@@ -200,6 +200,25 @@ def field_distance(
     return len(field) - 2 if frontier else -1
 
 
+def field_cut(field: list[int], closes_north: int, closes_east: int, stride: int) -> bool:
+    """Whether closing these edges (bits as in ``path_edges``) changes the distances
+    ``field`` (``goal_field``) holds so far.
+
+    Only an edge between two squares of consecutive layers can lengthen a distance found
+    so far: one within a layer is on no shortest path, and one from the last layer out
+    is crossed only when the field grows, with the edges of that time. Neighbours' layers
+    differ by at most one, so consecutive means of different parity.
+    """
+    even = odd = 0
+    for index in range(1, len(field), 2):
+        even |= field[index]
+    for index in range(2, len(field), 2):
+        odd |= field[index]
+    from_even = ((closes_north & even) << stride) | ((closes_east & even) << 1)
+    from_odd = ((closes_north & odd) << stride) | ((closes_east & odd) << 1)
+    return bool(from_even & odd or from_odd & even)
+
+
 def path_edges(
     frontiers: list[int], goal: int, open_north: int, open_east: int, stride: int
 ) -> tuple[int, int]:

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple, cast
 from engine.board import (
     Geometry,
     bits,
+    field_cut,
     field_distance,
     geometry,
     goal_field,
@@ -114,7 +115,7 @@ class Game:
         """Each seat's distance to its goal, once worked out in this position."""
         self._fields: list[list[int] | None] = [None] * self.variant.players
         """Per seat, the distances from its goal edge found so far (``field_distance``),
-        kept until a wall is placed."""
+        kept until a wall changes them (``field_cut``)."""
         self._wall_list: list[str] | None = None
         """The walls on the board in notation, once worked out since the last wall."""
         self._sealing: list[tuple[int, int] | None] = [None] * self.variant.players
@@ -427,8 +428,6 @@ class Game:
         if parsed.is_wall:
             self._place_wall(1 << geo.bit(parsed.col, parsed.row), parsed.orientation == "h")
             self._walls_left[seat] -= 1
-            self._distances = [None] * self.variant.players
-            self._fields = [None] * self.variant.players
         else:
             target, here = geo.bit(parsed.col, parsed.row), self._pawns[seat]
             self._extend_route(seat, target)
@@ -671,6 +670,15 @@ class Game:
         for seat, broken in enumerate(cut):
             if broken:
                 self._routes[seat] = None
+        self._keep_fields(closed if horizontal else 0, 0 if horizontal else closed)
+
+    def _keep_fields(self, closes_north: int, closes_east: int) -> None:
+        """After a wall, drop the distance fields (and distances) it changes; a wall
+        across someone else's way mostly leaves a seat's distance as it was."""
+        stride = self._geo.stride
+        for seat, field in enumerate(self._fields):
+            if field is not None and field_cut(field, closes_north, closes_east, stride):
+                self._fields[seat] = self._distances[seat] = None
 
     def _step(self, square: int, direction: int, north: int, east: int) -> int:
         """The neighbour of ``square`` in ``direction``, or -1 past a wall or edge."""

@@ -4,11 +4,11 @@ The legal walls: ``Game`` keeps, per seat, the walls that would seal its way to 
 goal, and after a pawn step rechecks only the walls closing the edge the pawn crossed
 (``_update_sealing``).
 The distances: per seat, the frontiers of a breadth-first search from its goal edge,
-kept until a wall is placed (``engine.board.field_distance``). These tests play random
-games, asking for both after every action (so what is kept is used and updated, never
-dropped), and compare them with a new game replaying the same actions, which works them
-out once at the end, and on small boards with the reference model of the rules
-(``test_properties.Reference``).
+kept until a wall changes them (``engine.board.field_distance``, ``field_cut``). These
+tests play random games, asking for both after every action (so what is kept is used and
+updated, never dropped), and compare them with a new game replaying the same actions,
+which works them out once at the end, and on small boards with the reference model of
+the rules (``test_properties.Reference``).
 """
 
 from __future__ import annotations
@@ -92,3 +92,15 @@ def test_random_games_reach_positions_where_steps_change_the_sealing_walls() -> 
                 changed += after != before
     assert sealed > 100, sealed
     assert changed > 10, changed
+
+
+def test_a_wall_keeps_the_distance_fields_it_leaves_as_they_were() -> None:
+    game, actions = Game(), ["a3v", "e4h"]
+    assert game.distances() == [8, 8]
+    game.play(actions[0])  # along both ways to the goal, across neither
+    assert None not in game._fields
+    assert game.distances() == [8, 8]
+    game.play(actions[1])  # across both
+    assert game._fields == [None, None]
+    assert game.distances() == [9, 9]
+    check(game, actions)

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import json
 import os
 import time
+import weakref
 from collections.abc import AsyncIterator
 
 import pytest
+import uvloop
 from websockets.asyncio.client import connect
 from websockets.frames import Close, Frame, Opcode
 
@@ -103,3 +106,31 @@ async def test_an_unfinished_handshake_is_cut_off(
     welcome = await Client.connect(f"ws://127.0.0.1:{server.port}", "after")
     assert isinstance(welcome.welcome, Welcome)
     await welcome.close()
+
+
+def test_a_closed_connection_is_freed_by_reference_counting() -> None:
+    """The full garbage collection runs once an hour (``server.gcclock``), so whatever a
+    closed connection held must go without it, or a server whose players come and go
+    would keep every closed connection's memory until then. On uvloop, as the server
+    runs (asyncio's own selector transports are freed only by the collector)."""
+
+    async def scenario() -> None:
+        async with GameServer(Config(port=0)).running() as server:
+            client = await Client.connect(f"ws://127.0.0.1:{server.port}", "alice")
+            await client.send(Create(id="c"))
+            (link,) = server.sockets.values()
+            protocol, transport = weakref.ref(link.protocol), weakref.ref(link.transport)
+            del link
+            await client.close()
+            async with asyncio.timeout(5):
+                while server.sockets:  # noqa: ASYNC110 (the close, not signalled)
+                    await asyncio.sleep(0.01)
+            await asyncio.sleep(0)  # the transport's last callbacks
+            assert protocol() is None, "websockets' protocol object outlived its connection"
+            assert transport() is None, "the transport outlived its connection"
+
+    gc.disable()
+    try:
+        uvloop.run(scenario())
+    finally:
+        gc.enable()

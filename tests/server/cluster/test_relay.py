@@ -9,6 +9,8 @@ the same through real node processes and their leases.
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import TypeVar
@@ -263,3 +265,29 @@ async def test_the_entry_point_moves_a_lobby_client_with_its_requests(
     watching = await until(guest, Joined)
     assert (watching.id, watching.room) == ("w", room_a)
     assert relayed(a) == 0
+
+
+async def test_a_relayed_connection_is_freed_by_reference_counting(
+    nodes: Nodes, client: Connect
+) -> None:
+    """As any connection (tests/server/test_wire.py): a client served through the relay
+    leaves nothing on the node it connected to once it is gone, without the collector."""
+    a, b = nodes["a"], nodes["b"]
+    host = await client(b, "host")
+    room = await room_on(b, host)
+    guest = await Client.connect(f"ws://127.0.0.1:{a.port}", "guest")
+    gc.disable()
+    try:
+        await guest.send(Join(id="j", room=room))
+        await guest.expect(Joined)
+        assert relayed(a) == 1
+        (link,) = a.sockets.values()
+        protocol = weakref.ref(link.protocol)
+        del link
+        await guest.close()
+        async with asyncio.timeout(5):
+            while protocol() is not None:  # noqa: ASYNC110 (freed, not signalled)
+                await asyncio.sleep(0.01)
+        assert not a.sockets
+    finally:
+        gc.enable()

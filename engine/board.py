@@ -219,6 +219,15 @@ def field_cut(field: list[int], closes_north: int, closes_east: int, stride: int
     return bool(from_even & odd or from_odd & even)
 
 
+def field_layer(field: list[int], square: int, near: int) -> int:
+    """The distance of ``square`` in ``field`` when it is ``near - 1``, ``near`` or ``near +
+    1`` (a step from a square at distance ``near``), else -1, with at most three looks."""
+    for index in (near, near + 1, near + 2):
+        if 0 < index < len(field) and field[index] & square:
+            return index - 1
+    return -1
+
+
 def path_edges(
     frontiers: list[int], goal: int, open_north: int, open_east: int, stride: int
 ) -> tuple[int, int]:

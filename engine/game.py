@@ -28,6 +28,7 @@ from engine.board import (
     bits,
     field_cut,
     field_distance,
+    field_layer,
     geometry,
     goal_field,
     path_edges,
@@ -67,12 +68,8 @@ def _unpack(entry: _Entry, players: int) -> tuple[_Snapshot, str]:
     """``Game._entry`` backwards: the snapshot and the action."""
     flat = cast(tuple[Any, ...], entry)
     pawns, walls_left = flat[:players], flat[players : 2 * players]
-    scalars = flat[2 * players : 2 * players + 10]
-    halves = flat[2 * players + 10 : -1]
-    routes = tuple(
-        None if halves[2 * seat] is None else (halves[2 * seat], halves[2 * seat + 1])
-        for seat in range(players)
-    )
+    scalars = flat[2 * players : -1]
+    routes = (None,) * players  # not kept: walked again when needed
     (h_walls, v_walls, h_forbidden, v_forbidden, north, east, points, turn, winner, retired) = (
         scalars
     )
@@ -105,6 +102,7 @@ class Game:
         self._closed_north = self._closed_east = 0
         self._points = geo.border_points
         self._open_edges = self._find_open()
+        """The squares whose north / east edge a pawn can cross (``_find_open``)."""
         self._routes: list[tuple[int, int] | None] = [None] * self.variant.players
         """Per seat, the (north, east) edges of some walk from its pawn to its goal,
         or None until needed. It only guides the wall filter, so it may be long."""
@@ -377,21 +375,24 @@ class Game:
         The pawn walked over an open edge, so a wall that does not close that edge
         leaves both squares on the same side of it: it seals the seat from one exactly
         when from the other. Only the (at most two) walls that close the edge can change.
-        Nothing changes for the other seats (pawns are no obstacle to a path).
+        Nothing changes for the other seats (pawns are no obstacle to a path), nor for
+        a wall that closes no loop (``_risky_slots``): it seals no one, ever.
         """
         sealing = self._sealing[seat]
         if sealing is None:
             return
-        geo = self._geo
-        stride, low = geo.stride, min(here, target)
+        stride, low = self._geo.stride, min(here, target)
+        h_risky, v_risky = self._risky_slots()
         edge = (1 << low) | (1 << low >> 1)  # the slots of the walls closing it, for a north edge
         if abs(target - here) == stride:
-            horizontal, candidates = True, edge & geo.slots & ~self._h_forbidden
+            horizontal, candidates = True, edge & h_risky
         elif abs(target - here) == 1:
             edge = (1 << low) | (1 << low >> stride)
-            horizontal, candidates = False, edge & geo.slots & ~self._v_forbidden
+            horizontal, candidates = False, edge & v_risky
         else:  # a jump crosses two edges: work it out again when needed
             self._sealing[seat] = self._legal_slots = None
+            return
+        if not candidates:
             return
         h_sealing, v_sealing = sealing
         changing = h_sealing if horizontal else v_sealing
@@ -421,24 +422,27 @@ class Game:
         game is unchanged.
         """
         parsed = self._check(move)
-        name = str(parsed)
-        self._history.append(self._entry(name))
-        geo = self._geo
-        seat = self._turn
-        if parsed.is_wall:
-            self._place_wall(1 << geo.bit(parsed.col, parsed.row), parsed.orientation == "h")
+        # parse_move accepts only the notation it prints, so ``move`` is ``str(parsed)``.
+        self._history.append(self._entry(move))
+        seat, square = self._turn, self._geo.bit(parsed.col, parsed.row)
+        if parsed.orientation:  # a wall
+            self._place_wall(1 << square, parsed.orientation == "h")
             self._walls_left[seat] -= 1
         else:
-            target, here = geo.bit(parsed.col, parsed.row), self._pawns[seat]
+            target, here = square, self._pawns[seat]
             self._extend_route(seat, target)
             self._pawns[seat] = target
             self._update_sealing(seat, here, target)
             if (1 << target) & self._goals[seat]:
                 self._winner = seat
-            # Pawns are no obstacle to a distance: only the mover's changed.
-            self._distances[seat] = None
+            # Pawns are no obstacle to a distance: only the mover's changed, and a step
+            # moves it to a neighbouring layer of its field: look there first.
+            known, field = self._distances[seat], self._fields[seat]
+            if known is not None and field is not None:
+                known = field_layer(field, 1 << target, known)
+            self._distances[seat] = None if known is None or known < 0 else known
         self._targets = None
-        self._moves.append(name)
+        self._moves.append(move)
         if self._winner is None:
             self._turn = self._next_seat(seat)
 
@@ -522,15 +526,15 @@ class Game:
         return bool(self._walls_left[seat] and self._wall_names())
 
     def _entry(self, action: str) -> _Entry:
-        """What ``undo`` restores before ``action``, flat: ``_Snapshot``'s fields with each
-        tuple spread out (a route as two values, ``None, None`` for none), then ``action``.
+        """What ``undo`` restores before ``action``, flat: ``_Snapshot``'s fields but the
+        routes (a cache, walked again when needed) with each tuple spread out, then
+        ``action``.
 
         One plain tuple of ints, ``None`` and a string, which the garbage collector stops
         tracking at its first collection: so a game's history, a tuple a move, never
         reaches the old generation that every full collection walks again (a
         ``NamedTuple``, or a tuple holding tuples, stays tracked longer or for good).
         """
-        halves = [half for route in self._routes for half in (route or (None, None))]
         return (
             *self._pawns,
             *self._walls_left,
@@ -544,7 +548,6 @@ class Game:
             self._turn,
             self._winner,
             self._retired,
-            *halves,
             action,
         )
 
@@ -565,12 +568,9 @@ class Game:
             self._retired,
         )
 
-    def _open(self) -> tuple[int, int]:
-        """Squares whose north / east edge a pawn can cross right now."""
-        return self._open_edges
-
     def _find_open(self) -> tuple[int, int]:
-        """``_open``, worked out from the walls (kept in ``_open_edges`` as they change)."""
+        """Squares whose north / east edge a pawn can cross right now, worked out from the
+        walls (kept in ``_open_edges`` as they change)."""
         geo = self._geo
         return (
             geo.board & ~geo.top_row & ~self._closed_north,
@@ -579,7 +579,7 @@ class Game:
 
     def _distance(self, seat: int) -> int:
         """The seat's distance to its goal, from its field (made, or grown, if need be)."""
-        north, east = self._open()
+        north, east = self._open_edges
         stride, field = self._geo.stride, self._fields[seat]
         if field is None:
             field = self._fields[seat] = goal_field(self._goals[seat], north, east, stride)
@@ -591,7 +591,7 @@ class Game:
         route = self._routes[seat]
         if route is None:
             distance = self._distance(seat)
-            field, (north, east) = self._fields[seat], self._open()
+            field, (north, east) = self._fields[seat], self._open_edges
             assert field is not None
             pawn, stride = 1 << self._pawns[seat], self._geo.stride
             frontiers = field[1 : distance + 2]  # from the goal edge out to the pawn
@@ -707,7 +707,7 @@ class Game:
         for pawn in self._pawns:
             occupied |= 1 << pawn
         here = self._pawns[seat]
-        north, east = self._open()
+        north, east = self._open_edges
         stride, pawn = self._geo.stride, 1 << here
         steps = (
             ((pawn & north) << stride)
@@ -782,25 +782,24 @@ class Game:
 
     def _check_wall(self, move: Move) -> None:
         geo, seat = self._geo, self._turn
-        name = str(move)
         if not self._walls_left[seat]:
             raise IllegalMove(f"seat {seat} has no walls left")
         slot = geo.bit(move.col, move.row)
         horizontal = move.orientation == "h"
-        self._check_overlap(name, slot, horizontal)
+        self._check_overlap(move, slot, horizontal)
         legal = self._legal_slots  # known when the state was last sent: mostly
         if legal is not None and (legal[0 if horizontal else 1] >> slot) & 1:
             return
         sealed = self._sealed_seat(1 << slot, horizontal)
         if sealed is not None:
             goal = self.variant.goal_name(sealed)
-            raise IllegalMove(f"wall {name} would leave seat {sealed} no path to {goal}")
+            raise IllegalMove(f"wall {move} would leave seat {sealed} no path to {goal}")
 
-    def _check_overlap(self, name: str, slot: int, horizontal: bool) -> None:
-        geo = self._geo
+    def _check_overlap(self, move: Move, slot: int, horizontal: bool) -> None:
         forbidden = self._h_forbidden if horizontal else self._v_forbidden
         if not (forbidden >> slot) & 1:
             return
+        geo, name = self._geo, str(move)
         # Name the wall in the way: the same wall, a cross, or one along the groove.
         same, cross = (
             (self._h_walls, self._v_walls) if horizontal else (self._v_walls, self._h_walls)

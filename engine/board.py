@@ -141,6 +141,26 @@ def _name_table(size: int, orientation: str) -> NameTable:
     )
 
 
+def wall_points(wall: int, horizontal: bool, stride: int) -> int:
+    """The three lattice points a wall on the slot ``wall`` (a one-bit mask) touches."""
+    if horizontal:
+        return (wall | (wall << 1) | (wall << 2)) << stride
+    return (wall | (wall << stride) | (wall << 2 * stride)) << 1
+
+
+def joined(parts: list[int], points: int) -> list[int]:
+    """``parts`` (masks of lattice points, each a group linked by walls or board edge) with
+    a wall touching ``points`` added: the groups it touches and its points become one."""
+    merged, rest = points, []
+    for part in parts:
+        if part & points:
+            merged |= part
+        else:
+            rest.append(part)
+    rest.append(merged)
+    return rest
+
+
 def reaches(start: int, goal: int, open_north: int, open_east: int, stride: int) -> bool:
     """Flood-fill from the ``start`` mask: does it reach any square of ``goal``?
 

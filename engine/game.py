@@ -31,8 +31,10 @@ from engine.board import (
     field_layer,
     geometry,
     goal_field,
+    joined,
     path_edges,
     reaches,
+    wall_points,
 )
 from engine.errors import IllegalMove, NotationError
 from engine.notation import COLUMNS, Move, format_record, format_square, parse_move, parse_record
@@ -120,6 +122,8 @@ class Game:
         """Per seat, the free (horizontal, vertical) slots whose wall would leave it no way
         to its goal, once worked out. Kept across pawn moves (``_update_sealing``), worked
         out again after a wall or an undo."""
+        self._parts: list[int] | None = [geo.border_points]
+        """``_wall_parts``: at first the board's edge alone."""
         self._risky: tuple[int, int] | None = None
         """``_risky_slots``, once worked out since the last wall or undo."""
         self._legal_slots: tuple[int, int] | None = None
@@ -345,10 +349,10 @@ class Game:
             # Only a wall that closes an edge of the seat's route can seal it.
             north, east = self._route(seat)
             for slot in bits(h_risky & (north | (north >> 1))):
-                if self._cut_off(seat, (1 << slot) | (2 << slot), 0):
+                if self._splits(seat, 1 << slot, True):
                     h_sealing |= 1 << slot
             for slot in bits(v_risky & (east | (east >> stride))):
-                if self._cut_off(seat, 0, (1 << slot) | (1 << (slot + stride))):
+                if self._splits(seat, 1 << slot, False):
                     v_sealing |= 1 << slot
         sealing = self._sealing[seat] = (h_sealing, v_sealing)
         return sealing
@@ -497,7 +501,7 @@ class Game:
         self._distances = [None] * self.variant.players
         self._fields = [None] * self.variant.players
         self._sealing = [None] * self.variant.players
-        self._risky = None
+        self._risky = self._parts = None
         if not action.startswith("retire"):
             self._moves.pop()
         return action
@@ -626,16 +630,48 @@ class Game:
         stride = self._geo.stride
         if horizontal:
             closes_north, closes_east = wall | (wall << 1), 0
-            touched = self._points & ((wall | (wall << 1) | (wall << 2)) << stride)
         else:
             closes_north, closes_east = 0, wall | (wall << stride)
-            touched = self._points & ((wall | (wall << stride) | (wall << 2 * stride)) << 1)
+        touched = self._points & wall_points(wall, horizontal, stride)
         if touched.bit_count() < 2:
             return False  # closes no loop, so it cannot cut the board in two
         route_north, route_east = self._route(seat)
         if not (closes_north & route_north or closes_east & route_east):
             return False  # the seat's route goes round it
-        return self._cut_off(seat, closes_north, closes_east)
+        return self._splits(seat, wall, horizontal)
+
+    def _splits(self, seat: int, wall: int, horizontal: bool) -> bool:
+        """``_seals`` for a wall that closes an edge of the seat's route."""
+        stride = self._geo.stride
+        if not self._closes_loop(wall_points(wall, horizontal, stride)):
+            return False
+        if horizontal:
+            return self._cut_off(seat, wall | (wall << 1), 0)
+        return self._cut_off(seat, 0, wall | (wall << stride))
+
+    def _closes_loop(self, points: int) -> bool:
+        """Whether a wall touching these lattice points links two already linked by walls
+        and board edge: only a wall that closes such a loop can cut the board in two (any
+        other leaves as many regions as there were). Two touched points, the quick test
+        (``_risky_slots``), are often two ends of unlinked walls."""
+        for part in self._wall_parts():
+            shared = part & points
+            if shared & (shared - 1):  # two points or more
+                return True
+        return False
+
+    def _wall_parts(self) -> list[int]:
+        """The lattice points linked by walls and board edge, a mask per linked group
+        (``engine.board.joined``); kept as walls are placed, worked out after an undo."""
+        if self._parts is None:
+            geo = self._geo
+            parts = [geo.border_points]
+            for slot in bits(self._h_walls):
+                parts = joined(parts, wall_points(1 << slot, True, geo.stride))
+            for slot in bits(self._v_walls):
+                parts = joined(parts, wall_points(1 << slot, False, geo.stride))
+            self._parts = parts
+        return self._parts
 
     def _cut_off(self, seat: int, closes_north: int, closes_east: int) -> bool:
         """Whether closing these edges too would leave ``seat`` no way to its goal."""
@@ -656,7 +692,6 @@ class Game:
             self._closed_north |= closed
             self._h_forbidden |= wall | (wall << 1) | (wall >> 1)
             self._v_forbidden |= wall
-            self._points |= (wall | (wall << 1) | (wall << 2)) << stride
             cut = [route is not None and route[0] & closed for route in self._routes]
         else:
             self._v_walls |= wall
@@ -664,8 +699,11 @@ class Game:
             self._closed_east |= closed
             self._v_forbidden |= wall | (wall << stride) | (wall >> stride)
             self._h_forbidden |= wall
-            self._points |= (wall | (wall << stride) | (wall << 2 * stride)) << 1
             cut = [route is not None and route[1] & closed for route in self._routes]
+        points = wall_points(wall, horizontal, stride)
+        self._points |= points
+        if self._parts is not None:
+            self._parts = joined(self._parts, points)
         self._open_edges = self._find_open()
         for seat, broken in enumerate(cut):
             if broken:

@@ -33,6 +33,7 @@ def check(game: Game, actions: list[str]) -> None:
     assert game.legal_wall_mask() == fresh.legal_wall_mask(), actions
     assert game.legal_walls() == fresh.legal_walls(), actions
     assert game.distances() == fresh.distances(), actions
+    assert sorted(game._wall_parts()) == sorted(fresh._wall_parts()), actions
     if game.variant.size <= 7 and not game.is_over:
         reference, walls_left = Reference(game), game.walls_left[game.turn]
         assert set(game.legal_walls()) == reference.legal_walls(walls_left), actions

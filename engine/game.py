@@ -116,8 +116,9 @@ class Game:
         self._fields: list[list[int] | None] = [None] * self.variant.players
         """Per seat, the distances from its goal edge found so far (``field_distance``),
         kept until a wall changes them (``field_cut``)."""
-        self._wall_list: list[str] | None = None
-        """The walls on the board in notation, once worked out since the last wall."""
+        self._wall_list: list[str] | None = []
+        """The walls on the board in notation (``walls``), kept as walls are placed; None
+        after an undo, until asked for."""
         self._sealing: list[tuple[int, int] | None] = [None] * self.variant.players
         """Per seat, the free (horizontal, vertical) slots whose wall would leave it no way
         to its goal, once worked out. Kept across pawn moves (``_update_sealing``), worked
@@ -430,7 +431,7 @@ class Game:
         self._history.append(self._entry(move))
         seat, square = self._turn, self._geo.bit(parsed.col, parsed.row)
         if parsed.orientation:  # a wall
-            self._place_wall(1 << square, parsed.orientation == "h")
+            self._place_wall(1 << square, parsed.orientation == "h", move)
             self._walls_left[seat] -= 1
         else:
             target, here = square, self._pawns[seat]
@@ -681,9 +682,10 @@ class Game:
         pawn, goal = 1 << self._pawns[seat], self._goals[seat]
         return not reaches(pawn, goal, north, east, self._geo.stride)
 
-    def _place_wall(self, wall: int, horizontal: bool) -> None:
+    def _place_wall(self, wall: int, horizontal: bool, name: str) -> None:
         stride = self._geo.stride
-        self._wall_list = self._legal_slots = None
+        self._list_wall(wall, horizontal, name)
+        self._legal_slots = None
         self._sealing = [None] * self.variant.players
         self._risky = None
         if horizontal:
@@ -709,6 +711,18 @@ class Game:
             if broken:
                 self._routes[seat] = None
         self._keep_fields(closed if horizontal else 0, 0 if horizontal else closed)
+
+    def _list_wall(self, wall: int, horizontal: bool, name: str) -> None:
+        """Insert a new wall's name in ``_wall_list`` (horizontal walls first, in slot
+        order) where it goes: the walls before it are counted, not named again."""
+        if self._wall_list is None:
+            return
+        before = wall - 1  # the slots below this one
+        if horizontal:
+            index = (self._h_walls & before).bit_count()
+        else:
+            index = self._h_walls.bit_count() + (self._v_walls & before).bit_count()
+        self._wall_list.insert(index, name)
 
     def _keep_fields(self, closes_north: int, closes_east: int) -> None:
         """After a wall, drop the distance fields (and distances) it changes; a wall

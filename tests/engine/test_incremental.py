@@ -3,6 +3,7 @@
 The legal walls: ``Game`` keeps, per seat, the walls that would seal its way to its
 goal, and after a pawn step rechecks only the walls closing the edge the pawn crossed
 (``_update_sealing``).
+The walls on the board, in notation: each new one is inserted where it goes.
 The distances: per seat, the frontiers of a breadth-first search from its goal edge,
 kept until a wall changes them (``engine.board.field_distance``, ``field_cut``). These
 tests play random games, asking for both after every action (so what is kept is used and
@@ -34,6 +35,9 @@ def check(game: Game, actions: list[str]) -> None:
     assert game.legal_walls() == fresh.legal_walls(), actions
     assert game.distances() == fresh.distances(), actions
     assert sorted(game._wall_parts()) == sorted(fresh._wall_parts()), actions
+    geo = game._geo  # the wall list is kept too: name the walls from their masks
+    named = geo.slot_names(game._h_walls, True) + geo.slot_names(game._v_walls, False)
+    assert game.walls == fresh.walls == named, actions
     if game.variant.size <= 7 and not game.is_over:
         reference, walls_left = Reference(game), game.walls_left[game.turn]
         assert set(game.legal_walls()) == reference.legal_walls(walls_left), actions

@@ -116,17 +116,18 @@ class Play:
         self, conn: int, room: Room, seat: int, request: MoveRequest, now: float
     ) -> list[Action]:
         game = room.game
-        resend = request.ply < game.ply and room.movers[request.ply] == seat
+        ply = game.ply  # read once: a property, on every move
+        resend = request.ply < ply and room.movers[request.ply] == seat
         if resend and game.moves[request.ply] == request.move:
             # A move already applied, sent again: answer it, never apply it twice.
             return [Send([conn], room.state_frame(now, request.id))]
         refusal: tuple[ErrorCode, str] | None = None
         if room.status == "finished":
             refusal = ErrorCode.GAME_OVER, "the game is over"
-        elif request.ply != game.ply:
+        elif request.ply != ply:
             refusal = (
                 ErrorCode.STALE_PLY,
-                f"move {request.move} is for ply {request.ply} but the game is at ply {game.ply}",
+                f"move {request.move} is for ply {request.ply} but the game is at ply {ply}",
             )
         elif game.turn != seat:
             refusal = ErrorCode.NOT_YOUR_TURN, f"it is seat {game.turn}'s turn"

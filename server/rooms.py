@@ -407,14 +407,16 @@ class Room:
         self.movers.append(seat)
         self.actions.append(game.last_move or move)
         self.draw_offers.discard(seat)  # an offer lapses when the offerer moves
+        ply = game.ply  # read once: a property, on every move
+        first_moves = ply < self.spec.players
         if self.clock is not None:
             # The first move of each seat is free: the clock runs from then on.
-            following = game.turn if game.ply >= self.spec.players else None
-            self.clock.moved(seat, following, now)
-        self.turn_since = now if game.ply < self.spec.players else None
-        if game.winner is not None:
-            return self.finish(game.winner, "goal", now)
-        if game.ply >= BOT_PLY_CAP and all(self.holder(s).bot for s in self.active_seats()):
+            self.clock.moved(seat, None if first_moves else game.turn, now)
+        self.turn_since = now if first_moves else None
+        winner = game.winner
+        if winner is not None:
+            return self.finish(winner, "goal", now)
+        if ply >= BOT_PLY_CAP and all(self.holder(s).bot for s in self.active_seats()):
             return self.finish(None, "ply_cap", now)
         return []
 

@@ -197,6 +197,8 @@ class ServerProcess:
         self.log: list[str] = []
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
+        self.fds_kept = 0
+        """Descriptors the server keeps open by design once its clients are gone."""
         self._reader: threading.Thread | None = None
         self.database: Callable[[], list[int]] = list
         """The processes of a database server it uses (PostgreSQL's), counted as its own."""
@@ -254,9 +256,6 @@ class ServerProcess:
         """The server and its child processes (the game server's database process), and the
         processes of the PostgreSQL server it uses."""
         return [*self.own(), *self.database()]
-
-    fds_kept = 0
-    """Descriptors the server keeps open by design once its clients are gone."""
 
     def own(self) -> list[int]:
         """The server's own processes: itself and its children (no database server)."""

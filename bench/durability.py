@@ -7,10 +7,11 @@ Run from the repository root::
 
 Each round starts ``python -m server`` on a fresh SQLite file, plays ``--games`` games
 flat out (pawns stepping back and forth, from loopback addresses of their own so the
-per-IP caps hold), SIGKILLs the server after ``--seconds``, then reads the rooms table.
-A move is acknowledged once its state reached the mover; each room's acknowledged plies
-must all be in its saved record. Prints acknowledged against present, per round and in
-all; exits 1 if anything acknowledged is missing.
+per-IP caps hold), SIGKILLs the server after ``--seconds``, then reads the saved rooms
+(each record with the moves saved since, ``room_moves``). A move is acknowledged once its
+state reached the mover; each room's acknowledged plies must all be in its saved record.
+Prints acknowledged against present, per round and in all; exits 1 if anything
+acknowledged is missing.
 """
 
 from __future__ import annotations
@@ -32,8 +33,12 @@ from pathlib import Path
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-SHUFFLE = ["e2", "e8", "e1", "e9"]
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from server.database import saved_rooms  # noqa: E402
+
+SHUFFLE = ["e2", "e8", "e1", "e9"]
 
 
 async def _client(port: int, source: str, name: str) -> ClientConnection:
@@ -83,8 +88,8 @@ async def _play(
 
 def _present(db: Path) -> dict[str, int]:
     with sqlite3.connect(db) as connection:
-        rows = connection.execute("SELECT code, record FROM rooms").fetchall()
-    return {code: len(json.loads(record)["actions"]) for code, record in rows}
+        rooms = saved_rooms(connection)  # each record with the moves saved since
+    return {code: len(room.actions) for code, room in rooms.items()}
 
 
 def one_round(games: int, seconds: float) -> tuple[int, int, int]:

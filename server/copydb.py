@@ -7,18 +7,31 @@ Stop the server first: the copy refuses a SQLite file another server holds. The
 file is brought to the current schema first (as the server would on start), then
 every table is copied in one PostgreSQL transaction, ids kept, and the row
 counts compared; a PostgreSQL database that already holds games, rooms or
-accounts is refused. Then start the server with the URL as ``--db``.
+accounts is refused. A room's moves since its record was last written whole
+(SQLite's ``room_moves``) are copied inside its record, as PostgreSQL keeps it.
+Then start the server with the URL as ``--db``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from server.database import SCHEMA_VERSION, Database
+import msgspec
+
+from server.database import (
+    QUARANTINED,
+    ROOMS_SAVED,
+    SCHEMA_VERSION,
+    UNREADABLE_MOVES,
+    Database,
+    Unreadable,
+    decode_rooms,
+)
 from server.pgstore import SQLITE_EQUIVALENT, Conn, PgStore
 from server.storage import is_postgresql, shown
 from server.store import StoreError, _lock
@@ -64,6 +77,7 @@ async def copy(source: Path, url: str) -> dict[str, int]:
             ]
             for table, cols in TABLES.items()
         }
+        rows["rooms"] = _whole_rooms(database.db, rows["rooms"])
         database.close()
     finally:
         os.close(lock)
@@ -75,6 +89,28 @@ async def copy(source: Path, url: str) -> dict[str, int]:
     finally:
         await store.close()
     return {table: len(table_rows) for table, table_rows in rows.items()}
+
+
+def _whole_rooms(
+    db: sqlite3.Connection, rows: list[tuple[object, ...]]
+) -> list[tuple[object, ...]]:
+    """The rooms rows with each record brought up to date with its moves since it was last
+    written whole (SQLite's ``room_moves``: PostgreSQL's rows hold whole records). A room
+    whose moves do not read back is copied quarantined, as SQLite's start would set it."""
+    unreadable: list[Unreadable] = []
+    moved = {
+        room.code: room
+        for room in decode_rooms(db.execute(f"{ROOMS_SAVED} WHERE m.moves IS NOT NULL"), unreadable)
+    }
+    bad = {u.key for u in unreadable if u.reason.startswith(UNREADABLE_MOVES)}
+    whole: list[tuple[object, ...]] = []
+    for code, status, record, updated in rows:
+        if code in moved:
+            record = msgspec.json.encode(moved[code])
+        elif code in bad:
+            status = QUARANTINED
+        whole.append((code, status, record, updated))
+    return whole
 
 
 async def _fill(conn: Conn, rows: dict[str, list[tuple[object, ...]]]) -> None:

@@ -90,6 +90,14 @@ MIGRATIONS = [
     ALTER TABLE sessions ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE games ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0;
     """,
+    # 7: a room's moves since its record was last written whole (``RoomMoves``, JSON): a move
+    # rewrites this small row instead of the room's whole record.
+    """
+    CREATE TABLE room_moves (
+        code TEXT PRIMARY KEY,
+        moves BLOB NOT NULL
+    ) WITHOUT ROWID;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 HISTORY_LOADED = 5000
@@ -110,6 +118,46 @@ class MoveDelta(msgspec.Struct, kw_only=True):
     """Appended to the record's movers."""
     draw_offers: list[int]
     clock: ClockRecord | None
+
+
+class RoomMoves(msgspec.Struct, kw_only=True):
+    """A room's ``room_moves`` row: what the moves played since its record in ``rooms`` was
+    last written whole add to that record (``apply``). A move rewrites this row, a few
+    hundred bytes, rather than the whole record (its seats, its variant and every move
+    before); the row goes when the record is written whole again."""
+
+    event: int = 0
+    actions: list[str] = msgspec.field(default_factory=list)
+    """Played after the record's actions."""
+    movers: list[int] = msgspec.field(default_factory=list)
+    """Played after the record's movers."""
+    draw_offers: list[int] = msgspec.field(default_factory=list)
+    clock: ClockRecord | None = None
+
+    def add(self, delta: MoveDelta) -> None:
+        """Take in the moves of ``delta``, played after these."""
+        self.actions += delta.actions
+        self.movers += delta.movers
+        self.event = delta.event
+        self.draw_offers = delta.draw_offers
+        self.clock = delta.clock
+
+    def apply(self, record: RoomRecord) -> None:
+        """Bring ``record``, as last written whole, up to date."""
+        record.actions += self.actions
+        record.movers += self.movers
+        record.event = self.event
+        record.draw_offers = self.draw_offers
+        record.clock = self.clock
+
+
+@dataclass
+class _Saved:
+    """The database process's note of a room it wrote: its row's status and its moves since
+    its record was written whole (its ``room_moves`` row, if any moves)."""
+
+    status: str
+    moves: RoomMoves
 
 
 @dataclass
@@ -216,6 +264,9 @@ it again under a new rowid, at the table's end: each move rewrote about five pag
 of WAL a commit, 1,000 paced games), where an update in place rewrites one or two."""
 
 
+_MOVES_IN_PLACE = "ON CONFLICT (code) DO UPDATE SET moves = excluded.moves"
+
+
 def _delete(db: sqlite3.Connection, head: str, keys: list[Any]) -> None:
     """``head IN (...)`` for ``keys``, a few statements rather than one a key."""
     for start in range(0, len(keys), ROWS_PER_STATEMENT):
@@ -241,6 +292,48 @@ def decode_rows(
             continue
         records.append(decoded)
     return records
+
+
+def decode_rooms(
+    rows: Iterable[tuple[str, bytes, bytes | None]], unreadable: list[Unreadable]
+) -> list[RoomRecord]:
+    """``decode_rows`` for the rooms table joined with ``room_moves``: each record with the
+    moves since added; a row whose moves do not decode is unreadable too."""
+    rooms: list[RoomRecord] = []
+    moves: dict[str, bytes] = {}
+    for code, record, since in rows:
+        rooms += decode_rows([(code, record)], RoomRecord, "rooms", unreadable)
+        if since is not None:
+            moves[code] = since
+    if not moves:
+        return rooms
+    whole: list[RoomRecord] = []
+    for room in rooms:
+        since = moves.get(room.code)
+        if since is not None:
+            try:
+                msgspec.json.decode(since, type=RoomMoves).apply(room)
+            except (msgspec.DecodeError, UnicodeDecodeError, TypeError) as error:
+                reason = f"{UNREADABLE_MOVES}: {error}"
+                unreadable.append(Unreadable("rooms", room.code, reason))
+                continue
+        whole.append(room)
+    return whole
+
+
+UNREADABLE_MOVES = "unreadable moves since the record"
+"""How ``decode_rooms`` says a room's ``room_moves`` row does not decode."""
+ROOMS_SAVED = (
+    "SELECT r.code, r.record, m.moves FROM rooms r LEFT JOIN room_moves m ON m.code = r.code"
+)
+"""Each room row with its moves since (``decode_rooms``)."""
+
+
+def saved_rooms(db: sqlite3.Connection) -> dict[str, RoomRecord]:
+    """Every room as saved, moves since its record included (quarantined rows too, but not
+    those that do not decode): for the copy to PostgreSQL, tests and benchmarks."""
+    rooms = decode_rooms(db.execute(ROOMS_SAVED), [])
+    return {room.code: room for room in rooms}
 
 
 def quarantined_keys(unreadable: list[Unreadable], table: str) -> list[Any]:
@@ -318,8 +411,9 @@ class Database:
         with db:
             db.execute("BEGIN IMMEDIATE")
             accountdb.add_computers(db, time.time())
-        self.rooms: dict[str, RoomRecord] = {}
-        """Each saved room's record as written last, for deltas (``MoveDelta``) to add to."""
+        self.rooms: dict[str, _Saved] = {}
+        """Each room written whole since the database opened: its row's status and its moves
+        since, for deltas (``MoveDelta``) to add to."""
         self.retention = retention or Retention()
         self.prune_due = 0.0
         """When the next pruning is due (``prune_if_due``): at once, on opening."""
@@ -361,8 +455,8 @@ class Database:
         ``unreadable`` (a room's is quarantined at once), so one bad row stops nothing."""
         db = self.db
         unreadable: list[Unreadable] = []
-        rows = db.execute("SELECT code, record FROM rooms WHERE status != ?", (QUARANTINED,))
-        rooms = decode_rows(rows, RoomRecord, "rooms", unreadable)
+        rows = db.execute(f"{ROOMS_SAVED} WHERE r.status != ?", (QUARANTINED,))
+        rooms = decode_rooms(rows, unreadable)
         self.quarantine([bad.key for bad in unreadable])
         rows = db.execute("SELECT id, record FROM sessions WHERE quarantined = 0")
         sessions = decode_rows(rows, SessionRecord, "sessions", unreadable)
@@ -374,7 +468,8 @@ class Database:
         games = decode_rows(rows, GameRecord, "games", unreadable)
         self._quarantine_rows(unreadable)
         (last_game,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()
-        self.rooms = {record.code: record for record in rooms}
+        # The server writes each room it restored whole before any delta of it.
+        self.rooms = {}
         ids = [id_ for (id_,) in db.execute("SELECT id FROM accounts WHERE computer IS NOT NULL")]
         ids += sorted({s.account for s in sessions if s.account is not None})
         accounts = accountdb.answer(db, accountdb.LoadAccounts(ids))
@@ -414,22 +509,28 @@ class Database:
         rooms = self.rooms
         rows: list[tuple[object, ...]] = []
         for record, status in batch.rooms:
-            rooms[record.code] = record
+            rooms[record.code] = _Saved(status, RoomMoves())
             rows.append((record.code, status, encode(record), now))
+        moves: list[tuple[object, ...]] = []
+        statuses: list[tuple[str, str]] = []
         for delta in batch.moved:
-            record = rooms[delta.code]  # unknown: a bug upstream; failing stops the server
-            record.actions += delta.actions
-            record.movers += delta.movers
-            record.event = delta.event
-            record.draw_offers = delta.draw_offers
-            record.clock = delta.clock
-            rows.append((record.code, delta.status, encode(record), now))
+            saved = rooms[delta.code]  # unknown: a bug upstream; failing stops the server
+            saved.moves.add(delta)
+            moves.append((delta.code, encode(saved.moves)))
+            if delta.status != saved.status:
+                saved.status = delta.status
+                statuses.append((delta.status, delta.code))
         for code in batch.dropped_rooms:
             rooms.pop(code, None)
         with db:
             db.execute("BEGIN IMMEDIATE")
             _insert(db, "INSERT INTO rooms (code, status, record, updated)", rows, _IN_PLACE)
+            # Written whole: their moves so far are in their records now.
+            _delete(db, "DELETE FROM room_moves WHERE code", [r.code for r, _ in batch.rooms])
+            _insert(db, "INSERT INTO room_moves (code, moves)", moves, _MOVES_IN_PLACE)
+            db.executemany("UPDATE rooms SET status = ? WHERE code = ?", statuses)
             _delete(db, "DELETE FROM rooms WHERE code", batch.dropped_rooms)
+            _delete(db, "DELETE FROM room_moves WHERE code", batch.dropped_rooms)
             self._mark_quarantined(batch.quarantined)
             # A quarantined row stays as it is (its seat's session lives on unsaved).
             _insert(

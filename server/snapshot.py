@@ -1,10 +1,11 @@
 """Rooms and sessions as plain records (``server.records``), for the database, and back.
 
 A room's whole record is saved after every event (it is small: the moves as
-notation, the seats, the clock banks; after a move ``server.journal`` brings
-the last record up to date rather than build it again). Restoring replays the moves through
-the engine, so a saved game can never hold an illegal position. Secrets and
-tokens are saved only as their SHA-256 hashes.
+notation, the seats, the clock banks), except after a move: then only what the
+move adds goes to the database (``server.journal``), which SQLite keeps in a
+row of its own until the record is written whole again (``room_moves``).
+Restoring replays the moves through the engine, so a saved game can never hold
+an illegal position. Secrets and tokens are saved only as their SHA-256 hashes.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 from server import accountdb
 from server.accountdb import CreateAccount, IssueToken, Profile, ProfileOf, TokenAccount
 from server.copydb import CopyError, copy, main
-from server.database import SCHEMA_VERSION, Batch, Database
+from server.database import SCHEMA_VERSION, Batch, Database, MoveDelta
 from server.pgstore import SQLITE_EQUIVALENT, PgStore
 from server.records import AccountRecord
 from server.store import Store, StoreLocked
@@ -35,6 +35,10 @@ def fill(path: Path) -> None:
             analyses=[(1, b'{"moves":[]}')],
         )
     )
+    # Moves since the record was written whole (SQLite's room_moves): copied in the record.
+    delta = MoveDelta(code="AAAA", status="playing", event=3, actions=["e3"], movers=[0],
+                      draw_offers=[], clock=None)  # fmt: skip
+    database.write(Batch(moved=[delta]))
     database.close()
 
 
@@ -53,6 +57,7 @@ async def test_everything_copied_reads_back_the_same_and_numbering_goes_on(
     await postgres.open()
     before, after = await sqlite.load(), await postgres.load()
     assert after.rooms == before.rooms
+    assert before.rooms[0].actions == ["e2", "e8", "e3"]
     assert after.sessions == before.sessions
     assert after.games == before.games
     assert after.accounts == before.accounts
@@ -88,3 +93,21 @@ def test_postgresql_holds_what_the_current_sqlite_schema_holds() -> None:
     """A new SQLite migration needs its PostgreSQL counterpart (server/pgstore.py) and the
     copy's table list (server/copydb.py)."""
     assert SQLITE_EQUIVALENT == SCHEMA_VERSION
+
+
+async def test_a_room_whose_moves_do_not_read_back_is_copied_quarantined(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Its record alone would start an older position of the game in PostgreSQL: it is set
+    aside there, as SQLite's start would set it aside."""
+    path = tmp_path / "bad.db"
+    fill(path)
+    database = Database(path)
+    database.db.execute("UPDATE room_moves SET moves = '{not json' WHERE code = 'AAAA'")
+    database.close()
+    await copy(path, postgres_url)
+    postgres = PgStore(postgres_url)
+    await postgres.open()
+    loaded = await postgres.load()
+    assert loaded.rooms == []
+    await postgres.close()

@@ -25,7 +25,9 @@ from server.database import (
     WriteReply,
     WriteRequest,
     frame,
+    migrate,
     read_message,
+    saved_rooms,
     serve,
 )
 from server.records import GameRecord, RoomRecord, SessionRecord
@@ -106,8 +108,8 @@ def test_a_replaced_room_keeps_its_latest_record(tmp_path: Path) -> None:
 
 
 def test_a_move_updates_its_room_row_in_place(tmp_path: Path) -> None:
-    """A room saved again keeps its row (and rowid): a move rewrites one page of the table,
-    not a deleted row and a new one at the table's end."""
+    """A room saved again keeps its row (and rowid): its page of the table is rewritten, not
+    a deleted row and a new one at the table's end."""
     database = Database(tmp_path / "in_place.db")
     database.write(Batch(rooms=[(room("abc", []), "playing"), (room("xyz", []), "playing")]))
     (before,) = database.db.execute("SELECT rowid FROM rooms WHERE code = 'abc'").fetchone()
@@ -118,6 +120,78 @@ def test_a_move_updates_its_room_row_in_place(tmp_path: Path) -> None:
     row = database.db.execute("SELECT rowid, status FROM rooms WHERE code = 'abc'").fetchone()
     assert row == (before, "finished")
     assert {r.code: r.actions for r in database.load().rooms}["abc"] == ["e2", "e8"]
+    database.close()
+
+
+def moved(code: str, actions: list[str], first: int, status: str = "playing") -> MoveDelta:
+    return MoveDelta(code=code, status=status, event=first + len(actions), actions=actions,
+                     movers=[(first + n) % 2 for n in range(len(actions))], draw_offers=[1],
+                     clock=None)  # fmt: skip
+
+
+def test_moves_go_to_their_own_row_until_the_record_is_written_whole(tmp_path: Path) -> None:
+    """A move rewrites the room's small ``room_moves`` row, never its record; writing the
+    record whole again (or dropping the room) deletes that row; reading back adds the
+    moves to the record."""
+    database = Database(tmp_path / "moves.db")
+    db = database.db
+    database.write(Batch(rooms=[(room("abc", ["e2"]), "playing"), (room("xyz", []), "playing")]))
+    (record,) = db.execute("SELECT record FROM rooms WHERE code = 'abc'").fetchone()
+    database.write(Batch(moved=[moved("abc", ["e8"], 1)]))
+    database.write(Batch(moved=[moved("abc", ["e3", "e7"], 2), moved("xyz", ["e2"], 0)]))
+    assert db.execute("SELECT record FROM rooms WHERE code = 'abc'").fetchone() == (record,)
+    assert db.execute("SELECT count(*) FROM room_moves").fetchone() == (2,)
+    expected = room("abc", ["e2", "e8", "e3", "e7"])
+    expected.draw_offers = [1]
+    assert saved_rooms(db)["abc"] == expected
+    assert {r.code: r for r in database.load().rooms}["abc"] == expected
+    assert saved_rooms(db)["xyz"].actions == ["e2"]
+
+    database.write(Batch(rooms=[(room("abc", ["e2", "e8", "e3", "e7", "e4"]), "playing")]))
+    assert db.execute("SELECT code FROM room_moves").fetchall() == [("xyz",)]
+    database.write(Batch(moved=[moved("abc", ["e6"], 5, status="finished")]))
+    assert saved_rooms(db)["abc"].actions == ["e2", "e8", "e3", "e7", "e4", "e6"]
+    assert db.execute("SELECT status FROM rooms WHERE code = 'abc'").fetchone() == ("finished",)
+
+    database.write(Batch(dropped_rooms=["abc", "xyz"]))
+    assert db.execute("SELECT count(*) FROM room_moves").fetchone() == (0,)
+    assert database.load().rooms == []
+    database.close()
+
+
+def test_a_room_whose_moves_do_not_read_back_is_quarantined(tmp_path: Path) -> None:
+    database = Database(tmp_path / "bad_moves.db")
+    database.write(Batch(rooms=[(room("abc", ["e2"]), "playing"), (room("xyz", []), "playing")]))
+    database.write(Batch(moved=[moved("abc", ["e8"], 1), moved("xyz", ["e2"], 0)]))
+    database.db.execute("UPDATE room_moves SET moves = '{not json' WHERE code = 'abc'")
+    loaded = database.load()
+    assert [r.code for r in loaded.rooms] == ["xyz"]
+    (bad,) = loaded.unreadable
+    assert (bad.table, bad.key) == ("rooms", "abc")
+    assert "moves" in bad.reason
+    status = database.db.execute("SELECT status FROM rooms WHERE code = 'abc'").fetchone()
+    assert status == ("quarantined",)
+    assert database.db.execute("SELECT count(*) FROM room_moves").fetchone() == (2,)  # kept
+    database.close()
+
+
+def test_a_database_of_schema_6_loads_its_rooms_and_saves_moves_apart(tmp_path: Path) -> None:
+    """Rooms saved whole before ``room_moves`` existed read back as they were, and their
+    next moves go to the new table."""
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path, isolation_level=None)
+    migrate(old, target=6)
+    saved = room("abc", ["e2", "e8"])
+    row = ("abc", "playing", msgspec.json.encode(saved), 1.0)
+    old.execute("INSERT INTO rooms VALUES (?, ?, ?, ?)", row)
+    old.close()
+    database = Database(path)
+    assert database.versions == (6, SCHEMA_VERSION)
+    assert database.load().rooms == [saved]
+    database.write(Batch(rooms=[(saved, "playing")]))
+    database.write(Batch(moved=[moved("abc", ["e3"], 2)]))
+    assert database.db.execute("SELECT count(*) FROM room_moves").fetchone() == (1,)
+    assert database.load().rooms[0].actions == ["e2", "e8", "e3"]
     database.close()
 
 

@@ -30,8 +30,8 @@ from protocol.messages import (
 )
 from server.app import GameServer
 from server.config import Config
-from server.database import SCHEMA_VERSION, migrate
-from server.records import GameRecord, RoomRecord
+from server.database import SCHEMA_VERSION, migrate, saved_rooms
+from server.records import GameRecord
 from server.retention import is_short
 from server.store import Store, StoreError
 from tests.http import get as http_get
@@ -137,9 +137,9 @@ async def test_many_games_writing_at_once_keep_every_move_in_order(tmp_path: Pat
         url = f"ws://127.0.0.1:{server.port}"
         tables = await asyncio.gather(*(seat_two(url) for _ in range(12)))
         await asyncio.gather(*(play([a, b], GAME[:-1], 0) for a, b, _ in tables))
-        rows = dict(sqlite3.connect(path).execute("SELECT code, record FROM rooms").fetchall())
+        rooms = saved_rooms(sqlite3.connect(path))  # with the moves saved since each record
         for _a, _b, room in tables:
-            record = msgspec.json.decode(rows[room], type=RoomRecord)
+            record = rooms[room]
             assert record.actions == GAME[:-1]
             assert record.movers == [ply % 2 for ply in range(len(GAME) - 1)]
         for a, b, _ in tables:

@@ -106,8 +106,10 @@ HISTORY_LOADED = 5000
 Synchronous = Literal["off", "normal", "full"]
 
 
-class MoveDelta(msgspec.Struct, kw_only=True):
-    """A room whose only change since its last record is moves: what to add to it."""
+class MoveDelta(msgspec.Struct, kw_only=True, array_like=True):
+    """A room whose only change since its last record is moves: what to add to it. (Never
+    stored: it crosses the pipe to the database process as a msgpack array, not a map with
+    its field names, in every commit.)"""
 
     code: str
     status: str

@@ -37,9 +37,9 @@ def think(room: Room) -> list[Think]:
 
 def live(room: Room) -> list[LiveEvalStep]:
     """Have the position evaluated when a spectator follows it: once per position."""
+    if not room.eval_followers or room.status != "playing" or not room.evaluable():
+        return []  # nobody follows it: the common case, on every move
     ply = room.game.ply
-    if room.status != "playing" or not room.eval_followers or not room.evaluable():
-        return []
     if room.live_pending == ply or (room.live is not None and room.live[0] == ply):
         return []
     room.live_pending = ply

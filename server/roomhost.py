@@ -137,7 +137,6 @@ class RoomHost:
         if not wanting:
             return [self.publish_move(room, rid, targets, now)]
         room.event += 1
-        room.arm(now, self.context.limits.absence.first_move)
         small = room.moved_frame(now, rid)
         if small is None:  # the move changed more than a ``moved`` event carries
             return [self.publish(room, room.state_frame(now, rid), True)]
@@ -149,9 +148,9 @@ class RoomHost:
         return [self.publish(room, room.state_frame(now, rid), True, others), Send(wanting, small)]
 
     def publish_move(self, room: Room, rid: RequestId, targets: list[int], now: float) -> Send:
-        """``push`` of a move to ``targets`` (the room's connections, already listed)."""
+        """``push`` of a move to ``targets`` (the room's connections, already listed). A
+        move never starts a game, so the room needs no ``arm`` (``push`` does that)."""
         room.event += 1
-        room.arm(now, self.context.limits.absence.first_move)
         return self.publish(room, room.state_frame(now, rid), True, targets)
 
     def sync(self, session: Session, conn: int, rid: RequestId) -> Send:

@@ -225,12 +225,14 @@ class Room:
         """The seat that played each ply."""
         self.actions: list[str] = []
         """Everything that changed the game, in order: moves, and ``retire N``."""
-        self.started = False
+        self._started = False
         self.turn_since: float | None = None
         """While the first moves are played: when the seat to move got its turn (set by
         ``arm`` once the game has started)."""
         self.first_move_missed = False
-        self.result: Result | None = None
+        self._result: Result | None = None
+        self.status: Status = "waiting"
+        """The current game's: waiting (for seats), playing or finished (``result``)."""
         self.draw_offers: set[int] = set()
         self.rematch: set[int] = set()
         self.rating_changes = {}
@@ -243,10 +245,30 @@ class Room:
     # -- what the room is --------------------------------------------------------
 
     @property
-    def status(self) -> Status:
-        if self.result is not None:
-            return "finished"
-        return "playing" if self.started else "waiting"
+    def started(self) -> bool:
+        """Whether the current game started (every seat was taken)."""
+        return self._started
+
+    @started.setter
+    def started(self, started: bool) -> None:
+        self._started = started
+        self._set_status()
+
+    @property
+    def result(self) -> Result | None:
+        """How the current game ended; None while it has not."""
+        return self._result
+
+    @result.setter
+    def result(self, result: Result | None) -> None:
+        self._result = result
+        self._set_status()
+
+    def _set_status(self) -> None:
+        # Kept up to date rather than worked out when read: a move reads it ten times.
+        self.status = (
+            "finished" if self._result is not None else "playing" if self._started else "waiting"
+        )
 
     def free_seat(self) -> int | None:
         return next((seat for seat, holder in enumerate(self.seats) if holder is None), None)
@@ -299,6 +321,14 @@ class Room:
         if self.spectators:
             conns += [s.conn for s in self.spectators if s.conn is not None]
         return conns
+
+    def anyone_away(self) -> bool:
+        """Whether a seat's player is away (its claim countdown runs). A loop, not ``any``
+        over a generator: this runs for every move."""
+        for holder in self.seats:  # noqa: SIM110 (no generator per call)
+            if holder is not None and holder.gone_since is not None:
+                return True
+        return False
 
     def anyone_connected(self) -> bool:
         return any(s.conn is not None for s in self.members())
@@ -551,7 +581,7 @@ class Room:
             # Nothing else can happen before every seat has moved, but for a player of
             # the computer who left: nobody waits for them past their grace.
             return min([first, *self._computer_waits()])
-        if self.clock is None and all(h is None or h.gone_since is None for h in self.seats):
+        if self.clock is None and not self.anyone_away():
             return None  # the common case, on every move: nothing can happen by itself
         moments = [
             h.gone_since + self._patience(h, absence)
@@ -640,7 +670,7 @@ class Room:
         game = self.game
         if self.status != "playing" or not self.movers:
             return None
-        if any(holder is not None and holder.gone_since is not None for holder in self.seats):
+        if self.anyone_away():
             return None
         move = game.last_move or ""
         seat = self.movers[-1]

@@ -183,7 +183,7 @@ class RoomHost:
         if now is None:
             now = self.context.clock()
         actions: list[Action]
-        if moved and room.result is None:
+        if moved and room.status == "playing":
             actions = self.push_move(room, rid, now)
         else:
             actions = [self.push(room, rid)]

@@ -556,8 +556,8 @@ class Room:
         """Start the first-move countdown (``first_move`` seconds) of a game that has just
         started (or been restored: the countdown starts afresh)."""
         self.first_move_limit = first_move
-        first_moves = self.status == "playing" and self.game.ply < self.spec.players
-        if first_moves and self.turn_since is None:
+        waiting = self.turn_since is None and self.status == "playing"
+        if waiting and self.game.ply < self.spec.players:
             self.turn_since = now
 
     def first_move_due(self) -> float | None:
@@ -576,7 +576,7 @@ class Room:
             return min(kept, default=None)
         if self.status != "playing":
             return None
-        first = self.first_move_due()
+        first = None if self.turn_since is None else self.first_move_due()
         if first is not None:
             # Nothing else can happen before every seat has moved, but for a player of
             # the computer who left: nobody waits for them past their grace.
@@ -742,6 +742,8 @@ class Room:
         return self._legal_walls[1]
 
     def _first_move_in(self, now: float) -> int | None:
+        if self.turn_since is None:  # every seat has moved: on every move after the first few
+            return None
         due = self.first_move_due()
         return None if due is None else max(0, round((due - now) * 1000))
 

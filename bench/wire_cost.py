@@ -1,0 +1,258 @@
+"""What one move costs the whole server in user space: its connections, websockets' frame
+parsing and the core, with the kernel and the event loop's sockets left out.
+
+Run from the repository root::
+
+    python bench/wire_cost.py                  # CPU us per move (about 20 s)
+    python bench/wire_cost.py --callgrind      # instructions per move (a few minutes)
+
+bench/core_cost.py measures the core alone; bench/load.py the server over real sockets,
+where the kernel's share and the machine's other work make the figure vary by +-15 %
+from run to run. This one sits in between: a real ``GameServer`` (memory store) whose
+connections (``server.wire.Link``) are handed transports that keep what is written in
+memory instead of sockets, fed real masked client frames made by websockets' own client
+protocol. Every move goes through ``Link.data_received``, websockets' parser, the
+server's dispatch, the core, and ``_write`` to both players, as on a live server; only
+the ``write`` system calls and the epoll loop are missing. Under ``--callgrind`` the
+count of instructions per move is exact, so a change to the path between the socket and
+the core shows in it however busy the machine is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+_HERE = Path(__file__).resolve().parent
+_ROOT = _HERE.parent
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
+sys.path.insert(0, str(_ROOT))
+
+from websockets.client import ClientProtocol  # noqa: E402
+from websockets.uri import parse_uri  # noqa: E402
+
+from bench.core_cost import _callgrind_totals  # noqa: E402
+from bench.load import make_scripts  # noqa: E402
+from protocol.codec import encode  # noqa: E402
+from protocol.messages import VERSION, Create, Hello, Join, Leave, MoveRequest  # noqa: E402
+from server.app import GameServer  # noqa: E402
+from server.config import Config  # noqa: E402
+from server.wire import Link  # noqa: E402
+
+_ROOM = re.compile(rb'"room":"([^"]+)"')
+
+
+class MemoryTransport(asyncio.Transport):
+    """A transport that keeps what the server writes (a socket without the kernel)."""
+
+    def __init__(self, peer: tuple[str, int]) -> None:
+        super().__init__()
+        self.peer = peer
+        self.written: list[bytes] = []
+        self.closing = False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return self.peer if name == "peername" else default
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.written.append(bytes(data))
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
+        self.protocol = protocol
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        """As a socket's transport does: the protocol hears it is gone soon after."""
+        if not self.closing:
+            self.closing = True
+            asyncio.get_running_loop().call_soon(self.protocol.connection_lost, None)
+
+    def abort(self) -> None:
+        self.close()
+
+    def can_write_eof(self) -> bool:
+        return False
+
+    def take(self) -> bytes:
+        data = b"".join(self.written)
+        self.written.clear()
+        return data
+
+
+class Client:
+    """One player: a ``Link`` of the server and websockets' client protocol for its frames."""
+
+    def __init__(self, server: GameServer, number: int) -> None:
+        config = server.config
+        self.link = Link(server, config.max_message, config.ping_interval)
+        self.transport = MemoryTransport((f"10.{number >> 16 & 255}.{number >> 8 & 255}.1", 1))
+        self.protocol = ClientProtocol(parse_uri("ws://127.0.0.1:8765/"))
+        self.transport.set_protocol(self.link)
+        self.link.connection_made(self.transport)
+        self.protocol.send_request(self.protocol.connect())
+        self.link.data_received(b"".join(self.protocol.data_to_send()))
+        self.protocol.receive_data(self.transport.take())
+        assert self.protocol.handshake_exc is None, self.protocol.handshake_exc
+
+    def frame(self, payload: bytes) -> bytes:
+        """``payload`` as a masked text frame from this client (made once, sent many times)."""
+        self.protocol.send_text(payload)
+        return b"".join(self.protocol.data_to_send())
+
+    def send(self, payload: bytes) -> None:
+        self.link.data_received(self.frame(payload))
+
+
+class Bench:
+    """``games`` games between pairs of connections, replaying scripts, as core_cost's."""
+
+    def __init__(self, server: GameServer, games: int, scripts: list[list[str]]) -> None:
+        self.server = server
+        self.scripts = scripts
+        self.moves_sent = [
+            [encode(MoveRequest(move=move, ply=ply)) for ply, move in enumerate(script)]
+            for script in scripts
+        ]
+        self.numbers = itertools.count(1)
+        self.tables: list[tuple[Client, Client, list[int]]] = []
+        hello = encode(Hello(version=VERSION, name="bench", compact=True))
+        for number in range(games):
+            a, b = Client(server, next(self.numbers)), Client(server, next(self.numbers))
+            a.send(hello)
+            b.send(hello)
+            self.tables.append((a, b, [number % len(scripts), 0]))
+        # Every move's frame, masked once (by one client: the mask is the client's to pick).
+        maker = self.tables[0][0]
+        self.frames = [[maker.frame(move) for move in script] for script in self.moves_sent]
+
+    async def start(self) -> None:
+        await asyncio.sleep(0)
+        for a, b, _ in self.tables:
+            await self._new_room(a, b)
+
+    async def _new_room(self, a: Client, b: Client) -> None:
+        a.transport.take()
+        a.send(encode(Create(private=True)))
+        await asyncio.sleep(0)
+        found = _ROOM.search(a.transport.take())
+        assert found is not None
+        b.send(encode(Join(room=found.group(1).decode())))
+        await asyncio.sleep(0)
+
+    async def moves(self, count: int) -> None:
+        """Play ``count`` moves, round robin over the games (the event loop turns once per
+        round, when the server writes what it has to send)."""
+        leave, frames = encode(Leave()), self.frames
+        played = 0
+        while played < count:
+            for a, b, table in self.tables:
+                script, ply = table
+                mover = a if ply % 2 == 0 else b
+                mover.link.data_received(frames[script][ply])
+                played += 1
+                if ply + 1 == len(self.moves_sent[script]):
+                    await asyncio.sleep(0)
+                    a.send(leave)
+                    b.send(leave)
+                    table[0], table[1] = (script + 1) % len(self.scripts), 0
+                    await self._new_room(a, b)
+                else:
+                    table[1] = ply + 1
+                if played == count:
+                    break
+            await asyncio.sleep(0)
+            for a, b, _ in self.tables:
+                a.transport.written.clear()
+                b.transport.written.clear()
+
+
+async def run(games: int, moves: int, rounds: int, scripts: int) -> list[float]:
+    config = Config(
+        port=0, db="", max_per_ip=10**6, rate=1e9, burst=1e9, rooms_per_ip=10**6,
+        max_rooms=10**6, log_level="WARNING",
+    )  # fmt: skip
+    server = GameServer(config)
+    async with server.running():
+        bench = Bench(server, games, make_scripts(scripts))
+        await bench.start()
+        await bench.moves(min(moves, 5000))  # warm up
+        results = []
+        for _ in range(rounds):
+            started = time.process_time()
+            await bench.moves(moves)
+            results.append((time.process_time() - started) / moves * 1e6 if moves else 0.0)
+        return results
+
+
+def callgrind(args: argparse.Namespace) -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed (apt-get install valgrind)")
+    folder = Path(tempfile.mkdtemp(prefix="wire-cost-"))
+    totals = []
+    try:
+        for moves in (0, args.moves):
+            out = folder / f"callgrind-{moves}.out"
+            command = [
+                "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                sys.executable, __file__, "--run-only", "--moves", str(moves),
+                "--games", str(args.games), "--scripts", str(args.scripts),
+            ]  # fmt: skip
+            env = {**os.environ, "PYTHONHASHSEED": "0"}
+            subprocess.run(command, check=True, capture_output=True, env=env)
+            totals.append(_callgrind_totals(out))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    (base_ir, base_malloc), (ir, malloc) = totals
+    print(f"wire cost under callgrind: {args.games} games open, {args.moves} moves")
+    print(f"  instructions per move: {(ir - base_ir) / args.moves:,.0f}")
+    print(f"  _PyObject_Malloc calls per move: {(malloc - base_malloc) / args.moves:.1f}")
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200, help="games open (default 200)")
+    parser.add_argument("--moves", type=int, default=20000, help="moves per round")
+    parser.add_argument("--rounds", type=int, default=3, help="CPU rounds (median shown)")
+    parser.add_argument("--scripts", type=int, default=64, help="distinct games to replay")
+    parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="count instructions under valgrind instead of CPU time",
+    )
+    parser.add_argument("--run-only", action="store_true", help=argparse.SUPPRESS)
+    return parser.parse_args(argv)  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse(argv)
+    if args.callgrind:
+        callgrind(args)
+        return
+    rounds = 1 if args.run_only else args.rounds
+    results = asyncio.run(run(args.games, args.moves, rounds, args.scripts))
+    if args.run_only:
+        return
+    shown = ", ".join(f"{r:.1f}" for r in results)
+    print(f"wire cost: {args.games} games open, {args.moves} moves a round, compact move events")
+    print(f"  CPU us per move, median of {rounds}: {statistics.median(results):.1f} ({shown})")
+
+
+if __name__ == "__main__":
+    main()

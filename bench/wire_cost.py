@@ -47,11 +47,15 @@ from bench.core_cost import _callgrind_totals  # noqa: E402
 from bench.load import make_scripts  # noqa: E402
 from protocol.codec import encode  # noqa: E402
 from protocol.messages import VERSION, Create, Hello, Join, Leave, MoveRequest  # noqa: E402
+from server.__main__ import freeze_heap, tune_interpreter  # noqa: E402
 from server.app import GameServer  # noqa: E402
 from server.config import Config  # noqa: E402
+from server.gcclock import Collections  # noqa: E402
 from server.wire import Link  # noqa: E402
 
 _ROOM = re.compile(rb'"room":"([^"]+)"')
+WARM_UP = 5000
+"""Moves played before measuring (under callgrind too: both runs play them)."""
 
 
 class MemoryTransport(asyncio.Transport):
@@ -123,8 +127,12 @@ class Client:
 class Bench:
     """``games`` games between pairs of connections, replaying scripts, as core_cost's."""
 
-    def __init__(self, server: GameServer, games: int, scripts: list[list[str]]) -> None:
+    def __init__(
+        self, server: GameServer, games: int, scripts: list[list[str]], per_tick: int
+    ) -> None:
         self.server = server
+        self.per_tick = per_tick
+        self.collections = Collections()
         self.scripts = scripts
         self.moves_sent = [
             [encode(MoveRequest(move=move, ply=ply)) for ply, move in enumerate(script)]
@@ -158,7 +166,8 @@ class Bench:
 
     async def moves(self, count: int) -> None:
         """Play ``count`` moves, round robin over the games (the event loop turns once per
-        round, when the server writes what it has to send)."""
+        round, when the server writes what it has to send), with the server's collection
+        clock ticking every ``per_tick`` moves."""
         leave, frames = encode(Leave()), self.frames
         played = 0
         while played < count:
@@ -167,6 +176,8 @@ class Bench:
                 mover = a if ply % 2 == 0 else b
                 mover.link.data_received(frames[script][ply])
                 played += 1
+                if self.per_tick and played % self.per_tick == 0:
+                    self.collections.tick()
                 if ply + 1 == len(self.moves_sent[script]):
                     await asyncio.sleep(0)
                     a.send(leave)
@@ -183,16 +194,20 @@ class Bench:
                 b.transport.written.clear()
 
 
-async def run(games: int, moves: int, rounds: int, scripts: int) -> list[float]:
+async def run(args: argparse.Namespace, rounds: int) -> list[float]:
+    """CPU microseconds per move, each round, with the server's interpreter settings (under
+    callgrind, ``--run-only``: one round of ``--moves`` after the same warm-up)."""
+    moves = args.moves
     config = Config(
         port=0, db="", max_per_ip=10**6, rate=1e9, burst=1e9, rooms_per_ip=10**6,
         max_rooms=10**6, log_level="WARNING",
     )  # fmt: skip
     server = GameServer(config)
     async with server.running():
-        bench = Bench(server, games, make_scripts(scripts))
+        bench = Bench(server, args.games, make_scripts(args.scripts), args.moves_per_tick)
         await bench.start()
-        await bench.moves(min(moves, 5000))  # warm up
+        freeze_heap()  # as the server does once started
+        await bench.moves(WARM_UP)
         results = []
         for _ in range(rounds):
             started = time.process_time()
@@ -213,6 +228,7 @@ def callgrind(args: argparse.Namespace) -> None:
                 "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                 sys.executable, __file__, "--run-only", "--moves", str(moves),
                 "--games", str(args.games), "--scripts", str(args.scripts),
+                "--moves-per-tick", str(args.moves_per_tick),
             ]  # fmt: skip
             env = {**os.environ, "PYTHONHASHSEED": "0"}
             subprocess.run(command, check=True, capture_output=True, env=env)
@@ -232,6 +248,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=3, help="CPU rounds (median shown)")
     parser.add_argument("--scripts", type=int, default=64, help="distinct games to replay")
     parser.add_argument(
+        "--moves-per-tick",
+        type=int,
+        default=500,
+        help="moves between two ticks of the collection clock (server.gcclock): 500, as at "
+        "10,000 moves/s (0: the interpreter's thresholds alone)",
+    )
+    parser.add_argument(
         "--callgrind",
         action="store_true",
         help="count instructions under valgrind instead of CPU time",
@@ -246,11 +269,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         callgrind(args)
         return
     rounds = 1 if args.run_only else args.rounds
-    results = asyncio.run(run(args.games, args.moves, rounds, args.scripts))
+    tune_interpreter()
+    results = asyncio.run(run(args, rounds))
     if args.run_only:
         return
     shown = ", ".join(f"{r:.1f}" for r in results)
-    print(f"wire cost: {args.games} games open, {args.moves} moves a round, compact move events")
+    print(
+        f"wire cost: {args.games} games open, {args.moves} moves a round, compact move events, "
+        f"a young collection every {args.moves_per_tick} moves"
+    )
     print(f"  CPU us per move, median of {rounds}: {statistics.median(results):.1f} ({shown})")
 
 

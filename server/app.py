@@ -128,6 +128,8 @@ class GameServer:
                 ),
             )
         self.metrics = Metrics(self.core)
+        self._connections = self.core.registry.connections
+        """The core's open connections by number (read for every frame: no property)."""
         if self.store is not None:
             self.store.write_seconds = self.metrics.db_write_seconds.observe
             self.store.lost = self._database_lost
@@ -465,7 +467,7 @@ class GameServer:
         """How long this connection may stay silent: the hello deadline runs from the open
         until a hello; outside a room or a queue each message restarts the idle one; in a
         room or a queue there is none (the keepalive pings watch the link)."""
-        connection = self.core.connections.get(link.conn)
+        connection = self._connections.get(link.conn)
         session = None if connection is None else connection.session
         if session is None:
             return
@@ -669,7 +671,9 @@ class GameServer:
             if link is None or link.protocol.state is not OPEN:
                 continue
             transport = link.transport
-            if not self._reading(link, transport):
+            # ``_reading``, its common case written out: this runs for every frame sent.
+            if transport.get_write_buffer_size() > WRITE_BUFFER_LIMIT:
+                self._reading(link, transport)
                 continue
             try:
                 transport.write(frame)

@@ -141,6 +141,9 @@ def test_moves_go_to_their_own_row_until_the_record_is_written_whole(tmp_path: P
     database.write(Batch(moved=[moved("abc", ["e3", "e7"], 2), moved("xyz", ["e2"], 0)]))
     assert db.execute("SELECT record FROM rooms WHERE code = 'abc'").fetchone() == (record,)
     assert db.execute("SELECT count(*) FROM room_moves").fetchone() == (2,)
+    # Bytes are bound as they are (``sqlite3.register_adapter(bytes, bytes)``): blobs.
+    assert db.execute("SELECT DISTINCT typeof(record) FROM rooms").fetchall() == [("blob",)]
+    assert db.execute("SELECT DISTINCT typeof(moves) FROM room_moves").fetchall() == [("blob",)]
     expected = room("abc", ["e2", "e8", "e3", "e7"])
     expected.draw_offers = [1]
     assert saved_rooms(db)["abc"] == expected

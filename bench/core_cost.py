@@ -230,18 +230,28 @@ def run_only(args: argparse.Namespace) -> None:
 
 
 def callgrind(args: argparse.Namespace) -> None:
+    extra = ["--games", str(args.games), "--scripts", str(args.scripts)]
+    extra += ["--compact"] if args.compact else []
+    ir, malloc = callgrind_per_move(__file__, args.moves, extra)
+    print(f"callgrind: {args.games} games open, {args.moves} moves")
+    print(f"  instructions per move: {ir:,.0f}")
+    print(f"  _PyObject_Malloc calls per move: {malloc:.1f}")
+
+
+def callgrind_per_move(script: str, moves: int, extra: list[str]) -> tuple[float, float]:
+    """Instructions and allocator calls per move of ``script --run-only``: run under
+    valgrind's callgrind with no moves and with ``moves``, the difference divided by
+    ``moves`` (``extra``: the script's other options, the same for both runs)."""
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
-    folder = Path(tempfile.mkdtemp(prefix="core-cost-"))
+    folder = Path(tempfile.mkdtemp(prefix="callgrind-"))
     totals = []
     try:
-        for moves in (0, args.moves):
-            out = folder / f"callgrind-{moves}.out"
+        for count in (0, moves):
+            out = folder / f"callgrind-{count}.out"
             command = [
                 "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                sys.executable, __file__, "--run-only", "--moves", str(moves),
-                "--games", str(args.games), "--scripts", str(args.scripts),
-                *(["--compact"] if args.compact else []),
+                sys.executable, script, "--run-only", "--moves", str(count), *extra,
             ]  # fmt: skip
             env = {**os.environ, "PYTHONHASHSEED": "0"}
             subprocess.run(command, check=True, capture_output=True, env=env)
@@ -249,9 +259,7 @@ def callgrind(args: argparse.Namespace) -> None:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     (base_ir, base_malloc), (ir, malloc) = totals
-    print(f"callgrind: {args.games} games open, {args.moves} moves")
-    print(f"  instructions per move: {(ir - base_ir) / args.moves:,.0f}")
-    print(f"  _PyObject_Malloc calls per move: {(malloc - base_malloc) / args.moves:.1f}")
+    return (ir - base_ir) / moves, (malloc - base_malloc) / moves
 
 
 def _callgrind_totals(path: Path) -> tuple[int, int]:

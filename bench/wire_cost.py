@@ -23,13 +23,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import os
 import re
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,7 +39,7 @@ sys.path.insert(0, str(_ROOT))
 from websockets.client import ClientProtocol  # noqa: E402
 from websockets.uri import parse_uri  # noqa: E402
 
-from bench.core_cost import _callgrind_totals  # noqa: E402
+from bench.core_cost import callgrind_per_move  # noqa: E402
 from bench.load import make_scripts  # noqa: E402
 from protocol.codec import encode  # noqa: E402
 from protocol.messages import VERSION, Create, Hello, Join, Leave, MoveRequest  # noqa: E402
@@ -217,28 +213,12 @@ async def run(args: argparse.Namespace, rounds: int) -> list[float]:
 
 
 def callgrind(args: argparse.Namespace) -> None:
-    if shutil.which("valgrind") is None:
-        raise SystemExit("valgrind is not installed (apt-get install valgrind)")
-    folder = Path(tempfile.mkdtemp(prefix="wire-cost-"))
-    totals = []
-    try:
-        for moves in (0, args.moves):
-            out = folder / f"callgrind-{moves}.out"
-            command = [
-                "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                sys.executable, __file__, "--run-only", "--moves", str(moves),
-                "--games", str(args.games), "--scripts", str(args.scripts),
-                "--moves-per-tick", str(args.moves_per_tick),
-            ]  # fmt: skip
-            env = {**os.environ, "PYTHONHASHSEED": "0"}
-            subprocess.run(command, check=True, capture_output=True, env=env)
-            totals.append(_callgrind_totals(out))
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    (base_ir, base_malloc), (ir, malloc) = totals
+    extra = ["--games", str(args.games), "--scripts", str(args.scripts)]
+    extra += ["--moves-per-tick", str(args.moves_per_tick)]
+    ir, malloc = callgrind_per_move(__file__, args.moves, extra)
     print(f"wire cost under callgrind: {args.games} games open, {args.moves} moves")
-    print(f"  instructions per move: {(ir - base_ir) / args.moves:,.0f}")
-    print(f"  _PyObject_Malloc calls per move: {(malloc - base_malloc) / args.moves:.1f}")
+    print(f"  instructions per move: {ir:,.0f}")
+    print(f"  _PyObject_Malloc calls per move: {malloc:.1f}")
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -2,13 +2,15 @@
 #   make run    set up .venv (runtime dependencies only) and start the server on 127.0.0.1:8765
 #   make test   set up .venv with the dev tools too and run lint, types and the whole test suite
 # The client is then .venv/bin/quoridor (see the README, "Playing in a terminal").
+# For operators: `make run-compiled` starts the same server with its engine and move path
+# compiled by mypyc (deploy/compile.py; needs a C compiler and Python's headers).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime
 DEV := $(VENV)/.dev
 
-.PHONY: run test lint bench clean
+.PHONY: run run-compiled test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +28,21 @@ $(DEV): pyproject.toml | $(BIN)/python
 
 run: $(RUNTIME)
 	$(BIN)/quoridor-server
+
+# The compiled build: rebuilt (about a minute) whenever a source changed since the last one.
+COMPILER := $(VENV)/.compiler
+COMPILED := $(VENV)/compiled/BUILD.json
+SOURCES := $(shell find engine protocol server client web -name '*.py' 2>/dev/null)
+
+$(COMPILER): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[compile]'
+	touch $(COMPILER) $(RUNTIME)
+
+$(COMPILED): $(SOURCES) deploy/compile.py $(COMPILER)
+	$(BIN)/python -m deploy.compile --out $(VENV)/compiled
+
+run-compiled: $(RUNTIME) $(COMPILED)
+	PYTHONPATH=$(VENV)/compiled $(BIN)/quoridor-server
 
 lint: $(DEV)
 	$(BIN)/ruff check .

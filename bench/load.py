@@ -79,6 +79,8 @@ checkout too (``git archive main | tar -x -C /tmp/main``), in the same
 invocation, under the same load; both servers run side by side and their
 saturation rounds alternate, so a busy spell of a shared machine falls on both.
 Its columns are labelled ``memory@main`` and so on (the folder's name).
+``--compiled`` adds this checkout's server as ``deploy/compile.py`` builds it (the
+engine and the move path compiled by mypyc, ``make run-compiled``): ``memory@compiled``.
 
 The server's CPU comes from ``/proc/PID/stat`` (utime + stime, all threads,
 plus its child processes: the SQLite server's database process) over the
@@ -125,6 +127,7 @@ sys.path.insert(0, str(_ROOT))
 
 from bench import _load_abuse  # noqa: E402
 from bench._load_worker import Job, Kind, Mode, Result, work  # noqa: E402
+from deploy.compile import build as build_compiled  # noqa: E402
 from engine import Game  # noqa: E402
 from server.cluster.keys import CONNECTIONS as REDIS_CONNECTIONS  # noqa: E402
 
@@ -1200,6 +1203,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--against", type=Path, default=None,
                         help="also run the game server of this checkout (another branch, "
                         "main) in the same run, after this one's: before and after")  # fmt: skip
+    parser.add_argument("--compiled", action="store_true",
+                        help="also run this checkout's server as deploy/compile.py builds it "
+                        "(engine and move path compiled by mypyc), in the same run")  # fmt: skip
     parser.add_argument("--profile", type=Path, default=None,
                         help="run the server under cProfile, save .prof files here, "
                         "print the hot spots")  # fmt: skip
@@ -1267,6 +1273,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     checkouts = [(_ROOT, "")]
     if args.against is not None:
         checkouts.append((args.against.resolve(), f"@{args.against.resolve().name}"))
+    if args.compiled:
+        progress("building the compiled server (deploy/compile.py, about a minute)")
+        checkouts.append((build_compiled(temp / "compiled"), "@compiled"))
 
     def ours(
         path: str, profile: Path | None, db: str, *extra: str, root: Path = _ROOT, suffix: str = ""

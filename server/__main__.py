@@ -8,6 +8,7 @@ import logging
 import signal
 import sys
 from collections.abc import Coroutine, Sequence
+from importlib.machinery import EXTENSION_SUFFIXES
 
 from server import logs
 from server.app import GameServer, StartupError
@@ -45,7 +46,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     config = parse_config(argv)
     logs.configure(config.log_level, config.log_format)
     tune_interpreter()
+    if compiled := compiled_modules():
+        logging.getLogger("quoridor.server").info(
+            "compiled build: %d modules compiled with mypyc (%s)",
+            len(compiled), sys.modules[compiled[0]].__file__,
+        )  # fmt: skip
     raise SystemExit(_run(serve_until_stopped(config)))
+
+
+def compiled_modules() -> list[str]:
+    """The engine's and the server's loaded modules that come from a compiled build
+    (deploy/compile.py) rather than from their Python source."""
+    return sorted(
+        name
+        for name, module in list(sys.modules.items())
+        if name.partition(".")[0] in ("engine", "server")
+        and str(getattr(module, "__file__", None)).endswith(tuple(EXTENSION_SUFFIXES))
+    )
 
 
 def tune_interpreter() -> None:

@@ -26,6 +26,7 @@ import itertools
 import re
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -151,21 +152,43 @@ class Bench:
         for a, b, _ in self.tables:
             await self._new_room(a, b)
 
+    async def settle(self) -> None:
+        """Let the event loop turn until the replies so far are written (with a database,
+        once their commit is answered)."""
+        await asyncio.sleep(0)
+        if self.server.store is not None:
+            await self.server._drain()
+            await asyncio.sleep(0)
+
     async def _new_room(self, a: Client, b: Client) -> None:
-        a.transport.take()
-        a.send(encode(Create(private=True)))
-        await asyncio.sleep(0)
-        found = _ROOM.search(a.transport.take())
-        assert found is not None
-        b.send(encode(Join(room=found.group(1).decode())))
-        await asyncio.sleep(0)
+        await self._new_rooms([(a, b)])
+
+    async def _new_rooms(self, pairs: list[tuple[Client, Client]]) -> None:
+        """Each pair's first player opens a room, the second joins it."""
+        if self.server.store is not None:
+            await self.settle()  # the replies to the last game's moves and leaves are out
+        for a, _ in pairs:
+            a.transport.take()
+            a.send(encode(Create(private=True)))
+        await self.settle()
+        for a, b in pairs:
+            found = _ROOM.search(a.transport.take())
+            assert found is not None
+            b.send(encode(Join(room=found.group(1).decode())))
+        await self.settle()
 
     async def moves(self, count: int) -> None:
         """Play ``count`` moves, round robin over the games (the event loop turns once per
         round, when the server writes what it has to send), with the server's collection
-        clock ticking every ``per_tick`` moves."""
+        clock ticking every ``per_tick`` moves.
+
+        With a database, the replies wait for their commit, so the players of a finished
+        game could only learn their next room's code once it is committed: the games that
+        finished during a round open their next rooms together after it (two commits waited
+        for), so that a round's moves share a few commits, as on a busy server."""
         leave, frames = encode(Leave()), self.frames
         played = 0
+        finished: list[tuple[Client, Client]] = []
         while played < count:
             for a, b, table in self.tables:
                 script, ply = table
@@ -179,12 +202,18 @@ class Bench:
                     a.send(leave)
                     b.send(leave)
                     table[0], table[1] = (script + 1) % len(self.scripts), 0
-                    await self._new_room(a, b)
+                    if self.server.store is None:
+                        await self._new_room(a, b)
+                    else:
+                        finished.append((a, b))
                 else:
                     table[1] = ply + 1
                 if played == count:
                     break
             await asyncio.sleep(0)
+            if finished:
+                await self._new_rooms(finished)
+                finished.clear()
             for a, b, _ in self.tables:
                 a.transport.written.clear()
                 b.transport.written.clear()
@@ -194,8 +223,14 @@ async def run(args: argparse.Namespace, rounds: int) -> list[float]:
     """CPU microseconds per move, each round, with the server's interpreter settings (under
     callgrind, ``--run-only``: one round of ``--moves`` after the same warm-up)."""
     moves = args.moves
+    with tempfile.TemporaryDirectory(prefix="wire-cost-") as folder:
+        db = str(Path(folder) / "games.db") if args.sqlite else ""
+        return await _run(args, rounds, moves, db)
+
+
+async def _run(args: argparse.Namespace, rounds: int, moves: int, db: str) -> list[float]:
     config = Config(
-        port=0, db="", max_per_ip=10**6, rate=1e9, burst=1e9, rooms_per_ip=10**6,
+        port=0, db=db, max_per_ip=10**6, rate=1e9, burst=1e9, rooms_per_ip=10**6,
         max_rooms=10**6, log_level="WARNING",
     )  # fmt: skip
     server = GameServer(config)
@@ -205,9 +240,12 @@ async def run(args: argparse.Namespace, rounds: int) -> list[float]:
         freeze_heap()  # as the server does once started
         await bench.moves(WARM_UP)
         results = []
+        await bench.settle()
         for _ in range(rounds):
             started = time.process_time()
             await bench.moves(moves)
+            if db:
+                await bench.settle()  # every commit answered, every reply written
             results.append((time.process_time() - started) / moves * 1e6 if moves else 0.0)
         return results
 
@@ -215,8 +253,11 @@ async def run(args: argparse.Namespace, rounds: int) -> list[float]:
 def callgrind(args: argparse.Namespace) -> None:
     extra = ["--games", str(args.games), "--scripts", str(args.scripts)]
     extra += ["--moves-per-tick", str(args.moves_per_tick)]
+    if args.sqlite:
+        extra += ["--sqlite"]
     ir, malloc = callgrind_per_move(__file__, args.moves, extra)
-    print(f"wire cost under callgrind: {args.games} games open, {args.moves} moves")
+    store = ", saved in SQLite" if args.sqlite else ""
+    print(f"wire cost under callgrind: {args.games} games open, {args.moves} moves{store}")
     print(f"  instructions per move: {ir:,.0f}")
     print(f"  _PyObject_Malloc calls per move: {malloc:.1f}")
 
@@ -233,6 +274,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         default=500,
         help="moves between two ticks of the collection clock (server.gcclock): 500, as at "
         "10,000 moves/s (0: the interpreter's thresholds alone)",
+    )
+    parser.add_argument(
+        "--sqlite",
+        action="store_true",
+        help="save the games in SQLite (a fresh file), as the server does with --db: each "
+        "move's reply waits for its commit; only the server process is counted, not its "
+        "database process",
     )
     parser.add_argument(
         "--callgrind",
@@ -255,7 +303,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     shown = ", ".join(f"{r:.1f}" for r in results)
     print(
-        f"wire cost: {args.games} games open, {args.moves} moves a round, compact move events, "
+        f"wire cost: {args.games} games open{', saved in SQLite' if args.sqlite else ''}, "
+        f"{args.moves} moves a round, compact move events, "
         f"a young collection every {args.moves_per_tick} moves"
     )
     print(f"  CPU us per move, median of {rounds}: {statistics.median(results):.1f} ({shown})")

@@ -17,7 +17,7 @@ import logging
 import socket
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from http import HTTPStatus
 from ipaddress import IPv4Network, IPv6Network, ip_address
 from typing import TYPE_CHECKING, cast
@@ -76,7 +76,7 @@ grows it for a client that stops reading up to tcp_wmem's maximum (often 4 MiB),
 WRITE_BUFFER_LIMIT; a quarter of a megabyte still holds hundreds of states."""
 
 
-class StartupError(RuntimeError):
+class StartupError(Exception):
     """The server cannot start; the message is one sentence for the operator."""
 
 
@@ -213,18 +213,22 @@ class GameServer:
     def port(self) -> int:
         """The port actually bound (useful with port 0)."""
         assert self._server is not None
-        return int(self._server.sockets[0].getsockname()[1])
+        return _bound_port(self._server)
 
     @property
     def serving(self) -> bool:
         """Whether it takes new connections (upgrades get 503 once it stops)."""
         return self._server is not None and self._server.is_serving()
 
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[GameServer]:
-        """Take the port, then the database (recovering saved games), serve while inside the
-        block, then shut down cleanly. ``StartupError`` says in one sentence why it could not
-        start: the port is taken first so that a second server never touches the database."""
+    def running(self) -> Running:
+        """``async with server.running():`` take the port, then the database (recovering
+        saved games), serve while inside the block, then shut down cleanly. ``StartupError``
+        says in one sentence why it could not start: the port is taken first so that a
+        second server never touches the database."""
+        return Running(self)
+
+    async def start(self) -> None:
+        """What entering ``running()`` does: listen, recover, then serve."""
         config = self.config
         if config.redis and not is_postgresql(config.db):
             raise StartupError(
@@ -238,7 +242,7 @@ class GameServer:
             )
         server = await self._listen()
         if config.redis:
-            self._join_cluster(int(server.sockets[0].getsockname()[1]))
+            self._join_cluster(_bound_port(server))
         member = self.member
         self.stall_clock.start()
         try:
@@ -251,11 +255,7 @@ class GameServer:
             self._arm_timer()
             self.ready = True
             log.info("listening on ws://%s:%d", config.host, self.port)
-            try:
-                yield self
-            finally:
-                await self.shutdown()
-        finally:
+        except BaseException:
             self.stall_clock.stop()
             if self._server is None:  # it never started: let go of the port and the database
                 server.close()
@@ -264,6 +264,14 @@ class GameServer:
                     await member.node.stop()
                 if self.store is not None:
                     await self.store.close()
+            raise
+
+    async def stop(self) -> None:
+        """What leaving ``running()`` does, however the block ends: ``shutdown``."""
+        try:
+            await self.shutdown()
+        finally:
+            self.stall_clock.stop()
 
     async def _listen(self) -> asyncio.Server:
         """Bind the port (not yet accepting connections)."""
@@ -812,3 +820,25 @@ def _within(address: str, networks: list[IPv4Network | IPv6Network]) -> bool:
     except ValueError:
         return False
     return any(ip in network for network in networks)
+
+
+def _bound_port(server: asyncio.Server) -> int:
+    """The port of the server's first socket. ``sockets`` is read as ``Any``: uvloop's is a
+    list where the stubs say tuple, which the compiled build (mypyc) would check and refuse."""
+    sockets = getattr(server, "sockets")  # noqa: B009
+    return int(sockets[0].getsockname()[1])
+
+
+class Running:
+    """``GameServer.running()``: a class rather than an ``asynccontextmanager`` generator,
+    which the compiled build (deploy/compile.py, mypyc) cannot compile."""
+
+    def __init__(self, server: GameServer) -> None:
+        self.server = server
+
+    async def __aenter__(self) -> GameServer:
+        await self.server.start()
+        return self.server
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.server.stop()

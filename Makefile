@@ -29,10 +29,11 @@ $(DEV): pyproject.toml | $(BIN)/python
 run: $(RUNTIME)
 	$(BIN)/quoridor-server
 
-# The compiled build: rebuilt (about a minute) whenever a source changed since the last one.
+# The compiled build: rebuilt (about a minute) whenever a file of the packages changed since
+# the last one (the build is a copy of them: the browser client's files too).
 COMPILER := $(VENV)/.compiler
 COMPILED := $(VENV)/compiled/BUILD.json
-SOURCES := $(shell find engine protocol server client web -name '*.py' 2>/dev/null)
+SOURCES := $(shell find engine protocol server client web -type f -not -path '*/__pycache__/*' 2>/dev/null)
 
 $(COMPILER): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[compile]'

@@ -14,10 +14,14 @@ folder's ``BUILD.json`` names the modules compiled and the sources' fingerprint;
 logs at start how many of its modules are compiled. It needs a C compiler and Python's
 headers (Debian: ``apt-get install gcc python3-dev``); it takes about a minute.
 
-Compiled: ``COMPILED`` below: what runs for every move (bench/core_cost.py's profile),
-the engine and the bots' search. Not compiled: ``engine/ai/evaluation.py``, whose frozen
-dataclasses travel between processes by pickle, which mypyc's native frozen classes do not
-support; everything that runs once per connection or less.
+Compiled: ``COMPILED`` below: what runs for every move (bench/core_cost.py's profile)
+and every game (its record, its history), the engine and the bots' search. Not compiled:
+``engine/ai/evaluation.py``, whose frozen dataclasses travel between processes by pickle,
+which mypyc's native frozen classes do not support; modules that define msgspec Structs
+(mypyc cannot build them) or classes that subclass built-in exceptions other than
+``Exception`` (``server/store.py``); a class that an interpreted module subclasses
+(``server/directory.py``: the cluster's directory extends it); everything that runs once
+per connection or less.
 
 Compiled code checks at run time the types its annotations declare: a value of another type
 (a library returning a list where its stubs say tuple) raises ``TypeError`` where Python
@@ -56,11 +60,15 @@ COMPILED = (
     "server/app.py",
     "server/clock.py",
     "server/computer.py",
+    "server/context.py",
     "server/core.py",
     "server/gcclock.py",
     "server/gcwatch.py",
+    "server/history.py",
+    "server/historydesk.py",
     "server/journal.py",
     "server/lobby.py",
+    "server/metrics.py",
     "server/play.py",
     "server/quickmatch.py",
     "server/ratelimit.py",
@@ -69,6 +77,7 @@ COMPILED = (
     "server/rooms.py",
     "server/seating.py",
     "server/sessions.py",
+    "server/snapshot.py",
     "server/stalls.py",
     "server/timings.py",
     "server/wire.py",

@@ -41,9 +41,27 @@ AskedRequest = AccountRequest | FetchGame | Hello
 for a game older than the history kept in memory."""
 
 
-class Send(NamedTuple):
-    targets: list[int]
-    payload: bytes
+class Send:
+    """``payload`` (a text frame's JSON) for each of ``targets`` (connections).
+
+    A plain class rather than a NamedTuple like the other actions: one is made for every
+    push, and the compiled build (deploy/compile.py) builds a native class in a few
+    nanoseconds, where a NamedTuple's constructor is Python code either way (it was 1 %
+    of the compiled server's time at saturation, py-spy)."""
+
+    __slots__ = ("payload", "targets")
+
+    def __init__(self, targets: list[int], payload: bytes) -> None:
+        self.targets = targets
+        self.payload = payload
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Send):
+            return NotImplemented
+        return self.targets == other.targets and self.payload == other.payload
+
+    def __repr__(self) -> str:
+        return f"Send(targets={self.targets!r}, payload={self.payload!r})"
 
 
 class Close(NamedTuple):

@@ -21,14 +21,16 @@ from tests.server.test_store import GAME, play, seat_two
 
 ROOT = Path(__file__).resolve().parents[2]
 # The tests the compiled modules must pass as the interpreted ones do: the rules, the
-# search, and the core's rooms, lobby, pushes and connection handling (about 40 s).
+# search, and the core's rooms, lobby, pushes and connection handling, the saved records,
+# the game history and the metrics (about 50 s).
 SUITE = [
     "tests/engine",
     *(
         f"tests/server/test_{name}.py"
         for name in (
             "core rooms lobby compact legal_walls first_move pushes games wire gcclock "
-            "stalls journal match errors caps seams ai_games"
+            "stalls journal match errors caps seams ai_games store resume history_flood "
+            "operations"
         ).split()
     ),
 ]

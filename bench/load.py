@@ -46,6 +46,11 @@ paced
 saturate
     ``--saturate-games`` games move as soon as the state arrives: moves per
     second. Echo and fanout twins: as many sockets, as many frames in flight.
+    ``--rounds`` rounds of each, median reported; the echo ceiling's rounds
+    interleave with the game servers' (one after each of their rounds, for
+    every store), so that a drift of the machine's speed during the run falls
+    on both sides of the ratio (run at the end, the echo rounds came out up to
+    20 % faster or slower than at the start).
 idle
     ``--idle`` greeted connections held open on a fresh server: its RSS growth
     (``VmRSS``) per connection. Echo twin: connections that sent one frame.
@@ -1304,6 +1309,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]  # fmt: skip
         return ClusterServer(label, nodes, lambda: [*postgres.pids(), process.pid], args.cross)
 
+    # The echo ceiling's saturation rounds interleave with the game servers' (one after each
+    # round of theirs), so that the ratio compares figures taken minutes apart at most.
+    echo: ServerProcess | None = None
+    echo_rounds: list[Run] = []
+    if "saturate" in modes and not args.no_echo:
+        echo = echo_server().start()
     try:
         for db in dbs:
             paths = [storage(db, f"bench{suffix}.db") for _, suffix in checkouts]
@@ -1322,7 +1333,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 try:
                     for (root, suffix), path in zip(checkouts, paths, strict=True):
                         servers.append(ours(path, args.profile, db, root=root, suffix=suffix))
-                    runs = measure_ours(servers, modes, durations, settings, args, progress)
+                    runs = measure_ours(
+                        servers, modes, durations, settings, args, progress, echo, echo_rounds
+                    )
                     paced += runs[0]
                     saturated += runs[1]
                 finally:
@@ -1332,13 +1345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for path in paths:
                 if db == "sqlite" and Path(path).exists():
                     Path(path).unlink()
-        # The ceilings' frames are as large as the whole states (not the compact events).
-        sizes = [
-            run.state_bytes
-            for run in paced + saturated
-            if run.state_bytes and not run.label.endswith("+compact")
-        ]
-        settings.echo_size = round(statistics.mean(sizes)) if sizes else 700
+        settings.echo_size = echo_frame_size(paced + saturated)
         if not args.no_echo and {"idle", "paced", "saturate"} & set(modes):
             if "idle" in modes:
                 server = echo_server().start()
@@ -1357,7 +1364,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 server, "echo", "paced", args.games, durations["paced"], settings
                             )
                         )
-                    if "saturate" in modes:
+                    if "saturate" in modes and echo_rounds:
+                        saturated.append(median_of(echo_rounds))
+                    elif "saturate" in modes:
                         progress(f"echo: saturate, {args.saturate_games} pairs")
                         saturated.append(
                             saturate(server, "echo", args.saturate_games,
@@ -1398,6 +1407,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             finally:
                 server.stop()
     finally:
+        if echo is not None:
+            echo.stop()
         shutil.rmtree(temp, ignore_errors=True)
         if postgres is not None:
             postgres.close()
@@ -1470,10 +1481,13 @@ def measure_ours(
     settings: Settings,
     args: argparse.Namespace,
     progress: Callable[[str], None],
+    echo: ServerProcess | None = None,
+    echo_rounds: list[Run] | None = None,
 ) -> tuple[list[Run], list[Run]]:
     """Paced and saturated runs of the game servers (this checkout's, and ``--against``'s):
     saturation rounds alternate between them, so a busy spell of a shared machine falls on
-    both rather than on one."""
+    both rather than on one. With ``echo``, a saturation round of the echo ceiling follows
+    each round of theirs, appended to ``echo_rounds``."""
     paced: list[Run] = []
     kinds = {server.label: client_kinds(server, args.compact) for server in servers}
     for server in servers:
@@ -1510,7 +1524,24 @@ def measure_ours(
                         settings, compact=compact,
                     )
                 )  # fmt: skip
+        if echo is not None and echo_rounds is not None:
+            settings.echo_size = echo_frame_size(paced + [r for rs in rounds.values() for r in rs])
+            progress(
+                f"echo: saturate, {args.saturate_games} pairs, {settings.echo_size} B, "
+                f"after round {number + 1} of {args.rounds}"
+            )
+            echo_rounds.append(
+                run_games(echo, "echo", "saturate", args.saturate_games, durations["saturate"],
+                          settings)
+            )  # fmt: skip
     return paced, [median_of(runs) for runs in rounds.values()]
+
+
+def echo_frame_size(runs: list[Run]) -> int:
+    """The ceilings' frame size: the mean whole state of the runs so far (not the compact
+    events'), or 700 bytes when there is none."""
+    sizes = [r.state_bytes for r in runs if r.state_bytes and not r.label.endswith("+compact")]
+    return round(statistics.mean(sizes)) if sizes else 700
 
 
 def _compact(compact: bool) -> str:

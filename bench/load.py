@@ -49,8 +49,8 @@ saturate
     ``--rounds`` rounds of each, median reported; the echo ceiling's rounds
     interleave with the game servers' (one after each of their rounds, for
     every store), so that a drift of the machine's speed during the run falls
-    on both sides of the ratio (run at the end, the echo rounds came out up to
-    20 % faster or slower than at the start).
+    on both sides of the ratio (on a shared 2-core machine, echo alone made
+    23,495 to 41,726 msgs/s over the six rounds of one run).
 idle
     ``--idle`` greeted connections held open on a fresh server: its RSS growth
     (``VmRSS``) per connection. Echo twin: connections that sent one frame.

@@ -5,6 +5,9 @@
 const VERSION = "1.0";
 const TOKEN_KEY = "quoridor.resume";
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
+/** The requests the server answers one at a time per connection, a second one in flight being
+ * refused with `rate_limited` (PROTOCOL.md, "Abuse limits" of accounts): sent in turn here. */
+const ONE_AT_A_TIME = new Set(["register", "login", "logout", "change_password", "leaderboard", "profile", "my_games", "fetch_game"]);
 
 /**
  * @typedef {{type: string, id?: any, [key: string]: any}} Message
@@ -35,6 +38,8 @@ export class Connection {
     this.attempt = 0;
     /** @type {Map<string, (message: Message) => void>} */
     this.waiting = new Map();
+    /** Settles when the last one-at-a-time request is answered. @type {Promise<unknown>} */
+    this.asking = Promise.resolve();
     /** @type {(message: Message) => void} */
     this.onMessage = () => {};
     /** @type {(status: LinkStatus) => void} */
@@ -195,6 +200,16 @@ export class Connection {
    * @returns {Promise<Message>}
    */
   request(message, beforeHello = false) {
+    if (!ONE_AT_A_TIME.has(message.type)) return this.send(message, beforeHello);
+    // Behind the previous one, so that the lobby's leaderboard and a quick switch of its pool,
+    // say, are both answered rather than the second refused.
+    const reply = this.asking.then(() => this.send(message, beforeHello));
+    this.asking = reply;
+    return reply;
+  }
+
+  /** @param {Message} message @param {boolean} beforeHello @returns {Promise<Message>} */
+  send(message, beforeHello) {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN || (!this.greeted && !beforeHello)) {
       return Promise.resolve({ type: "error", code: "offline", message: "not connected" });

@@ -2,16 +2,17 @@
 
 A client that said ``hello`` with ``compact: true`` gets, after each move, a ``moved``
 event instead of the whole ``state`` (PROTOCOL.md, section 7a). ``apply_moved`` is the
-whole of what such a client does with one: copy its fields into the state it holds. It
-knows no rules; a gap (a ``moved`` that does not follow the state held) is for the client
-to repair with ``sync``.
+whole of what such a client does with one: copy its fields into the state it holds. A
+``chat_line`` is a room event too, so the state held takes its number (``apply_chat``) for
+the next ``moved`` to follow. It knows no rules; a gap (a ``moved`` that does not follow
+the state held) is for the client to repair with ``sync``.
 """
 
 from __future__ import annotations
 
 import msgspec
 
-from protocol.messages import LastMove, Moved, ServerMessage, State
+from protocol.messages import ChatMessage, LastMove, Moved, ServerMessage, State
 
 
 def follows(state: State, moved: Moved) -> bool:
@@ -50,6 +51,14 @@ def apply_moved(state: State, moved: Moved) -> State | None:
     )
 
 
+def apply_chat(state: State, chat: ChatMessage) -> State | None:
+    """The state held after ``chat``, the room's next event: the same state with the chat
+    line's number (a chat changes nothing else). None when it does not follow ``state``."""
+    if chat.room != state.room or chat.event != state.event + 1:
+        return None
+    return msgspec.structs.replace(state, event=chat.event)
+
+
 class Follower:
     """A client's side of compact events: the latest state, each ``moved`` turned into the
     state it leads to, and when to ask for a ``sync``.
@@ -79,6 +88,9 @@ class Follower:
                 return None
             self.state = state
             return state
+        if isinstance(message, ChatMessage) and self.state is not None:
+            # A chat line out of turn is a gap too, which the next ``moved`` finds.
+            self.state = apply_chat(self.state, message) or self.state
         return message
 
     def ask(self) -> bool:

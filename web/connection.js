@@ -175,6 +175,11 @@ export class Connection {
       }
       return message;
     }
+    if (message.type === "chat_line") {
+      // A room event too: the next `moved` follows the chat line's number.
+      if (this.held) this.held = applyChat(this.held, message) ?? this.held;
+      return message;
+    }
     if (message.type !== "moved") return message;
     const state = this.held && applyMoved(this.held, message);
     if (state) {
@@ -231,6 +236,19 @@ export class Connection {
     }
     this.onStatus(status);
   }
+}
+
+/**
+ * The state held after chat line `chat`, the room's next event (PROTOCOL.md section 7a): the
+ * same state with the chat line's number, which the next `moved` follows. Null when the chat
+ * line does not follow `state`.
+ * @param {Message} state
+ * @param {Message} chat
+ * @returns {Message|null}
+ */
+export function applyChat(state, chat) {
+  if (chat.room !== state.room || chat.event !== state.event + 1) return null;
+  return { ...state, event: chat.event };
 }
 
 /**

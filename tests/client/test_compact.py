@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from client.connection import Connection, Event, Received
-from protocol.messages import Create, Join, Joined, MoveRequest, State, Watch
+from protocol.messages import Chat, ChatMessage, Create, Join, Joined, MoveRequest, State, Watch
 from tests.client.recorder import until
 
 
@@ -119,3 +119,23 @@ async def test_a_missed_event_is_repaired_with_sync(table: tuple[Link, Link, Lin
     # already 5 when alice's e4 came first: the event after it was dropped in the meantime).
     assert synced[0].ply in (4, 5)
     assert bob.latest(3) is None
+
+
+async def test_a_chat_line_between_moves_is_no_gap(table: tuple[Link, Link, Link]) -> None:
+    alice, bob, carol = table
+    await play(alice, bob, carol, ["e2", "e8"])
+    await alice.connection.send(Chat(text="good luck"))
+    await until(
+        lambda: any(
+            isinstance(e, Received) and isinstance(e.message, ChatMessage) for e in bob.events
+        )
+    )
+    await play(alice, bob, carol, ["e3", "e7"], start=2)
+    truth = carol.latest(4)
+    assert truth is not None
+    for link in (alice, bob):
+        held = await until(lambda link=link: link.latest(4))  # type: ignore[misc]
+        assert held == truth
+        # The chat line took an event number; the next ``moved`` followed it, no ``sync``.
+        assert not [state for state in link.states() if state.id == "sync"]
+        assert sum('"type":"moved"' in frame for frame in link.frames) == 4

@@ -392,3 +392,16 @@ def test_protocol_md_examples_validate(json_schema: Document) -> None:
         (clients if example["type"] in CLIENT_TAGS else servers).validate(example)
         checked += 1
     assert checked >= len(CLIENT_TAGS) + len(SERVER_TAGS)
+
+
+def test_protocol_md_transcript_is_what_the_server_sends_now(json_schema: Document) -> None:
+    """Section 24's frames, "exactly as they crossed the websocket", validate strictly: a
+    field added to a server message since the transcript was recorded fails here (rerun
+    ``python -m tests.protocol.transcript`` and paste its output)."""
+    text = (schema.HERE / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = text[text.index("## 24.") : text.index("## 25.")]
+    lines = re.findall(r"^(\w+) → [\w, ]+?\s+(\{.*\})$", section, re.M)
+    clients, servers = client_validator(json_schema), server_validator(json_schema)
+    for sender, frame in lines:
+        (servers if sender == "server" else clients).validate(json.loads(frame))
+    assert len(lines) > 40

@@ -13,9 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Game
-from protocol.compact import apply_moved
+from protocol.compact import apply_chat, apply_moved
 from protocol.messages import (
     VERSION,
+    Chat,
+    ChatMessage,
     Create,
     Draw,
     Error,
@@ -49,6 +51,7 @@ class Follower:
     def __init__(self) -> None:
         self.state: State | None = None
         self.moved = 0
+        self.chats = 0
 
     def take(self, messages: list[ServerMessage]) -> None:
         for message in messages:
@@ -59,6 +62,11 @@ class Follower:
                 applied = apply_moved(self.state, message)
                 assert applied is not None, (self.state.event, message.event)
                 self.state, self.moved = applied, self.moved + 1
+            elif isinstance(message, ChatMessage):
+                assert self.state is not None
+                chatted = apply_chat(self.state, message)
+                assert chatted is not None, (self.state.event, message.event)
+                self.state, self.chats = chatted, self.chats + 1
 
 
 def read(driver: Driver, conn: int, seen: dict[int, int]) -> list[ServerMessage]:
@@ -123,11 +131,14 @@ def test_applying_moved_events_gives_exactly_the_states_sent_in_full(
 
 def aside(driver: Driver, data: st.DataObject, seats: list[int], state: State, room: str) -> None:
     """Something else that happens in a room between moves: a draw offer (which the next
-    move of its seat lapses), or a spectator arriving or going (not an event)."""
+    move of its seat lapses), a chat line (an event: the next ``moved`` follows its number),
+    or a spectator arriving or going (not an event)."""
     assert state.turn is not None
-    match data.draw(st.sampled_from(["offer", "watch", "unwatch"]), label="what"):
+    match data.draw(st.sampled_from(["offer", "chat", "watch", "unwatch"]), label="what"):
         case "offer":
             driver.send(seats[data.draw(st.sampled_from(range(len(seats))))], Draw(action="offer"))
+        case "chat":
+            driver.send(seats[data.draw(st.sampled_from(range(len(seats))))], Chat(text="gl"))
         case "watch":
             driver.send(greet(driver, "extra", compact=False), Watch(room=room))
         case "unwatch":

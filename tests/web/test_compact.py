@@ -22,6 +22,8 @@ from engine import Game
 from protocol.codec import encode
 from protocol.messages import (
     VERSION,
+    Chat,
+    ChatMessage,
     Create,
     Hello,
     Join,
@@ -38,7 +40,7 @@ from tests.web.test_javascript import node
 from tests.wsclient import Client
 
 FOLD = """
-import { applyMoved } from %s;
+import { applyChat, applyMoved } from %s;
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const out = [];
@@ -47,7 +49,10 @@ for (const game of JSON.parse(input)) {
   const states = [];
   for (const message of game) {
     if (message.type === "state") held = message;
-    else {
+    else if (message.type === "chat_line") {
+      held = applyChat(held, message);
+      if (held === null) throw new Error(`chat ${message.event} does not follow`);
+    } else {
       held = applyMoved(held, message);
       if (held === null) throw new Error(`moved ${message.event} does not follow`);
     }
@@ -78,10 +83,12 @@ def random_game(rng: random.Random) -> tuple[list[bytes], list[bytes]]:
     game = Game(2, size)
     while game.winner is None and game.ply < 60:
         driver.clock.advance(rng.random())
+        if rng.random() < 0.1:  # a chat line: an event, which the next moved follows
+            driver.send(a if rng.random() < 0.5 else b, Chat(text="nice"))
         move = rng.choice(game.legal_pawn_moves() + game.legal_walls())
         driver.send(a if game.turn == 0 else b, MoveRequest(move=move, ply=game.ply))
         game.play(move)
-    kinds = (State, Moved)
+    kinds = (State, Moved, ChatMessage)
     compact = [encode(m) for m in driver.inbox[compact_watcher] if isinstance(m, kinds)]
     full = [encode(m) for m in driver.inbox[full_watcher] if isinstance(m, State)]
     return compact, full

@@ -141,8 +141,12 @@ async def test_logout_ends_the_token_and_a_wrong_password_is_told(
     browser: Browser, rated_site: GameServer
 ) -> None:
     carla = await open_player(browser, rated_site, "Guest 3")
-    await register(carla, "Carla")
     page = carla.page
+    # A guest's games are casual: the create form has no Rated box (shown once logged in).
+    rated = page.locator("form.create label.rated")
+    assert await rated.is_hidden()
+    await register(carla, "Carla")
+    assert await rated.is_visible()
     token = await page.evaluate("localStorage.getItem('quoridor.login')")
     assert token
     await page.click("button.logout")

@@ -9,6 +9,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime
 DEV := $(VENV)/.dev
+# setuptools boxes a warning on every editable install of this layout (folders named like the
+# packages "may take precedence"): nothing to act on, and 30 lines a newcomer reads as trouble.
+INSTALL := PYTHONWARNINGS=ignore::UserWarning $(BIN)/python -m pip install --quiet -e
 
 .PHONY: run run-compiled test lint bench clean
 
@@ -18,12 +21,12 @@ $(BIN)/python:
 
 # What running needs: the server's and the client's own dependencies (a few MB).
 $(RUNTIME): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(INSTALL) .
 	touch $(RUNTIME)
 
 # What testing needs on top: pytest, ruff, mypy, and the reference engine (hundreds of MB).
 $(DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(INSTALL) '.[dev]'
 	touch $(DEV) $(RUNTIME)
 
 run: $(RUNTIME)
@@ -36,7 +39,7 @@ COMPILED := $(VENV)/compiled/BUILD.json
 SOURCES := $(shell find engine protocol server client web -type f -not -path '*/__pycache__/*' 2>/dev/null)
 
 $(COMPILER): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[compile]'
+	$(INSTALL) '.[compile]'
 	touch $(COMPILER) $(RUNTIME)
 
 $(COMPILED): $(SOURCES) deploy/compile.py $(COMPILER)

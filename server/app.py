@@ -254,7 +254,15 @@ class GameServer:
             self._server = server
             self._arm_timer()
             self.ready = True
-            log.info("listening on ws://%s:%d", config.host, self.port)
+            web = "localhost" if config.host in ("0.0.0.0", "::", "") else config.host
+            web = f"[{web}]" if ":" in web else web  # an IPv6 address, in a URL
+            log.info(
+                "listening on ws://%s:%d (the browser client: http://%s:%d/)",
+                config.host,
+                self.port,
+                web,
+                self.port,
+            )
         except BaseException:
             self.stall_clock.stop()
             if self._server is None:  # it never started: let go of the port and the database

@@ -100,5 +100,6 @@ def test_no_random_value_is_left() -> None:
 
 def test_the_transcripts_ship_with_the_package() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    data = config["tool"]["setuptools"]["package-data"]["protocol"]
-    assert "transcripts/*.jsonl" in data
+    setuptools = config["tool"]["setuptools"]
+    assert "protocol.transcripts" in setuptools["packages"]
+    assert "*.jsonl" in setuptools["package-data"]["protocol.transcripts"]

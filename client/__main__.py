@@ -451,7 +451,7 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         for seat in kept:
             stdout.write(f"Game in progress: room {seat.room}: quoridor join {seat.room}\n")
         return 0
-    stdout.write(f"You have a game in progress in {where} on {url}. Resume it? [Y/n] ")
+    stdout.write(f"You have a game in progress in {where}\non {url}. Resume it? [Y/n] ")
     stdout.flush()
     answer = (await asyncio.to_thread(stdin.readline)).strip().lower()
     if answer not in ("", "y", "yes"):

@@ -163,10 +163,11 @@ HELP = "\n".join(
         "Commands:",
         *(f"  {text}" for text in WORDS.values()),
         "Tab completes commands and your legal pawn moves; up and down recall earlier lines.",
+        "On the board, dots are where your pawn may go; the newest wall is drawn apart.",
     ]
 )
 
-SCREEN_SKIPS = ("move", "wall", "board", "hint", "takeback", "score")
+SCREEN_SKIPS = ("move", "wall", "board", "hint", "takeback", "score", "accept", "decline")
 """Words the full screen's help leaves out, or sums up on one line, to fit 24 rows."""
 
 SCREEN_HELP = "\n".join(
@@ -175,12 +176,14 @@ SCREEN_HELP = "\n".join(
         "e3h           a wall above e3 and f3 (between rows 3 and 4)",
         "e3v           a wall right of e3 and e4 (between columns e and f)",
         *(f"{text}" for key, text in WORDS.items() if key not in SCREEN_SKIPS),
+        "accept, decline  answer a draw offer",
         "hint, takeback  against the computer; score [off]  follow its evaluation",
+        "Dots: where your pawn may go.  Arrow: whose turn.  goal: steps left to go.",
         "Keys: Tab completes; Up/Down recall lines; PageUp/PageDown scroll the log;",
         "      F1 or Esc closes this help; Ctrl-C or Ctrl-D quits.",
     ]
 )
-"""The full screen's help overlay: fits 80x24 (at most 20 lines of 76 columns)."""
+"""The full screen's help overlay: fits 80x24 (at most 18 lines of 76 columns, in a frame)."""
 
 
 def parse(line: str) -> Command | None:

@@ -367,11 +367,11 @@ class Controller:
             return False
         self.asking = command
         if isinstance(command, commands.Resign):
-            question = "Resign this game? y to resign, n (or anything else) to play on."
+            question = "Resign this game? y and Enter resigns; anything else plays on."
         else:
             question = (
                 "Leave this game in progress? Your seat stays yours, but the others may claim "
-                "the game if you stay away. y (or Ctrl-C again) to leave, n to stay."
+                "the game if you stay away. y and Enter (or Ctrl-C again) leaves, n stays."
             )
         self.view.notice("situation", question)
         return True
@@ -642,6 +642,9 @@ class Controller:
                 assert isinstance(intent, Join)
                 # That seat is gone: never offer it again.
                 self.seats.forget(self.connection.url, intent.room, intent.secret)
+                self.view.notice("error", _gone(intent.room, error))
+                self.finish(1)
+                return
             self.view.notice("error", error.message)
             self.finish(1)
         elif error.code == ErrorCode.UNKNOWN_TYPE and what is not None:
@@ -700,6 +703,15 @@ class Controller:
 def _clause(text: str) -> str:
     """``text`` without its final full stop or question mark, to go inside a sentence."""
     return text.rstrip(".?!")
+
+
+def _gone(room: str, error: Error) -> str:
+    """Why a kept seat cannot be taken back, for someone who left a game a while ago."""
+    if error.code == ErrorCode.ROOM_NOT_FOUND:
+        return f"Room {room} is gone (its game ended or was aborted): nothing to go back to."
+    if error.code == ErrorCode.BAD_SECRET:
+        return f"Your seat in room {room} was taken back from elsewhere: nothing to go back to."
+    return _sentence(error.message)
 
 
 def _sentence(text: str) -> str:

@@ -118,6 +118,8 @@ def result_text(state: State, me: int | None) -> str:
     how = f" ({how})" if how else ""
     if result.winner == me:
         return f"Game over: you win{how}!"
+    if me is not None:  # a player who lost, said first: the winner may share their name
+        return f"Game over: you lose, {who(state, result.winner, me)} wins{how}."
     return f"Game over: {who(state, result.winner, me)} wins{how}."
 
 

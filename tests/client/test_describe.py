@@ -46,13 +46,17 @@ def test_moves_and_walls_are_told_by_who_played_them() -> None:
 def test_results_say_how_the_game_was_won() -> None:
     playing = make_state(event=3, ply=2)
     for reason, mine, theirs in [
-        ("goal", "Game over: you win!", "Game over: Alice wins."),
+        ("goal", "Game over: you win!", "Game over: you lose, Alice wins."),
         (
             "resign",
             "Game over: you win (by resignation)!",
-            "Game over: Alice wins (by resignation).",
+            "Game over: you lose, Alice wins (by resignation).",
         ),
-        ("time", "Game over: you win (on time)!", "Game over: Alice wins (on time)."),
+        (
+            "time",
+            "Game over: you win (on time)!",
+            "Game over: you lose, Alice wins (on time).",
+        ),
     ]:
         over = make_state(
             event=4,
@@ -135,7 +139,7 @@ def test_the_panel_names_players_in_offers_and_uses_the_servers_computer_name() 
 def test_a_game_won_by_absence_names_the_absent_player_in_a_two_player_game() -> None:
     state = make_state(status="finished", result=Result(winner=0, reason="abandon"))
     assert result_text(state, 0) == "Game over: you win (Bob stayed away)!"
-    assert result_text(state, 1) == "Game over: Alice wins (you stayed away)."
+    assert result_text(state, 1) == "Game over: you lose, Alice wins (you stayed away)."
 
 
 def test_clocks_show_low_time_frozen_links_and_the_free_first_move() -> None:

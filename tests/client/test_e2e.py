@@ -103,7 +103,7 @@ async def test_two_client_processes_play_a_game_to_the_end(tmp_path: Path) -> No
     assert (alice.returncode, bob.returncode) == (0, 0), alice_err + bob_err
     assert alice_err == bob_err == b""
     assert alice_text.splitlines()[-1] == "You moved to e9. Game over: you win!"
-    assert bob_text.splitlines()[-1] == "Alice moved to e9. Game over: Alice wins."
+    assert bob_text.splitlines()[-1] == "Alice moved to e9. Game over: you lose, Alice wins."
     assert "Error: e3v refused: wall e3v crosses e3h." in bob_text.splitlines()
     assert "Bob placed a wall at e3h." in alice_text
     assert "Traceback" not in alice_text + bob_text

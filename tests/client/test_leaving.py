@@ -110,7 +110,7 @@ async def test_a_plain_quoridor_offers_the_game_in_progress(url: str) -> None:
     task = asyncio.create_task(dispatch(parse(["--server", url]), keyboard, out, io.StringIO()))
     await until(lambda: "Resume it? [Y/n]" in out.getvalue() or None)
     assert out.getvalue().startswith(
-        f"You have a game in progress in room {room.group(1)} (seat 0, as Alice) on {url}."
+        f"You have a game in progress in room {room.group(1)} (seat 0, as Alice)\non {url}."
     )
     keyboard.press("")  # Enter: yes
     await until(lambda: f"You have seat 0 in room {room.group(1)}." in out.getvalue() or None)
@@ -151,7 +151,7 @@ async def test_resigning_and_leaving_a_running_game_are_asked_first(url: str) ->
     await view.wait_for("The game starts.")
     alice.type("resign")
     assert await view.wait_for("Resign this game?") == (
-        "Resign this game? y to resign, n (or anything else) to play on."
+        "Resign this game? y and Enter resigns; anything else plays on."
     )
     alice.type("n")
     await view.wait_for("Not resigning.")
@@ -253,3 +253,22 @@ def test_two_terminals_of_one_user_keep_two_seats_of_one_room(state_home: Path) 
     assert found.secret == "sa"  # "join r" is Alice coming back, not Bob's seat taken
     book.forget("ws://h:1", "r", "sa")
     assert [s.secret for s in book.seats()] == ["sb"]
+
+
+async def test_a_kept_game_that_is_gone_is_told_so_and_forgotten(url: str) -> None:
+    """The room of a kept seat no longer exists (its game was aborted, say): the answer says
+    so in words, and the seat is never offered again."""
+    book = SeatBook()
+    book.keep(SavedSeat(server=url, room="gone4ever", seat=0, secret="s" * 24, name="Alice"))
+    keyboard, out = SlowKeyboard(), io.StringIO()
+    task = asyncio.create_task(dispatch(parse(["--server", url]), keyboard, out, io.StringIO()))
+    await until(lambda: "Resume it? [Y/n]" in out.getvalue() or None)
+    keyboard.press("")  # Enter: yes
+    assert await asyncio.wait_for(task, 5) == 1
+    last = out.getvalue().splitlines()[-1]
+    assert last.endswith(
+        "Room gone4ever is gone (its game ended or was aborted): nothing to go back to."
+    )
+    assert book.seats(url) == []
+    _, text = await run_client(["--server", url], "")
+    assert "No game of yours is in progress" in text

@@ -48,7 +48,7 @@ async def test_two_scripted_players_play_a_whole_game(url: str) -> None:
     assert await asyncio.wait_for(alice_task, 5) == 0
     assert await asyncio.wait_for(bob_task, 5) == 0
     assert alice_view.texts("event")[-1] == "You moved to e9. Game over: you win!"
-    assert bob_view.texts("event")[-1] == "Alice moved to e9. Game over: Alice wins."
+    assert bob_view.texts("event")[-1] == "Alice moved to e9. Game over: you lose, Alice wins."
     assert bob_view.has("Alice placed a wall") is False
     assert alice_view.has("Bob placed a wall at a6h.")
     assert not alice_view.texts("error")
@@ -96,13 +96,13 @@ async def test_chat_and_resign(url: str) -> None:
     assert await bob_view.wait_for("good luck") == "you: good luck!"
     bob.type("resign")
     assert await bob_view.wait_for("Game over") == (
-        "Game over: Alice wins (by resignation). Type rematch to play again, or quit."
+        "Game over: you lose, Alice wins (by resignation). Type rematch to play again, or quit."
     )
     assert await asyncio.wait_for(alice_task, 5) == 0  # a script stops when the game is over
     assert alice_view.texts("event")[-1] == "Game over: you win (by resignation)!"
     bob.type("quit")
     assert await asyncio.wait_for(bob_task, 5) == 0
-    assert bob.summary() == ["Game over: Alice wins (by resignation)."]
+    assert bob.summary() == ["Game over: you lose, Alice wins (by resignation)."]
 
 
 async def test_a_rematch_turns_the_seats(url: str) -> None:

@@ -31,8 +31,10 @@ forced win, else a draw, else the slowest loss.
 
 Noise is in evaluation units (a step of shortest-path difference is 10):
 the root moves get exact scores and the move with the best score plus a
-uniform random amount in ``[0, noise]`` is played. Without noise, moves that
-score the same are chosen between by the seed.
+uniform random amount in ``[0, noise]`` is played; a pawn move that leads no
+nearer the goal gets no random amount, so a careless level misjudges walls
+and races but does not wander to and fro. Without noise, moves that score
+the same are chosen between by the seed.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from engine.ai.position import (
     cut_walls,
     distance,
 )
-from engine.ai.search import STEP, Timeout
+from engine.ai.search import STEP, Timeout, careless_choice
 from engine.board import bits
 
 
@@ -158,5 +158,4 @@ class MultiSearcher:
             return min(
                 moves, key=lambda move: WALL_H if move >= WALL_H else distance(mine, move)
             ), {}
-        chosen = max(scores, key=lambda move: scores[move] + rng.uniform(0, noise))
-        return chosen, scores
+        return careless_choice(self.pos, scores, rng, noise), scores

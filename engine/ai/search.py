@@ -57,6 +57,25 @@ CHECK_EVERY = 15
 """Look at the clock every 16 nodes (a node costs from microseconds to a millisecond)."""
 
 
+def careless_choice(
+    pos: Position, scores: dict[int, int] | dict[int, float], rng: random.Random, noise: int
+) -> int:
+    """The root move a level with ``noise`` plays: the best score after a random slack in
+    ``[0, noise]`` given to every wall and to every pawn move that brings the pawn nearer its
+    goal. A step that does not (sideways, back) gets no slack, so it is played only when it
+    scores best: a careless player misjudges walls and races, but does not wander to and fro
+    (level 2, slack for every move, walked h2 g2 f2 g2 h2 g2 h2 while losing)."""
+    me = pos.turn
+    mine = pos.maps()[me].layers
+    now = distance(mine, pos.pawns[me])
+
+    def slack(move: int) -> float:
+        forward = move >= WALL_H or distance(mine, move) < now
+        return rng.uniform(0, noise) if forward else 0.0
+
+    return max(scores, key=lambda move: scores[move] + slack(move))
+
+
 class Timeout(Exception):
     """The deadline or node cap was hit: unwind the search."""
 
@@ -297,7 +316,8 @@ class Searcher:
 
         With ``noise``, every root move gets an exact score and the move with
         the highest score plus a uniform random amount in ``[0, noise]`` is
-        played; otherwise ties are broken by the seeded shuffle of the root
+        played (``careless_choice``: no slack for a step that leads no nearer
+        the goal); otherwise ties are broken by the seeded shuffle of the root
         moves.
         """
         started = time.perf_counter()
@@ -346,7 +366,7 @@ class Searcher:
         except Timeout:
             pass
         if noise and scores:
-            chosen = max(scores, key=lambda move: scores[move] + rng.uniform(0, noise))
+            chosen = careless_choice(pos, scores, rng, noise)
         stats.nodes = self.nodes
         stats.elapsed = time.perf_counter() - started
         stats.scores = {pos.notation(move): score for move, score in scores.items()}

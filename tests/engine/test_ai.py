@@ -172,6 +172,27 @@ def test_noisy_levels_vary_with_the_seed() -> None:
     assert len({choose_move(record, level=1, seed=seed) for seed in range(30)}) > 1
 
 
+@pytest.mark.parametrize("level", [1, 2])
+def test_noisy_levels_do_not_wander(level: int) -> None:
+    """A careless level's pawn moves bring it nearer its goal whenever one does: with no
+    wall on the board, a step aside is never the best move, and random slack must not make
+    it one (a level that got slack for every move walked to and fro for whole games)."""
+    chosen = []
+    for seed in range(40):
+        game = Game(2, 9)
+        for move in random_game(2, 9, seed, seed % 6 * 2).moves:
+            if len(move) == 3:
+                break  # stop before the first wall
+            game.play(move)
+        move = choose_move(list(game.moves), level=level, seed=seed)
+        if len(move) == 2:
+            seat, before = game.turn, game.distance(game.turn)
+            game.play(move)
+            chosen.append(move)
+            assert game.distance(seat) < before, (game.moves, move)
+    assert len(chosen) > 5
+
+
 def test_level_table_and_errors() -> None:
     assert sorted(LEVELS) == [1, 2, 3, 4, 5]
     depths = [LEVELS[level].depth for level in sorted(LEVELS)]

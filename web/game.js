@@ -365,6 +365,13 @@ export class GameView {
     } else if (this.myTurn()) {
       text = "Your move";
       kind = "turn";
+      if (!this.toldHow && state.ply < state.players.length) {
+        // A player's first move of a game: how a move is made here, in a toast that leaves the
+        // board its size (typing a move is the move box's placeholder).
+        this.toldHow = true;
+        const touch = matchMedia("(hover: none)").matches;
+        this.app.notice(`${touch ? "Tap" : "Click"} a dot to step, or the groove between two squares for a wall.`);
+      }
     } else if (state.turn !== null) {
       text = `${name(state.turn)} to move`;
     }

@@ -17,6 +17,9 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     (alice, bob), code = await game_between(browser, site)
     assert "Your move" in await alice.banner()
     assert "Alice to move" in await bob.banner()
+    # A player's first move says how a move is made, in a toast (a mouse here: "Click").
+    toast = alice.page.locator("#toast")
+    await toast.filter(has_text="Click a dot to step, or the groove between two squares").wait_for()
     # c2 c4 d3h c3 c4 (jumping Bob) c2 c5: Alice wins on a 5x5 board.
     plan = ["c2", "c4", "d3h", "c3", "c4", "c2", "c5"]
     latencies = []

@@ -19,7 +19,7 @@ Levels (:data:`LEVELS`; ``budget`` overrides the time, never the caps):
 level name      depth nodes time s noise what it is like
 ===== ========= ===== ===== ====== ===== =========================================
 1     beginner  1     -     0.5    60    greedy; often plays a merely decent move
-2     casual    2     -     1.0    35    sees the reply, still careless
+2     casual    2     -     1.0    27    sees the reply, still careless
 3     club      2     -     1.0    6     sees the reply, rarely careless
 4     strong    3     -     1.5    0     three plies, exact
 5     expert    12    -     2.0    0     deepens until its time is up
@@ -70,7 +70,7 @@ class Level:
 
 LEVELS: dict[int, Level] = {
     1: Level(1, "beginner", 1, 0.5, None, 60, "greedy; often plays a merely decent move"),
-    2: Level(2, "casual", 2, 1.0, None, 35, "sees the reply, still careless"),
+    2: Level(2, "casual", 2, 1.0, None, 27, "sees the reply, still careless"),
     3: Level(3, "club", 2, 1.0, None, 6, "sees the reply, rarely careless"),
     4: Level(4, "strong", 3, 1.5, None, 0, "three plies, exact"),
     5: Level(5, "expert", 12, 2.0, None, 0, "deepens until its time is up"),

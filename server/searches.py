@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.ai import choose_move
-from engine.ai.evaluation import evaluate, review_move
+from engine.ai.evaluation import evaluate, nodes_per_move, review_move
 from server.analysis import AnalyseStep
 from server.core import (
     HINT_LEVEL,
@@ -113,7 +113,12 @@ class Searches:
         games going on."""
         variant = step.variant
         job = functools.partial(
-            review_move, step.moves, step.ply, size=variant.size, walls=variant.walls
+            review_move,
+            step.moves,
+            step.ply,
+            size=variant.size,
+            walls=variant.walls,
+            nodes=nodes_per_move(len(step.moves)),
         )
         answer = functools.partial(self.core.analysis_step, step.game, step.ply)
         if (future := self._submit(f"analysis:{step.game}", job, answer)) is not None:

@@ -51,6 +51,11 @@ DEPTH = 4
 """Default search depth of an evaluation (plies)."""
 NODES = 20_000
 """Default node cap of one evaluation: bounds its work whatever the position."""
+GAME_NODES = 800_000
+"""Node cap of a whole game's analysis (``nodes_per_move``): 40 moves at ``NODES`` each (a
+move of a real game seldom needs half of it: a 9x9 game's analysis takes a few seconds)."""
+MIN_NODES = 2_000
+"""The least a move of a very long game is given (``nodes_per_move``)."""
 PV_LENGTH = 8
 MARKS = (("blunder", 0.30), ("mistake", 0.20), ("inaccuracy", 0.10))
 """A move losing at least this much win probability gets the mark (lichess's)."""
@@ -226,15 +231,18 @@ def analyse_game(
     size: int = 9,
     walls: int | None = None,
     depth: int = DEPTH,
-    nodes: int = NODES,
+    nodes: int | None = None,
     deadline: float = math.inf,
 ) -> GameAnalysis:
     """Judge every move of a two-player game (finished or not).
 
     ``deadline`` (a ``time.monotonic()`` value) stops a runaway analysis with
-    TimeoutError; each position's work is bounded by ``nodes`` anyway.
+    TimeoutError; each position's work is bounded by ``nodes`` anyway (by default
+    ``nodes_per_move``, as the server's analyses).
     """
     moves = Game.from_moves(record, 2, size, walls).moves  # checks the whole record first
+    if nodes is None:
+        nodes = nodes_per_move(len(moves))
     game = Game(2, size, walls)
     reviews: list[MoveReview] = []
     for ply, move in enumerate(moves):
@@ -245,6 +253,14 @@ def analyse_game(
     final = None if game.is_over else _evaluate(Position(game, {}), depth, nodes)
     summaries = tuple(_summary(seat, reviews) for seat in (0, 1))
     return GameAnalysis(tuple(reviews), summaries, final)
+
+
+def nodes_per_move(moves: int) -> int:
+    """The node cap of each move's review in an analysis of a game of ``moves`` moves:
+    ``NODES``, or for a game longer than 40 moves an even share of ``GAME_NODES`` (at least
+    ``MIN_NODES``), so that a game drawn out on purpose costs no more than a long real one.
+    It depends on the length alone: the same game always gets the same analysis."""
+    return max(MIN_NODES, min(NODES, GAME_NODES // max(1, moves)))
 
 
 def review_move(

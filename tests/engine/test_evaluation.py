@@ -5,7 +5,17 @@ from __future__ import annotations
 import pytest
 
 from engine import Game
-from engine.ai.evaluation import MARKS, analyse_game, evaluate, win_probability
+from engine.ai.evaluation import (
+    GAME_NODES,
+    MARKS,
+    MIN_NODES,
+    NODES,
+    analyse_game,
+    evaluate,
+    nodes_per_move,
+    review_move,
+    win_probability,
+)
 from engine.notation import COLUMNS
 
 BLUNDER_GAME = "c2 d5 c3 d4 c4 b4h e4 d4h c4 d3 b4 d2 d1h c2".split()
@@ -125,3 +135,21 @@ def test_bad_records_and_finished_games_are_refused() -> None:
         evaluate("e2 e8 e3 e7 e4 e6 e5 e5")
     with pytest.raises(ValueError, match="over"):
         evaluate([*BLUNDER_GAME, "b3", "c1"], size=5, walls=2)
+
+
+def test_a_game_drawn_out_costs_no_more_to_analyse_than_a_long_real_one() -> None:
+    """Each move of a game of up to 40 moves gets the whole budget; a longer one (players
+    stepping to and fro on purpose, say) shares the same total, down to a floor."""
+    assert nodes_per_move(1) == nodes_per_move(40) == NODES
+    for moves in (41, 120, 300, 399):
+        assert nodes_per_move(moves) * moves <= GAME_NODES
+        assert nodes_per_move(moves) >= MIN_NODES
+    assert nodes_per_move(100_000) == MIN_NODES
+
+
+def test_a_move_review_stays_within_its_node_cap() -> None:
+    # Walls across the board, then pawns stepping to and fro: a position that takes
+    # some 13,000 nodes to search to depth 4 (as a long game made to be analysed has).
+    record = ["a3h", "c3h", "e3h", "g3h", "b6h", "d6h", "f6h", "h6h", "e2", "e8", "e1", "e9"]
+    assert review_move(record, 9).before.nodes > 4 * MIN_NODES
+    assert review_move(record, 9, nodes=MIN_NODES).before.nodes <= MIN_NODES

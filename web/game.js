@@ -33,6 +33,8 @@ export class GameView {
     /** Pawn squares of the state before this one, to mark where the last move came from. */
     this.previous = /** @type {any} */ (null);
     this.confirming = false;
+    /** Whether this view has shown how a move is made (once, at the player's first move). */
+    this.toldHow = false;
     this.timer = setInterval(() => this.tick(), 100);
     this.build(root);
   }
@@ -366,8 +368,8 @@ export class GameView {
       text = "Your move";
       kind = "turn";
       if (!this.toldHow && state.ply < state.players.length) {
-        // A player's first move of a game: how a move is made here, in a toast that leaves the
-        // board its size (typing a move is the move box's placeholder).
+        // The player's first move in this view: how a move is made here, in a toast that
+        // leaves the board its size (typing a move is the move box's placeholder).
         this.toldHow = true;
         const touch = matchMedia("(hover: none)").matches;
         this.app.notice(`${touch ? "Tap" : "Click"} a dot to step, or the groove between two squares for a wall.`);

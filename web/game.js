@@ -52,6 +52,8 @@ export class GameView {
     this.evalBar = h("div", { class: "eval-bar", hidden: true, role: "meter", "aria-label": "Seat 0's chances" });
     /** Whether this spectator follows the computer's evaluation (`live_eval`). */
     this.following = false;
+    /** Whether the server said this room's players did not allow it (`cannot_evaluate`). */
+    this.evalRefused = false;
     this.actions = h("div", { class: "actions" });
     this.moveList = h("ol", { class: "movelist", "aria-label": "Moves" });
     this.liveButton = h("button", { type: "button", class: "live", hidden: true, text: "Back to live ▸", onclick: () => this.showPly(null) });
@@ -217,6 +219,10 @@ export class GameView {
     if (reply.type === "live_eval_set") {
       this.following = reply.on;
       this.evalBar.hidden = !reply.on;
+      this.renderActions();
+    } else if (reply.type === "error" && reply.code === "cannot_evaluate") {
+      this.evalRefused = true; // the room's players decide, once for the game
+      this.app.notice("The players of this game have not allowed spectators to see the computer's evaluation.");
       this.renderActions();
     } else if (reply.type === "error") this.app.notice(reply.message);
   }
@@ -418,7 +424,9 @@ export class GameView {
       if (state.ply >= 2) buttons.push(h("button", { type: "button", text: "Take back", onclick: () => this.act({ type: "takeback" }) }));
     }
     if (!this.isPlayer && state.variant.players === 2) {
-      buttons.push(h("button", { type: "button", text: this.following ? "Hide evaluation" : "Follow evaluation", onclick: () => this.follow() }));
+      buttons.push(this.evalRefused
+        ? h("button", { type: "button", disabled: true, text: "No evaluation here" })
+        : h("button", { type: "button", text: this.following ? "Hide evaluation" : "Follow evaluation", onclick: () => this.follow() }));
     }
     this.confirming = this.confirming && state.status === "playing";
     buttons.push(h("button", { type: "button", class: "leave", text: "Leave", onclick: () => this.app.leave() }));

@@ -21,7 +21,8 @@ const CLOCKS = [["", "Untimed"], ["60+0", "1+0 bullet"], ["180+2", "3+2 blitz"],
 /**
  * @typedef {import("./connection.js").Connection} Connection
  * @typedef {{go: (hash: string) => void, notice: (text: string) => void, rename: (name: string) => void, name: () => string,
- *   account: () => string|null, logIn: (loggedIn: {name: string, token: string}) => void, logOut: () => void}} App
+ *   account: () => string|null, logIn: (loggedIn: {name: string, token: string}) => void, logOut: () => void,
+ *   seated: () => boolean, keptSeat: () => string|null, holdsSeat: (code: string) => boolean}} App
  */
 
 export class Lobby {
@@ -36,7 +37,9 @@ export class Lobby {
 
   destroy() {
     clearInterval(this.poll);
-    if (this.queued) this.conn.request({ type: "leave" });
+    // Leaving the lobby while queued cancels the request; a match found takes the player
+    // out of the lobby too, into the game, which a leave would quit.
+    if (this.queued && !this.app.seated()) this.conn.request({ type: "leave" });
   }
 
   build(/** @type {HTMLElement} */ root) {
@@ -68,11 +71,14 @@ export class Lobby {
       ),
     ));
     this.queueNote = h("p", { class: "queue", hidden: true });
+    const kept = this.app.keptSeat();
+    const back = !kept ? null : h("p", { class: "kept-seat" }, `You have a seat in room ${kept}. `,
+      h("button", { type: "button", class: "primary", text: "Back to your game", onclick: () => this.app.go(`#/room/${kept}`) }));
     this.codeInput = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "code", maxLength: 32, placeholder: "room code or link", autocomplete: "off", spellcheck: false }));
     const joinForm = h("form", { class: "join", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.join(false); } },
       field("Join a room", this.codeInput),
       h("div", { class: "row buttons" }, h("button", { type: "submit", class: "primary", text: "Join" }), h("button", { type: "button", text: "Watch", onclick: () => this.join(true) })));
-    const picture = h("div", { class: "hero-board", "aria-hidden": "true" });
+    const picture = h("div", { class: "hero-board", "aria-hidden": "true", inert: true });
     this.rooms = h("tbody");
     this.games = h("tbody");
     root.replaceChildren(h("div", { class: "lobby" },
@@ -80,6 +86,7 @@ export class Lobby {
         h("div", { class: "hero-top" },
           h("div", {}, h("h1", { text: "Quoridor" }), h("p", { class: "tagline", text: "Race your pawn across the board. Wall your opponents in — but never shut them out." })),
           picture),
+        back,
         this.accountBox),
       h("section", { class: "card" }, h("h2", { text: "New game" }), this.form, this.queueNote),
       h("section", { class: "card" }, h("h2", { text: "Join" }), joinForm),
@@ -234,12 +241,13 @@ export class Lobby {
     }
     this.rooms.replaceChildren(...rooms.map((room) => {
       const free = room.status === "waiting" && room.players.includes(null);
+      const mine = room.status !== "finished" && this.app.holdsSeat(room.room);
       const names = room.players.map((/** @type {string|null} */ name) => name ?? "—").join(" vs ");
       return h("tr", {},
         h("td", { class: "names", text: names }),
         h("td", { text: `${variantText(room.variant, room.clock)}${room.rated ? " · rated" : ""}${room.match ? " · match" : ""}${room.spectators ? ` · ${room.spectators} watching` : ""}` }),
-        h("td", { class: "act" }, free
-          ? h("button", { type: "button", class: "primary", text: "Join", onclick: () => this.app.go(`#/room/${room.room}`) })
+        h("td", { class: "act" }, mine || free
+          ? h("button", { type: "button", class: "primary", text: mine ? "Return" : "Join", onclick: () => this.app.go(`#/room/${room.room}`) })
           : h("button", { type: "button", text: "Watch", onclick: () => this.app.go(`#/watch/${room.room}`) })));
     }));
   }

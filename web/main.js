@@ -13,6 +13,8 @@ const NAME_KEY = "quoridor.name";
 const SECRET_KEY = "quoridor.secret.";
 const LOGIN_KEY = "quoridor.login";
 const ACCOUNT_KEY = "quoridor.account";
+/** The room where this browser last took a seat, kept so that a new tab can offer it back. */
+const SEAT_KEY = "quoridor.seat";
 
 /** @typedef {{code: string, role: "player"|"spectator", seat: number|null}} Seat */
 
@@ -38,6 +40,20 @@ function account() {
 const conn = new Connection(serverUrl(), () => account() ?? savedName(), () => localStorage.getItem(LOGIN_KEY));
 /** The room this session is in, as the server last said. @type {Seat|null} */
 let seat = null;
+/** Whether the last state of that room showed its game over. */
+let seatFinished = false;
+
+/** The room of the seat this browser holds (its secret kept) and left without Leave, if any. */
+function keptSeat() {
+  const code = localStorage.getItem(SEAT_KEY);
+  return code && localStorage.getItem(SECRET_KEY + code) ? code : null;
+}
+
+/** @param {string} code */
+function forgetSeat(code) {
+  localStorage.removeItem(SECRET_KEY + code);
+  if (localStorage.getItem(SEAT_KEY) === code) localStorage.removeItem(SEAT_KEY);
+}
 /** @type {GameView|Lobby|ReplayView|ProfileView|null} */
 let view = null;
 let entering = "";
@@ -104,7 +120,11 @@ conn.onLoginRefused = () => {
 
 const app = {
   go, notice, rename, name: savedName, account, logIn, logOut,
+  seated: () => seat !== null,
+  keptSeat,
+  holdsSeat: (/** @type {string} */ code) => localStorage.getItem(SECRET_KEY + code) !== null,
   leave: async () => {
+    localStorage.removeItem(SEAT_KEY); // left on purpose: not offered back
     await conn.request({ type: "leave" });
     seat = null;
     go("#/");
@@ -124,7 +144,11 @@ function route() {
     document.body.dataset.view = "profile";
     return show(new ProfileView(main, conn, code, app));
   }
-  if (seat) conn.request({ type: "leave" }).then(() => { seat = null; });
+  if (seat) {
+    // Away from a game still on, the seat stays the player's (the lobby offers it back).
+    if (seatFinished) localStorage.removeItem(SEAT_KEY);
+    conn.request({ type: "leave" }).then(() => { seat = null; });
+  }
   document.title = "Quoridor";
   if (view instanceof Lobby) {
     view.showAccount(); // a welcome may bring a login or a logout
@@ -152,7 +176,7 @@ async function enterRoom(code, watchOnly) {
     let reply = null;
     if (secret && !watchOnly) {
       reply = await conn.request({ type: "join", room: code, secret });
-      if (reply.type === "error" && reply.code === "bad_secret") localStorage.removeItem(SECRET_KEY + code);
+      if (reply.type === "error" && ["bad_secret", "room_not_found"].includes(reply.code)) forgetSeat(code);
     }
     if (!watchOnly && (!reply || reply.type === "error") && reply?.code !== "room_not_found") reply = await conn.request({ type: "join", room: code });
     if (reply?.type === "error" && reply.code === "account_required") notice("This room is rated: log in to take a seat. You are watching.");
@@ -196,8 +220,12 @@ conn.onMessage = (message) => {
   switch (message.type) {
     case "joined": {
       if (message.secret) localStorage.setItem(SECRET_KEY + message.room, message.secret);
+      if (message.role === "player") localStorage.setItem(SEAT_KEY, message.room);
       const fresh = seat?.code !== message.room;
-      if (fresh) conn.lastEvent = null;
+      if (fresh) {
+        conn.lastEvent = null;
+        seatFinished = false;
+      }
       seat = { code: message.room, role: message.role, seat: message.seat };
       if (location.hash !== `#/room/${message.room}` && !location.hash.startsWith(`#/watch/${message.room}`)) {
         history.replaceState(null, "", `#/room/${message.room}`);
@@ -214,6 +242,7 @@ conn.onMessage = (message) => {
       }
       break;
     case "state":
+      if (seat?.code === message.room) seatFinished = message.status === "finished";
       if (view instanceof GameView && seat?.code === message.room) view.onState(message);
       break;
     case "chat_line":

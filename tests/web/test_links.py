@@ -44,6 +44,34 @@ async def test_a_reload_takes_the_seat_back(browser: Browser, site: GameServer) 
     await close_all(alice, bob)
 
 
+async def test_a_player_back_in_a_new_tab_is_offered_the_seat_from_the_lobby(
+    browser: Browser, site: GameServer
+) -> None:
+    (alice, bob), code = await game_between(browser, site)
+    await alice.click_square("c2")
+    await bob.wait_ply(1)
+    # A new tab is a new session (its resume token is the closed tab's), but the seat's
+    # secret is the browser's: the lobby offers the game back, and the room's row says so.
+    await alice.page.close()
+    page = alice.page = await alice.context.new_page()
+    await page.goto(f"http://127.0.0.1:{site.port}/")
+    kept = page.locator(".kept-seat")
+    await kept.wait_for()
+    assert code in await kept.inner_text()
+    await page.locator(".list >> text=Return").wait_for()
+    await kept.locator("text=Back to your game").click()
+    await alice.wait_ply(1)
+    assert await page.evaluate("document.body.dataset.seat") == "0"
+    await bob.page.wait_for_function(
+        "() => !document.querySelector('.players').innerText.includes('away')"
+    )
+    # Leaving on purpose: not offered again.
+    await page.click("text=Leave")
+    await page.wait_for_selector(".lobby")
+    assert await page.locator(".kept-seat").count() == 0
+    await close_all(alice, bob)
+
+
 async def test_offline_shows_the_banner_and_play_resumes(
     browser: Browser, site: GameServer
 ) -> None:

@@ -98,4 +98,11 @@ async def test_quick_match_pairs_two_browsers(browser: Browser, site: GameServer
     for player in (alice, bob):
         await player.page.wait_for_function("() => document.body.dataset.status === 'playing'")
     assert "7\u00d77" in await alice.page.locator(".room-title").inner_text()
+    # The game is theirs to play: leaving the lobby once matched must not leave the game.
+    seats = [await p.page.evaluate("document.body.dataset.seat") for p in (alice, bob)]
+    first = (alice, bob)[seats.index("0")]
+    await first.click_square("d2")
+    for player in (alice, bob):
+        await player.wait_ply(1)
+    assert "away" not in await alice.page.locator(".players").inner_text()
     await close_all(alice, bob)

@@ -381,7 +381,7 @@ export class GameView {
         this.app.notice(`${touch ? "Tap" : "Click"} a dot to step, or the groove between two squares for a wall.`);
       }
     } else if (state.turn !== null) {
-      text = `${name(state.turn)} to move`;
+      text = `${this.isPlayer ? "" : "Watching · "}${name(state.turn)} to move`;
     }
     if (state.draw_offers.length && state.status === "playing") text += ` · draw offered by ${state.draw_offers.map(name).join(", ")}`;
     this.banner.className = `banner ${kind}`;
@@ -438,22 +438,23 @@ export class GameView {
     const state = this.state;
     const per = state.variant.players;
     const items = [];
-    let round = 0;
+    /** The round being listed: its number and moves stay on one line. @type {HTMLElement|null} */
+    let line = null;
     let moves = 0;
     state.moves.forEach((/** @type {string} */ move, /** @type {number} */ action) => {
       // replay_frames has a frame after every action, retirements included: index by action.
       const frame = action + 1;
       if (move.startsWith("retire ")) {
         items.push(h("li", { class: "retire", text: `${SEAT_NAMES[Number(move.slice(7))]} left` }));
+        line = null; // the round goes on after it, on a line of its own
         return;
       }
-      if (moves % per === 0) {
-        round += 1;
-        items.push(h("li", { class: "round", text: `${round}.` }));
+      if (moves % per === 0 || !line) {
+        line = h("li", {}, moves % per === 0 ? h("span", { class: "round", text: `${moves / per + 1}.` }) : null);
+        items.push(line);
       }
       moves += 1;
-      const button = h("button", { type: "button", class: frame === this.viewing ? "shown" : "", text: move, "data-ply": frame, onclick: () => this.showPly(frame) });
-      items.push(h("li", {}, button));
+      line.append(h("button", { type: "button", class: frame === this.viewing ? "shown" : "", text: move, "data-ply": frame, onclick: () => this.showPly(frame) }));
     });
     this.moveList.replaceChildren(...items);
     this.liveButton.hidden = this.viewing === null;

@@ -357,7 +357,10 @@ class Connection:
                     f"({reply.message}); use a matching client",
                     retry=False,
                 )
-            raise ConnectError(f"the server refused to greet us: {reply.message}", retry=False)
+            # Busy or unavailable for now (in a cluster, the game's node is being taken over
+            # by another): worth trying again, as after a dropped link.
+            passing = reply.code in (ErrorCode.SERVER_BUSY, ErrorCode.SERVICE_UNAVAILABLE)
+            raise ConnectError(f"the server refused to greet us: {reply.message}", retry=passing)
         if not isinstance(reply, Welcome):
             raise ConnectError(f"{self.url} is not a Quoridor server", retry=False)
         if _major(reply.version) != _major(VERSION):

@@ -479,6 +479,12 @@ class GameServer:
         self._carry_out(actions)
         self._watch(link)
 
+    def watch(self, conn: int) -> None:
+        """``_watch`` a connection whose message was answered away from ``serve`` (a cluster
+        node's hello, answered once its session was looked for)."""
+        if link := self.sockets.get(conn):
+            self._watch(link)
+
     def _watch(self, link: Link) -> None:
         """How long this connection may stay silent: the hello deadline runs from the open
         until a hello; outside a room or a queue each message restarts the idle one; in a

@@ -59,6 +59,8 @@ class Host(Protocol):
 
     def carry_out(self, actions: list[Action]) -> None: ...
 
+    def watch(self, conn: int) -> None: ...
+
     def background(self, work: Coroutine[None, None, None]) -> None: ...
 
     def enable_relay(
@@ -257,3 +259,6 @@ class Member:
             server.relay.move(find.conn, where.node, [encode(find.hello)])
             return
         server.carry_out(server.core.searched(find.conn, find.hello))
+        # Its hello deadline ran meanwhile: a resumed player has none (a game is no idle
+        # time), and one left in no room has the idle one.
+        server.watch(find.conn)

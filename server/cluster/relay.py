@@ -435,6 +435,12 @@ class Relay:
                 core.arrive(link.conn, moved.session)
         waiting = list(pipe.waiting)
         link.relay = None
+        if pipe.answer and core.connections[link.conn].session is None:
+            # A resume whose room's node cannot be reached: it died and its lease has not run
+            # out yet, or it is stopping. As after a restart (PROTOCOL.md section 21), the
+            # client reconnects and resumes, by then on the node that took the room over.
+            link.close(CLOSE_RESTART, "your game's server cannot be reached; reconnect and resume")
+            return
         answers: list[Action] = []
         for data in waiting[: pipe.answer]:
             answers += self._busy(link.conn, data)

@@ -9,6 +9,7 @@ import json
 import random
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import cast
 
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
@@ -203,6 +204,36 @@ async def test_it_reconnects_with_backoff_and_gives_up_in_the_end() -> None:
     assert isinstance(events[-1], Failed)
     assert events[-1].reason.startswith(f"gave up reconnecting to {url}: nothing answers")
     assert isinstance(events[-2], Lost)
+
+
+async def test_a_busy_answer_to_a_resume_is_tried_again() -> None:
+    """A cluster whose game's node just died answers a resume with ``server_busy`` until
+    another node has the room: the client comes back rather than giving up."""
+    events: list[Event] = []
+    connections = 0
+
+    async def failing_over(ws: ServerConnection) -> None:
+        nonlocal connections
+        connections += 1
+        await ws.recv()
+        if connections == 2:
+            busy = {"type": "error", "id": "hello", "code": "server_busy", "message": "later"}
+            await ws.send(json.dumps(busy))
+        else:
+            await ws.send(welcome())
+        if connections == 1:
+            ws.transport.abort()
+        await ws.wait_closed()
+
+    async with fake_server(failing_over) as url:
+        connection = Connection(url, "Alice", events.append, backoff=Backoff(base=0.01, cap=0.05))
+        await connection.open()
+        reader = asyncio.create_task(connection.run())
+        await until(lambda: (connections == 3 and connection.connected) or None)
+        assert [type(e) for e in events] == [Lost, Lost, Connected]
+        assert "later" in cast(Lost, events[1]).reason
+        await connection.close()
+        await asyncio.wait_for(reader, 5)
 
 
 async def test_a_session_taken_over_elsewhere_is_not_fought_for() -> None:

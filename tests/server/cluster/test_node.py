@@ -30,10 +30,15 @@ from tests.wsclient import Client
 
 
 async def resume_anywhere(
-    url: str, welcome: Welcome | None, name: str, within: float = 10.0
+    url: str,
+    welcome: Welcome | None,
+    name: str,
+    within: float = 10.0,
+    refusals: list[str] | None = None,
 ) -> Client:
     """Resume the session through ``url`` (the load balancer), trying again while the
-    cluster answers "reconnect" (1012: the room is still on its way to a node)."""
+    cluster answers "reconnect" (1012: the room is still on its way to a node). A hello
+    answered with anything but a welcome is noted in ``refusals``."""
     assert welcome is not None
     deadline = time.monotonic() + within
     while True:
@@ -49,7 +54,9 @@ async def resume_anywhere(
                 return client
             reply.cancel()
             raise ConnectionClosed(None, None)
-        except (ConnectionClosed, InvalidHandshake, OSError, AssertionError, TimeoutError):
+        except (ConnectionClosed, InvalidHandshake, OSError, AssertionError, TimeoutError) as error:
+            if isinstance(error, AssertionError) and refusals is not None:
+                refusals.append(str(error))
             # A refused attempt (an error instead of a welcome) leaves its connection open:
             # close it, or the retries add up to the node's per-address cap (429).
             if client is not None:
@@ -140,7 +147,11 @@ async def test_a_lease_gone_from_redis_is_taken_again_and_nobody_is_closed(
 async def test_sigkill_of_the_owner_node_both_players_resume_elsewhere_with_every_move(
     postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
 ) -> None:
-    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 3) as cluster:
+    # A short hello deadline: a resumed player must not be held to it (nor to the idle one).
+    hello_timeout = 2.0
+    async with running_cluster(
+        postgres_url, redis_server.url, redis_prefix, 3, "--hello-timeout", str(hello_timeout)
+    ) as cluster:
         a, b, code = await seat_two(cluster.node(0).url)
         half = 7
         await play([a, b], GAME[:half], 0)  # each move acknowledged to both players
@@ -148,10 +159,14 @@ async def test_sigkill_of_the_owner_node_both_players_resume_elsewhere_with_ever
         killed = time.monotonic()
         assert await cluster.node(0).stop(signal.SIGKILL) == -signal.SIGKILL
 
+        refusals: list[str] = []
         a2, b2 = await asyncio.gather(
-            resume_anywhere(cluster.url, a.welcome, "alice"),
-            resume_anywhere(cluster.url, b.welcome, "bob"),
+            resume_anywhere(cluster.url, a.welcome, "alice", refusals=refusals),
+            resume_anywhere(cluster.url, b.welcome, "bob", refusals=refusals),
         )
+        # While the dead node's leases run, a resume is told to reconnect (1012), as after a
+        # restart, never refused with an error a client would take as final.
+        assert refusals == []
         for client in (a2, b2):
             assert client.welcome is not None
             assert (client.welcome.room, client.welcome.seat) == (code, [a2, b2].index(client))
@@ -171,6 +186,7 @@ async def test_sigkill_of_the_owner_node_both_players_resume_elsewhere_with_ever
         owner = await lease_of(redis, redis_prefix, code)
         assert owner is not None
         assert owner[0] in ("n2", "n3")
+        await asyncio.sleep(hello_timeout + 0.5)  # the resumed players stay connected
         final = await play([a2, b2], GAME[half + 1 :], half + 1)
         assert final.result is not None
         await asyncio.gather(a2.close(), b2.close())

@@ -31,7 +31,9 @@ class Config:
         "empty keeps everything in memory",
     )
     sync: str = _setting(
-        "normal", "SQLite synchronous mode: normal survives a server crash, full a power cut too"
+        "normal",
+        "SQLite synchronous mode: normal survives a server crash, full a power cut too, "
+        "off neither (for throwaway test servers)",
     )
     db_retry: float = _setting(
         30.0,
@@ -160,7 +162,7 @@ class Config:
         0, "Argon2id memory per password hash in KiB; 0 for argon2-cffi's default (64 MiB)"
     )
     argon2_parallelism: int = _setting(0, "Argon2id lanes per hash; 0 for argon2-cffi's default")
-    log_level: str = _setting("INFO", "DEBUG, INFO, WARNING or ERROR")
+    log_level: str = _setting("INFO", "DEBUG, INFO, WARNING or ERROR (any case)")
     log_format: str = _setting("plain", "plain (one readable line per event) or json")
 
     @property
@@ -182,8 +184,50 @@ def env_name(field_name: str) -> str:
     return ENV_PREFIX + field_name.upper()
 
 
+CHOICES = {
+    "sync": ("off", "normal", "full"),
+    "log_level": ("DEBUG", "INFO", "WARNING", "ERROR"),
+    "log_format": ("plain", "json"),
+}
+AT_LEAST_ONE = {
+    "max_message", "max_per_ip", "rooms_per_ip", "max_rooms", "burst", "login_burst",
+    "registration_burst",
+}  # fmt: skip
+"""Settings below 1 would refuse everyone (``--max-per-ip 0``: every connection a 429)."""
+POSITIVE = {
+    "rate", "ping_interval", "hello_timeout", "idle_timeout", "lease_ttl", "replay_plies",
+    "logins_per_minute", "registrations_per_hour", "token_days",
+}  # fmt: skip
+"""Settings that must be above 0; every other number may be 0 but not negative."""
+
+
+def problem(config: Config) -> str | None:
+    """What is wrong with ``config``, in one sentence naming the flag; None if nothing."""
+    for item in fields(Config):
+        flag, value = "--" + item.name.replace("_", "-"), getattr(config, item.name)
+        choices = CHOICES.get(item.name)
+        if choices is not None and str(value).upper() not in (c.upper() for c in choices):
+            return f"{flag} must be one of {', '.join(choices)}, not {value!r}"
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        if item.name in AT_LEAST_ONE and value < 1:
+            return f"{flag} must be at least 1, not {value:g}"
+        if item.name in POSITIVE and not value > 0:
+            return f"{flag} must be above 0, not {value:g}"
+        if value < 0:
+            return f"{flag} cannot be negative ({value:g})"
+    if config.port > 65535:
+        return f"--port must be a TCP port, 0 to 65535, not {config.port}"
+    try:
+        config.proxy_networks  # noqa: B018 (parsed for its errors)
+    except ValueError as error:
+        return f"--trusted-proxies: {error}"
+    return None
+
+
 def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Config:
-    """Build the configuration from ``argv`` and ``env`` (default: the process's)."""
+    """Build the configuration from ``argv`` and ``env`` (default: the process's). A value
+    that makes no sense ends the program with the usage and one sentence (exit status 2)."""
     env = os.environ if env is None else env
     parser = argparse.ArgumentParser(
         prog="quoridor-server",
@@ -193,11 +237,19 @@ def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | Non
     for item in fields(Config):
         embedded = COMMAND_LINE_DEFAULTS.get(item.name, getattr(defaults, item.name))
         kind = type(getattr(defaults, item.name))
-        default = kind(env.get(env_name(item.name), embedded))
+        try:
+            default = kind(env.get(env_name(item.name), embedded))
+        except ValueError:
+            name = env_name(item.name)
+            what = "a whole number" if kind is int else "a number"
+            parser.error(f"{name} must be {what}, not {env[name]!r}")
         parser.add_argument(
             "--" + item.name.replace("_", "-"),
             type=kind,
             default=default,
             help=f"{item.metadata['help']} (env {env_name(item.name)}, default {embedded!r})",
         )
-    return Config(**vars(parser.parse_args(argv)))
+    config = Config(**vars(parser.parse_args(argv)))
+    if (wrong := problem(config)) is not None:
+        parser.error(wrong)
+    return config

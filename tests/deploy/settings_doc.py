@@ -58,7 +58,8 @@ ENV_HEADER = """\
 #
 # Every variable the server reads, commented out, with the server's built-in default.
 # Uncomment a line to change it; a value here overrides the unit's own Environment= lines,
-# which already set QUORIDOR_DB=/var/lib/quoridor/quoridor.db and QUORIDOR_MAX_PER_IP=5000.
+# which already set QUORIDOR_DB=/var/lib/quoridor/quoridor.db,
+# QUORIDOR_TRUSTED_PROXIES=127.0.0.1,::1 and QUORIDOR_LOG_FORMAT=plain.
 # Syntax: NAME=value, no spaces around "=", no quotes needed. Meanings: deploy/README.md.
 #
 # Generated from server/config.py: python -m tests.deploy.settings_doc --write

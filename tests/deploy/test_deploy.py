@@ -282,6 +282,38 @@ def test_the_server_accepts_every_documented_default() -> None:
     assert parse_config([], env={}) == DEFAULTS
 
 
+@pytest.mark.parametrize(
+    ("argv", "env", "said"),
+    [
+        (["--port", "70000"], {}, "--port must be a TCP port, 0 to 65535, not 70000"),
+        (["--sync", "bogus"], {}, "--sync must be one of off, normal, full, not 'bogus'"),
+        (["--log-format", "xml"], {}, "--log-format must be one of plain, json, not 'xml'"),
+        (["--log-level", "loud"], {}, "--log-level must be one of DEBUG, INFO, WARNING, ERROR"),
+        (["--trusted-proxies", "999.1.1.1"], {}, "--trusted-proxies: '999.1.1.1' does not"),
+        (["--max-per-ip", "0"], {}, "--max-per-ip must be at least 1, not 0"),
+        (["--ai-workers", "-1"], {}, "--ai-workers cannot be negative (-1)"),
+        (["--rate", "0"], {}, "--rate must be above 0, not 0"),
+        ([], {"QUORIDOR_PORT": "abc"}, "QUORIDOR_PORT must be a whole number, not 'abc'"),
+        ([], {"QUORIDOR_GRACE": "soon"}, "QUORIDOR_GRACE must be a number, not 'soon'"),
+    ],
+)
+def test_a_setting_that_makes_no_sense_is_one_sentence_not_a_traceback(
+    argv: list[str], env: dict[str, str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        parse_config(argv, env=env)
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert f"quoridor-server: error: {said}" in error
+    assert "Traceback" not in error
+
+
+def test_sensible_settings_pass_the_checks() -> None:
+    config = parse_config(["--log-level", "debug", "--sync", "off", "--port", "65535"], env={})
+    assert (config.log_level, config.sync, config.port) == ("debug", "off", 65535)
+    assert parse_config(["--trusted-proxies", "10.0.0.0/8, ::1"], env={}).proxy_networks
+
+
 def test_help_names_every_variable() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "server", "--help"],

@@ -66,7 +66,7 @@ function transforms(turns, n) {
 export class Board {
   /**
    * @param {HTMLElement} host
-   * @param {{onMove: (move: string) => void, onPending: (wall: string|null) => void}} handlers
+   * @param {{onMove: (move: string) => void, onPending: (wall: string|null) => void, onNoWall?: () => void}} handlers
    */
   constructor(host, handlers) {
     this.host = host;
@@ -302,6 +302,7 @@ export class Board {
     if (!wall) return;
     if (e.pointerType === "mouse") {
       if (this.ghostLegal(wall)) this.handlers.onMove(wallName(wall.col, wall.row, wall.o));
+      else if (!this.ghost) this.handlers.onNoWall?.(); // nothing was shown there to place
       return;
     }
     // Touch: the first tap shows the wall to confirm; tapping it again turns it.
@@ -310,7 +311,7 @@ export class Board {
     else if (this.ghostLegal(wall)) {
       this.pending = true;
       this.setGhost(wall);
-    }
+    } else if (!this.pending) this.handlers.onNoWall?.();
   }
 
   /** @param {string} square */

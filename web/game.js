@@ -65,7 +65,8 @@ export class GameView {
     this.tabMoves = h("button", { type: "button", role: "tab", "aria-selected": "true", text: "Moves", onclick: () => this.tab("moves") });
     this.tabChat = h("button", { type: "button", role: "tab", "aria-selected": "false", text: "Chat", onclick: () => this.tab("chat") });
     this.movesPanel = h("div", { class: "panel moves", role: "tabpanel" }, this.liveButton, this.moveList);
-    this.chatPanel = h("div", { class: "panel chat", role: "tabpanel", hidden: true }, this.chatLog, this.chatForm);
+    this.chatNote = h("p", { class: "chat-note", hidden: true, text: "The players' chat: spectators read it, only players write." });
+    this.chatPanel = h("div", { class: "panel chat", role: "tabpanel", hidden: true }, this.chatLog, this.chatNote, this.chatForm);
     this.title = h("div", { class: "room-title" });
     const side = h("aside", { class: "side" },
       this.title, this.banner, this.evalBar, this.playersList, this.actions, commandForm,
@@ -77,6 +78,13 @@ export class GameView {
     this.board = new Board(boardHost, {
       onMove: (move) => this.play(move),
       onPending: (wall) => this.pendingWall(wall),
+      // A tap or click on a groove where the position allows no wall: say so, rather than
+      // nothing (the server's legal walls decide; the client knows no rule).
+      onNoWall: () => {
+        const me = this.seat.seat;
+        const left = me === null ? 0 : this.state?.walls_left[me] ?? 0;
+        this.app.notice(left ? "No wall can go there now." : "You have no walls left.");
+      },
     });
     this.keys = (/** @type {KeyboardEvent} */ e) => this.historyKeys(e);
     document.addEventListener("keydown", this.keys);
@@ -260,6 +268,7 @@ export class GameView {
     this.renderActions();
     this.renderMoves();
     this.chatForm.hidden = !this.isPlayer;
+    this.chatNote.hidden = this.isPlayer;
     this.commandForm.hidden = !this.isPlayer;
     // The tab's title says when it is your move, for a player looking at another tab.
     document.title = `${this.myTurn() ? "Your move · " : ""}${state.room} · Quoridor`;
@@ -292,6 +301,8 @@ export class GameView {
 
   renderPlayers() {
     const state = this.state;
+    // Looking back at a move: the distances and walls left of that position.
+    const shown = this.viewing !== null && this.frames ? this.frames.frames[this.viewing] ?? state : state;
     const items = state.players.map((/** @type {any} */ player, /** @type {number} */ seat) => {
       const toMove = state.status === "playing" && state.turn === seat;
       const you = this.isPlayer && seat === this.seat.seat;
@@ -312,11 +323,11 @@ export class GameView {
             " ",
             ratingBadge(player),
             you ? "you · " : "",
-            `${state.distances[seat] >= 0 ? state.distances[seat] : "–"} to go`,
+            `${shown.distances[seat] >= 0 ? shown.distances[seat] : "–"} to go`,
             player.claim_in_ms !== null && player.active ? h("span", { class: "away", "data-claim": player.claim_in_ms }) : null,
           ),
         ),
-        stock(state.walls_left[seat], state.variant.walls),
+        stock(shown.walls_left[seat], state.variant.walls),
         state.clock ? h("span", { class: "clock", "data-seat": seat }) : null,
       );
     });
@@ -438,6 +449,9 @@ export class GameView {
     const state = this.state;
     const per = state.variant.players;
     const items = [];
+    // The move button that has the focus is drawn again: the new one gets it.
+    const active = /** @type {HTMLElement|null} */ (document.activeElement);
+    const focused = active?.closest(".movelist") === this.moveList ? active.dataset.ply : undefined;
     /** The round being listed: its number and moves stay on one line. @type {HTMLElement|null} */
     let line = null;
     let moves = 0;
@@ -457,6 +471,7 @@ export class GameView {
       line.append(h("button", { type: "button", class: frame === this.viewing ? "shown" : "", text: move, "data-ply": frame, onclick: () => this.showPly(frame) }));
     });
     this.moveList.replaceChildren(...items);
+    if (focused) /** @type {HTMLElement|null} */ (this.moveList.querySelector(`button[data-ply="${focused}"]`))?.focus();
     this.liveButton.hidden = this.viewing === null;
     if (this.viewing === null) this.moveList.parentElement?.scrollTo({ top: 1e6 });
   }

@@ -123,7 +123,7 @@ export class Lobby {
       const reply = await this.conn.request({ type: kind, name: /** @type {HTMLInputElement} */ (user).value.trim(), password: /** @type {HTMLInputElement} */ (password).value });
       if (reply.type === "logged_in") return this.app.logIn({ name: reply.name, token: reply.token });
       error.textContent = ACCOUNT_ERRORS[reply.code] ?? (reply.code === "invalid_field"
-        ? "Not allowed: a name has 3–20 letters or digits, a password 8–128 characters and differs from the name."
+        ? fieldError(reply.message ?? "")
         : reply.message ?? "The server refused.");
       error.hidden = false;
     };
@@ -266,4 +266,16 @@ export class Lobby {
         h("td", { class: "act" }, h("button", { type: "button", text: "Replay", onclick: () => this.app.go(`#/replay/${game.game}`) })));
     }));
   }
+}
+
+/**
+ * What is wrong with a name or password the server refused (`invalid_field`), from the path
+ * its message ends with (PROTOCOL.md section 3: "- at `$.password`").
+ * @param {string} message
+ */
+function fieldError(message) {
+  if (message.includes("`$.name`")) return "That name is not allowed: a name has 3–20 letters or digits.";
+  if (message.includes("is the name")) return "The password must differ from the name.";
+  if (message.includes("`$.password`")) return "That password is not allowed: a password has 8–128 characters.";
+  return "Not allowed: a name has 3–20 letters or digits, a password 8–128 characters and differs from the name.";
 }

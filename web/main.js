@@ -194,7 +194,13 @@ async function enterRoom(code, watchOnly) {
 function openGame() {
   if (!seat) return;
   if (view instanceof GameView && view.seat.code === seat.code) view.setSeat(seat);
-  else show(new GameView(main, conn, seat, app));
+  else {
+    const game = new GameView(main, conn, seat, app);
+    show(game);
+    // The lobby's control that had the focus went with the lobby: the board takes it, so a
+    // keyboard player goes on from there (the board's cursor shows only once a key is used).
+    if (!document.activeElement || document.activeElement === document.body) game.board.svg.focus({ preventScroll: true });
+  }
   document.title = `${seat.code} · Quoridor`;
   document.body.dataset.view = "game";
   document.body.dataset.role = seat.role;

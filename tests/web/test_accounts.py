@@ -176,6 +176,14 @@ async def test_logout_ends_the_token_and_a_wrong_password_is_told(
     await page.wait_for_selector(
         ".form-error:text-is('That name is taken or not allowed: choose another.')"
     )
+    # A refused name or password says which, and why.
+    await account_form(carla, "Carlos12", "short", "Register")
+    await page.wait_for_selector(
+        ".form-error:text-is('That password is not allowed: a password has 8\u2013128 characters.')"
+    )
+    await account_form(carla, "Carlos12", "Carlos12", "Register")
+    await page.wait_for_selector(".form-error:text-is('The password must differ from the name.')")
+    await account_form(carla, "CARLA", PASSWORD, "Register")
     await page.click(".login-form button:text-is('Log in')")
     await page.wait_for_selector(".account .me:text-is('Carla')")
     await close_all(carla)

@@ -15,6 +15,8 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     browser: Browser, site: GameServer
 ) -> None:
     (alice, bob), code = await game_between(browser, site)
+    # The lobby's button went with the lobby: the board has the focus, for the keyboard.
+    assert await alice.page.evaluate("document.activeElement.classList.contains('board')")
     assert "Your move" in await alice.banner()
     assert "Alice to move" in await bob.banner()
     # A player's first move says how a move is made, in a toast (a mouse here: "Click").
@@ -25,6 +27,9 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     latencies = []
     for ply, move in enumerate(plan):
         mover, other = (alice, bob) if ply % 2 == 0 else (bob, alice)
+        if ply == 4:  # a click where no wall may go (d3h stands there) is answered in words
+            await mover.page.mouse.click(*await mover.wall_point("d3h"))
+            await toast.filter(has_text="No wall can go there now.").wait_for()
         if move.endswith("h"):
             await mover.place_wall(move)
         else:
@@ -42,9 +47,13 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     # The move list shows past positions while the live game stays a click away.
     await alice.page.click('.movelist button[data-ply="2"]')
     await alice.page.wait_for_selector(".movelist button.shown")
+    assert await alice.page.evaluate("document.activeElement.dataset.ply") == "2"
     assert await alice.page.locator("rect.wall").count() == 0
+    used = alice.page.locator('.player[data-seat="0"] .stock i.used')
+    assert await used.count() == 0  # the walls left then, not now
     await alice.page.click("text=Back to live")
     await alice.page.wait_for_selector('rect.wall[data-wall="d3h"]')
+    assert await used.count() == 1
     # Both ask for a rematch: a new game with the seats turned, so Bob opens.
     await alice.page.click("text=Rematch")
     await bob.page.click("text=Accept rematch (1/2)")

@@ -163,11 +163,15 @@ async def _is_ready(port: int) -> bool:
 class Node:
     """One node: ``python -m server`` in a process group of its own, its log in a file."""
 
-    def __init__(self, name: str, port: int, argv: Sequence[str], log: Path) -> None:
+    def __init__(
+        self, name: str, port: int, argv: Sequence[str], log: Path, secret: str = ""
+    ) -> None:
         self.name = name
         self.port = port
         self.argv = list(argv)
         self.log = log
+        self.secret = secret
+        """The cluster's secret, handed over in the environment (``ps`` shows the argv)."""
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -179,6 +183,7 @@ class Node:
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "server", *self.argv],
+                env={**os.environ, "QUORIDOR_CLUSTER_SECRET": self.secret},
                 stdout=subprocess.DEVNULL,
                 stderr=log,
                 start_new_session=True,
@@ -246,7 +251,6 @@ class LocalCluster:
             "--node-id", f"node{index + 1}",
             "--lease-ttl", str(self.lease_ttl),
             "--advertise", f"{HOST}:{port}",
-            "--cluster-secret", self.secret,
         ]  # fmt: skip
         return argv + list(self.node_args)
 
@@ -258,7 +262,8 @@ class LocalCluster:
         # One at a time: the first one creates the tables (the others would wait for its lock).
         for index, port in enumerate(ports):
             name = f"node{index + 1}"
-            node = Node(name, port, self.node_argv(index, port), self.logs / f"{name}.log")
+            argv, log = self.node_argv(index, port), self.logs / f"{name}.log"
+            node = Node(name, port, argv, log, self.secret)
             self.servers.append(node)
             await asyncio.to_thread(node.start)
         self.balancer = await Balancer(ports, self.port).start()

@@ -186,12 +186,17 @@ class Leases:
         every lease once Redis has been unreachable for a whole TTL: another node may own
         those rooms by then, so this node must stop serving them."""
         last_success = time.monotonic()
+        given_up = 0  # leases let go while Redis is away
         while True:
             try:
                 lost = await self.renew_all()
                 last_success = time.monotonic()
                 if not self.healthy:
-                    log.info("redis reachable again; leases kept")
+                    given_up += len(lost)
+                    log.info(
+                        "redis reachable again; %d leases kept, %d lost", len(self.held), given_up
+                    )
+                    given_up = 0
                 self.healthy = True  # before on_lost: Redis answers, so a lease may be had again
                 for room in lost:
                     on_lost(room)
@@ -201,6 +206,7 @@ class Leases:
                     log.warning("redis unreachable (%s); leases at risk", error)
                 self.healthy = False
                 if time.monotonic() - last_success >= self.ttl:
+                    given_up += len(self.held)
                     for room in list(self.held):
                         del self.held[room]
                         on_lost(room)

@@ -243,6 +243,7 @@ class GameServer:
         server = await self._listen()
         if config.redis:
             self._join_cluster(_bound_port(server))
+            await self._claim_node_name()
         member = self.member
         self.stall_clock.start()
         try:
@@ -701,6 +702,21 @@ class GameServer:
                 transport.write(frame)
             except Exception as error:  # a transport that just broke: its close follows
                 log.warning("could not write to a client: %s", error, extra={"conn": target})
+
+    async def _claim_node_name(self) -> None:
+        """Refuse to start as a second live node of one name (Redis unreachable: it cannot
+        be told, and the node starts unready as it would anyway)."""
+        from redis.exceptions import RedisError  # Redis's client only on a cluster node
+
+        from server.cluster.leases import NameTaken
+
+        assert self.member is not None
+        try:
+            await self.member.node.leases.claim_name()
+        except NameTaken as taken:
+            raise StartupError(str(taken)) from None
+        except (OSError, RedisError) as error:
+            log.warning("cannot check that this node's name is free: %s", error)
 
     def _join_cluster(self, port: int) -> None:
         from server.cluster.member import Member  # Redis's client only on a cluster node

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -86,6 +87,10 @@ return 0
 """
 
 
+class NameTaken(RuntimeError):
+    """Another live node of the cluster has this node's name (``--node-id``)."""
+
+
 @dataclass(frozen=True)
 class Lease:
     room: str
@@ -110,6 +115,9 @@ class Leases:
         """Successful renewals (a metric)."""
         self.healthy = True
         """False while Redis cannot be reached (the node is not ready)."""
+        self.instance = secrets.token_hex(8).encode()
+        """This process's mark in the node's liveness key: two live nodes of one name (each
+        taking the other's leases for its own) show as two marks."""
         self._acquire = redis.register_script(_ACQUIRE)
         self._renew = redis.register_script(_RENEW)
         self._renew_many = redis.register_script(_RENEW_MANY)
@@ -220,7 +228,7 @@ class Leases:
         the rooms whose lease is not ours any more (expired, taken), no longer held."""
         leases = list(self.held.values())
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.set(self.keys.alive(self.node), b"1", px=self._ttl_ms)
+            pipe.set(self.keys.alive(self.node), self.instance, px=self._ttl_ms)
             for start in range(0, len(leases), RENEWALS_PER_SCRIPT):
                 chunk = leases[start : start + RENEWALS_PER_SCRIPT]
                 await self._renew_many(
@@ -240,6 +248,24 @@ class Leases:
         for room in lost:
             del self.held[room]
         return lost
+
+    async def claim_name(self) -> None:
+        """Before this node takes anything: wait for the liveness key of its name to go, as
+        a killed node's does within a TTL (a restart straight after a crash waits that long);
+        one still renewed past that is another node's, alive: ``NameTaken``."""
+        key = self.keys.alive(self.node)
+        deadline = time.monotonic() + self.ttl * 1.5
+        while await self.redis.exists(key):
+            if time.monotonic() > deadline:
+                raise NameTaken(
+                    f"another node of this cluster is named {self.node!r} and alive: give "
+                    "each node its own --node-id"
+                )
+            await asyncio.sleep(self.ttl / 10)
+
+    async def let_name_go(self) -> None:
+        """On a graceful stop: the name is free at once for this node's next start."""
+        await self._release(keys=[self.keys.alive(self.node)], args=[self.instance])
 
     async def alive(self, node: str) -> bool:
         """Whether ``node`` renewed its liveness within the TTL."""

@@ -149,6 +149,8 @@ class ClusterNode:
             with contextlib.suppress(RedisError, OSError):
                 await self.leases.release(lease)
         self.spare = []
+        with contextlib.suppress(RedisError, OSError):
+            await self.leases.let_name_go()
         await self.redis.aclose()
 
     async def hand_over(self, codes: list[str]) -> None:

@@ -22,7 +22,7 @@ from server.database import Batch
 from server.history import GameHistory
 from server.pgstore import PgStore
 from tests.process import ServerProcess
-from tests.server.cluster.harness import DEFAULT_TTL, running_cluster
+from tests.server.cluster.harness import DEFAULT_TTL, Node, running_cluster
 from tests.server.test_store import GAME, play, seat_two
 from tests.server.test_store_contract import game
 from tests.services import RedisServer
@@ -297,3 +297,30 @@ async def test_a_paused_owner_that_wakes_after_a_takeover_cannot_write_and_drops
         await asyncio.gather(a2.close(), b2.close())
 
     assert await saved_moves(postgres_url, code) == GAME
+
+
+async def test_a_second_live_node_of_one_name_is_refused_and_a_killed_ones_name_comes_back(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str
+) -> None:
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 1) as cluster:
+        # Two live nodes named n1 would each renew and take the other's leases as its own.
+        twin = Node(postgres_url, "n1", *cluster.common)
+        with pytest.raises(RuntimeError, match="server exited"):
+            await twin.start()
+        assert (
+            "another node of this cluster is named 'n1' and alive: give each node its own "
+            "--node-id" in twin.log.decode()
+        )
+        assert twin.process is not None
+        assert await twin.process.wait() == 1
+        # A node killed and started again straight away waits for its old mark to expire.
+        assert await cluster.node(0).stop(signal.SIGKILL) == -signal.SIGKILL
+        started = time.monotonic()
+        await cluster.restart(0)
+        assert time.monotonic() - started < DEFAULT_TTL * 1.5 + 5
+        # Stopped gracefully, it lets its name go at once.
+        assert await cluster.node(0).stop(signal.SIGTERM) == 0
+        started = time.monotonic()
+        await cluster.restart(0)
+        waited = time.monotonic() - started
+        print(f"restart after SIGTERM: {waited:.2f} s")

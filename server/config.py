@@ -206,7 +206,8 @@ def problem(config: Config) -> str | None:
     for item in fields(Config):
         flag, value = "--" + item.name.replace("_", "-"), getattr(config, item.name)
         choices = CHOICES.get(item.name)
-        if choices is not None and str(value).upper() not in (c.upper() for c in choices):
+        said = str(value).upper() if item.name == "log_level" else value  # the level in any case
+        if choices is not None and said not in choices:
             return f"{flag} must be one of {', '.join(choices)}, not {value!r}"
         if isinstance(value, bool) or not isinstance(value, int | float):
             continue

@@ -287,6 +287,7 @@ def test_the_server_accepts_every_documented_default() -> None:
     [
         (["--port", "70000"], {}, "--port must be a TCP port, 0 to 65535, not 70000"),
         (["--sync", "bogus"], {}, "--sync must be one of off, normal, full, not 'bogus'"),
+        (["--sync", "NORMAL"], {}, "--sync must be one of off, normal, full, not 'NORMAL'"),
         (["--log-format", "xml"], {}, "--log-format must be one of plain, json, not 'xml'"),
         (["--log-level", "loud"], {}, "--log-level must be one of DEBUG, INFO, WARNING, ERROR"),
         (["--trusted-proxies", "999.1.1.1"], {}, "--trusted-proxies: '999.1.1.1' does not"),

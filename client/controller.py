@@ -618,6 +618,12 @@ class Controller:
         self.view.notice(
             "info", f"{', '.join(away)} stayed away too long: type claim to win the game."
         )
+        if self._input_ended and state.turn != self.seat:
+            # A script's input is over: nobody can type claim, and nothing else will come.
+            self.view.notice("info", "End of input: leaving.")
+            for line in self.summary():
+                self.view.notice("info", line)
+            self.finish(0)
 
     async def _error(self, error: Error) -> None:
         pending = self._pending.pop(error.id, None) if isinstance(error.id, int) else None

@@ -16,13 +16,17 @@ from protocol.messages import (
     AiSpec,
     Create,
     Join,
+    Joined,
+    Leave,
     ListRooms,
     MoveRequest,
+    State,
     TimeControl,
     VariantSpec,
     Watch,
 )
 from server.app import GameServer
+from server.config import Config
 from tests.client.recorder import Recorder, start, until
 from tests.wsclient import Client
 
@@ -302,3 +306,37 @@ async def test_play_vs_ai_in_plain_mode(url: str) -> None:
     assert sum(line.startswith("Computer L1 ") for line in lines) == 3
     assert lines[-2] == "End of input: leaving."
     assert not any("refused" in line or "joins with" in line for line in lines)
+
+
+async def test_piped_input_leaves_when_the_opponent_stays_away() -> None:
+    """The input is over, the opponent left on their turn: nobody can type claim, so the
+    client says how to come back and exits instead of waiting for ever."""
+    config = Config(port=0, rate=1000, burst=1000, deliberate_grace=0.5)
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        out, err = io.StringIO(), io.StringIO()
+        args = parse(["--server", url, "--name", "Alice", "create"])
+        stdin, typing = pipe()
+        with stdin, typing:
+            task = asyncio.create_task(dispatch(args, stdin, out, err))
+            typing.write("e2\n")
+            typing.close()  # one move, then the end of the input (not her turn yet)
+            line = await until(lambda: _first(out.getvalue(), "Room "))
+            bob = await Client.connect(url, "Bob")
+            await bob.send(Join(room=line.split()[1].rstrip(":")))
+            await bob.expect(Joined)
+            while (await bob.expect(State)).ply != 1:
+                pass
+            await bob.send(Leave())  # on his turn
+            code = await asyncio.wait_for(task, 10)
+            await bob.close()
+    lines = out.getvalue().splitlines()
+    assert (code, err.getvalue()) == (0, "")
+    assert "Bob stayed away too long: type claim to win the game." in lines
+    assert lines[-2] == "End of input: leaving."
+    assert lines[-1].startswith("You left a game in progress")
+
+
+def _first(text: str, start: str) -> str | None:
+    """The first line of ``text`` that starts with ``start``."""
+    return next((line for line in text.splitlines() if line.startswith(start)), None)

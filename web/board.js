@@ -63,6 +63,23 @@ function transforms(turns, n) {
  * }} BoardView
  */
 
+/**
+ * The squares next to a square that a placed wall shuts it off from (what a screen reader
+ * hears with the square: geometry of the walls drawn, not a rule).
+ * @param {number} col @param {number} row @param {string[]} walls @param {number} n
+ */
+function walledOff(col, row, walls, n) {
+  const placed = new Set(walls);
+  /** @param {number} c @param {number} r @param {"h"|"v"} o */
+  const at = (c, r, o) => c >= 0 && r >= 0 && placed.has(wallName(c, r, o));
+  const shut = [];
+  if (row + 1 < n && (at(col, row, "h") || at(col - 1, row, "h"))) shut.push(wallName(col, row + 1));
+  if (row > 0 && (at(col, row - 1, "h") || at(col - 1, row - 1, "h"))) shut.push(wallName(col, row - 1));
+  if (col + 1 < n && (at(col, row, "v") || at(col, row - 1, "v"))) shut.push(wallName(col + 1, row));
+  if (col > 0 && (at(col - 1, row, "v") || at(col - 1, row - 1, "v"))) shut.push(wallName(col - 1, row));
+  return shut;
+}
+
 export class Board {
   /**
    * @param {HTMLElement} host
@@ -446,7 +463,14 @@ export class Board {
     } else {
       const [col, row] = this.logicalSquare(c.x, c.y);
       const square = wallName(col, row);
-      announce(`${square}${this.isTarget(square) ? ", you can move here" : ""}`);
+      const view = /** @type {BoardView} */ (this.view);
+      const said = [square];
+      const seat = view.pawns.indexOf(square);
+      if (seat >= 0) said.push(`${SEAT_NAMES[seat]} pawn`);
+      const shut = walledOff(col, row, view.walls, view.size);
+      if (shut.length) said.push(`walled off from ${shut.join(" and ")}`);
+      if (this.isTarget(square)) said.push("you can move here");
+      announce(said.join(", "));
     }
   }
 

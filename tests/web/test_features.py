@@ -158,6 +158,13 @@ async def test_keyboard_alone(browser: Browser, site: GameServer) -> None:
     await bob.page.wait_for_selector("#announcer:has-text('placed a vertical wall at c3v')")
     await bob.click_square("b4")
     await alice.wait_ply(4)
+    # Back to squares, on d4: a square is told with the walls and pawns on it.
+    await page.keyboard.press("w")
+    await page.wait_for_selector("#announcer p:text-is('d4, walled off from c4')")
+    await page.keyboard.press("ArrowLeft")
+    await page.wait_for_selector("#announcer p:text-is('c4, walled off from d4')")
+    await page.keyboard.press("ArrowLeft")
+    await page.wait_for_selector("#announcer p:text-is('b4, blue pawn')")
     # The command box: "/" focuses it, then notation.
     await page.keyboard.press("Escape")
     await page.keyboard.press("/")

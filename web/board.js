@@ -100,6 +100,8 @@ export class Board {
     this.ghost = null;
     this.pending = false;
     this.rotated = false;
+    /** The groove spot the pointer was last on (a turn holds only there). */
+    this.spot = "";
     /** Keyboard cursor in display coordinates; wall mode puts it on a groove crossing. */
     this.cursor = { x: 0, y: 0, wall: false, o: /** @type {"h"|"v"} */ ("h"), shown: false };
     this.svg.addEventListener("pointermove", (e) => this.pointerMove(e));
@@ -281,7 +283,16 @@ export class Board {
     const make = (m) => (horizontal ? { col: m - 1, row: line - 1, o: "h" } : { col: line - 1, row: m - 1, o: "v" });
     let wall = make(mid);
     if (!this.ghostLegal(this.turned(wall)) && this.ghostLegal(this.turned(make(alt)))) wall = make(alt);
-    return { wall: this.turned(wall) };
+    return { wall: this.turned(wall), spot: `${horizontal ? "h" : "v"}${line},${mid}` };
+  }
+
+  /** What lies under the pointer, a turn asked for (R, a second tap) kept only on the spot
+   * where it was asked: the next groove starts from its own orientation. @param {PointerEvent} e */
+  hitHere(e) {
+    const hit = this.hit(e);
+    if (!this.rotated || !hit?.spot || hit.spot === this.spot) return hit;
+    this.rotated = false;
+    return this.hit(e);
   }
 
   /** The wall with the rotation asked for applied. @param {{col: number, row: number, o: "h"|"v"}} wall */
@@ -298,7 +309,8 @@ export class Board {
   /** @param {PointerEvent} e */
   pointerMove(e) {
     if (e.pointerType !== "mouse" || this.pending) return;
-    const hit = this.hit(e);
+    const hit = this.hitHere(e);
+    if (hit?.spot) this.spot = hit.spot;
     this.svg.classList.toggle("pointing", !!hit?.square && this.isTarget(hit.square));
     this.setGhost(hit?.wall && this.ghostLegal(hit.wall) ? hit.wall : null);
   }
@@ -325,10 +337,14 @@ export class Board {
     // Touch: the first tap shows the wall to confirm; tapping it again turns it.
     const same = this.pending && this.ghost && this.ghost.col === wall.col && this.ghost.row === wall.row;
     if (same) this.rotate();
-    else if (this.ghostLegal(wall)) {
-      this.pending = true;
-      this.setGhost(wall);
-    } else if (!this.pending) this.handlers.onNoWall?.();
+    else {
+      const fresh = /** @type {{col: number, row: number, o: "h"|"v"}} */ (this.hitHere(e)?.wall);
+      this.spot = hit.spot;
+      if (this.ghostLegal(fresh)) {
+        this.pending = true;
+        this.setGhost(fresh);
+      } else if (!this.pending) this.handlers.onNoWall?.();
+    }
   }
 
   /** @param {string} square */

@@ -12,6 +12,36 @@ const LOW_TIME_MS = 20_000;
  * @typedef {{code: string, role: "player"|"spectator", seat: number|null}} Seat
  */
 
+/**
+ * The move list's items, a round to a line ("1. e2 e8"), each move a button that shows the
+ * position after it; a retirement is a line of its own. Live games and replays share it.
+ * @param {string[]} moves @param {number} per players, so moves per round
+ * @param {number|null} shown the frame shown (marked), if any
+ * @param {(frame: number) => void} pick
+ */
+export function moveListItems(moves, per, shown, pick) {
+  const items = [];
+  /** The round being listed: its number and moves stay on one line. @type {HTMLElement|null} */
+  let line = null;
+  let played = 0;
+  moves.forEach((move, action) => {
+    // replay_frames has a frame after every action, retirements included: index by action.
+    const frame = action + 1;
+    if (move.startsWith("retire ")) {
+      items.push(h("li", { class: "retire", text: `${SEAT_NAMES[Number(move.slice(7))]} left` }));
+      line = null; // the round goes on after it, on a line of its own
+      return;
+    }
+    if (played % per === 0 || !line) {
+      line = h("li", {}, played % per === 0 ? h("span", { class: "round", text: `${played / per + 1}.` }) : null);
+      items.push(line);
+    }
+    played += 1;
+    line.append(h("button", { type: "button", class: frame === shown ? "shown" : "", text: move, "data-ply": frame, onclick: () => pick(frame) }));
+  });
+  return items;
+}
+
 export class GameView {
   /**
    * @param {HTMLElement} root
@@ -447,29 +477,10 @@ export class GameView {
 
   renderMoves() {
     const state = this.state;
-    const per = state.variant.players;
-    const items = [];
     // The move button that has the focus is drawn again: the new one gets it.
     const active = /** @type {HTMLElement|null} */ (document.activeElement);
     const focused = active?.closest(".movelist") === this.moveList ? active.dataset.ply : undefined;
-    /** The round being listed: its number and moves stay on one line. @type {HTMLElement|null} */
-    let line = null;
-    let moves = 0;
-    state.moves.forEach((/** @type {string} */ move, /** @type {number} */ action) => {
-      // replay_frames has a frame after every action, retirements included: index by action.
-      const frame = action + 1;
-      if (move.startsWith("retire ")) {
-        items.push(h("li", { class: "retire", text: `${SEAT_NAMES[Number(move.slice(7))]} left` }));
-        line = null; // the round goes on after it, on a line of its own
-        return;
-      }
-      if (moves % per === 0 || !line) {
-        line = h("li", {}, moves % per === 0 ? h("span", { class: "round", text: `${moves / per + 1}.` }) : null);
-        items.push(line);
-      }
-      moves += 1;
-      line.append(h("button", { type: "button", class: frame === this.viewing ? "shown" : "", text: move, "data-ply": frame, onclick: () => this.showPly(frame) }));
-    });
+    const items = moveListItems(state.moves, state.variant.players, this.viewing, (frame) => this.showPly(frame));
     this.moveList.replaceChildren(...items);
     if (focused) /** @type {HTMLElement|null} */ (this.moveList.querySelector(`button[data-ply="${focused}"]`))?.focus();
     this.liveButton.hidden = this.viewing === null;

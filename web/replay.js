@@ -6,7 +6,7 @@
 // mark (?! inaccuracy, ? mistake, ?? blunder) with the better move.
 import { Board } from "./board.js";
 import { h } from "./dom.js";
-import { swatch } from "./game.js";
+import { moveListItems, swatch } from "./game.js";
 import { moveText, resultText } from "./words.js";
 
 export class ReplayView {
@@ -71,7 +71,7 @@ export class ReplayView {
     this.frames = frames.frames;
     this.players.replaceChildren(...record.summary.players.map((/** @type {string} */ name, /** @type {number} */ seat) =>
       h("li", { class: `player seat${seat}` }, swatch(seat), h("span", { class: "who" }, h("span", { class: "name", text: name })))));
-    this.list.replaceChildren(...this.moves.map((move, i) => h("li", {}, h("button", { type: "button", text: move, "data-ply": i + 1, onclick: () => this.show(i + 1) }))));
+    this.list.replaceChildren(...moveListItems(this.moves, record.summary.variant.players, null, (frame) => this.show(frame)));
     this.show(this.frames.length - 1);
   }
 
@@ -128,7 +128,8 @@ export class ReplayView {
     });
     const mover = this.index > 0 ? this.frames[this.index - 1].turn : null;
     const who = mover === null ? "" : summary.players[mover] ?? "";
-    let caption = this.index === 0 ? `Start · ${this.frames.length - 1} moves` : `${this.index}. ${moveText(frame.last_move, who)}`;
+    // By move (ply), as a live game's "Viewing move 5 of 23"; the list numbers rounds.
+    let caption = this.index === 0 ? `Start · ${this.frames.length - 1} moves` : `Move ${this.index} of ${this.frames.length - 1}: ${moveText(frame.last_move, who)}`;
     if (this.index === this.frames.length - 1) {
       caption += ` · ${resultText({ winner: summary.winner, reason: summary.reason }, (seat) => summary.players[seat])}`;
     }

@@ -81,9 +81,13 @@ async def open_player(
     name: str,
     path: str = "/",
     viewport: tuple[int, int] = (1280, 800),
+    touch: bool = False,
 ) -> Player:
-    """A new browser context on the site, its name chosen before the first hello."""
-    context = await browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    """A new browser context on the site, its name chosen before the first hello (``touch``:
+    a phone's, which taps rather than points)."""
+    context = await browser.new_context(
+        viewport={"width": viewport[0], "height": viewport[1]}, has_touch=touch, is_mobile=touch
+    )
     key = "'quoridor.name'"
     await context.add_init_script(
         f"if (!localStorage.getItem({key})) localStorage.setItem({key}, {json.dumps(name)});"

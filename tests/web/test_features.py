@@ -135,6 +135,42 @@ async def test_only_legal_walls_are_offered(browser: Browser, site: GameServer) 
     await close_all(alice, bob)
 
 
+async def test_a_turned_wall_stays_on_its_spot(browser: Browser, site: GameServer) -> None:
+    (alice, bob), _ = await game_between(browser, site)
+    assert await alice.hover_wall("b2h") == "b2h"
+    await alice.page.focus("svg.board")
+    await alice.page.keyboard.press("r")  # R turns the wall under the pointer
+    await alice.page.locator('.overlay .ghost[data-wall="b2v"]').wait_for()
+    # The next groove shows its own orientation, not the turn asked for back there.
+    assert await alice.hover_wall("c3h") == "c3h"
+    assert await alice.hover_wall("c3v") == "c3v"
+    await close_all(alice, bob)
+
+
+async def test_a_wall_by_touch_is_tapped_turned_and_confirmed(
+    browser: Browser, site: GameServer
+) -> None:
+    phone = await open_player(browser, site, "Alice", viewport=(360, 740), touch=True)
+    code = await create_room(phone)
+    desk = await open_player(browser, site, "Bob", f"/#/room/{code}")
+    await phone.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    if await phone.page.evaluate("() => document.body.dataset.seat") != "0":
+        await desk.click_square("c4")  # Bob opens; then it is the phone's turn
+        await phone.wait_ply(1)
+    ply = int(await phone.page.evaluate("() => document.body.dataset.ply"))
+    bar = phone.page.locator(".wallbar-text")
+    await phone.page.touchscreen.tap(*await phone.wall_point("b2h"))  # shown, not placed
+    await bar.filter(has_text="Wall b2h?").wait_for()
+    await phone.page.touchscreen.tap(*await phone.wall_point("b2h"))  # a second tap turns it
+    await bar.filter(has_text="Wall b2v?").wait_for()
+    await phone.page.touchscreen.tap(*await phone.wall_point("c3h"))  # elsewhere: its own way
+    await bar.filter(has_text="Wall c3h?").wait_for()
+    await phone.page.click("text=Place wall")
+    await desk.wait_ply(ply + 1)
+    assert await desk.page.locator('rect.wall[data-wall="c3h"]').count() == 1
+    await close_all(phone, desk)
+
+
 async def test_keyboard_alone(browser: Browser, site: GameServer) -> None:
     (alice, bob), _ = await game_between(browser, site)
     page = alice.page

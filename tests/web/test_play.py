@@ -66,6 +66,11 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     await alice.page.wait_for_function("() => document.body.dataset.replay === '7'")
     await alice.page.keyboard.press("ArrowLeft")
     await alice.page.wait_for_function("() => document.body.dataset.replay === '6'")
+    # Numbered as in the live game: a round to a line, the caption by move.
+    rounds = await alice.page.locator(".movelist li").all_inner_texts()
+    assert [" ".join(r.split()) for r in rounds] == ["1. c2 c4", "2. d3h c3", "3. c4 c2", "4. c5"]
+    caption = "Move 6 of 7: Bob moved to c2"
+    await alice.page.locator(".replay .banner").filter(has_text=caption).wait_for()
     await alice.page.keyboard.press("Home")
     await alice.page.wait_for_function("() => document.body.dataset.replay === '0'")
     assert await alice.page.locator("rect.wall").count() == 0

@@ -379,9 +379,10 @@ class Room:
 
     def away(self, seat: int, now: float, grace: float) -> None:
         """The seat's player went away: the grace period starts (in a game, the claim
-        countdown; in a waiting room, the time the seat is kept)."""
+        countdown; in a waiting room, the time the seat is kept; in a finished one, the time
+        it is kept, once nobody else is there, for the player to come back to the result)."""
         holder = self.holder(seat)
-        if self.status != "finished" and holder.gone_since is None:
+        if holder.gone_since is None:
             holder.gone_since, holder.grace = now, grace
 
     def listable(self) -> bool:
@@ -399,17 +400,35 @@ class Room:
         )
 
     def seats_kept(self) -> bool:
-        """Does a waiting room still keep a seat for a player who dropped?"""
-        return self.status == "waiting" and any(h and h.gone_since is not None for h in self.seats)
+        """Does the room still keep a seat for a player who dropped: in a waiting room to
+        play, in a finished one to come back to how the game ended?"""
+        if self.status == "waiting":
+            return any(h and h.gone_since is not None for h in self.seats)
+        return self.status == "finished" and bool(self._dropped())
+
+    def _dropped(self) -> list[tuple[int, SeatHolder]]:
+        """The seats (and holders) of a finished game whose player's connection dropped:
+        not left with ``leave``, which takes the session out of the room."""
+        return [
+            (seat, h)
+            for seat, h in enumerate(self.seats)
+            if h is not None and h.gone_since is not None and h.session.room is self
+        ]
 
     def release_absent(self, now: float) -> list[Member]:
-        """In a waiting room, give up the seats whose players stayed away past their grace."""
-        if self.status != "waiting":
+        """Give up the seats whose players stayed away past their grace: in a waiting room,
+        and in a finished one that nobody is in any more (while somebody is, every seat is
+        kept for a rematch)."""
+        if self.status == "waiting":
+            kept = [(seat, h) for seat, h in enumerate(self.seats) if h is not None]
+        elif self.status == "finished" and not self.anyone_connected():
+            kept = self._dropped()
+        else:
             return []
         released = []
-        for seat, holder in enumerate(self.seats):
-            gone = holder.gone_since if holder is not None else None
-            if holder is not None and gone is not None and now >= gone + holder.grace:
+        for seat, holder in kept:
+            gone = holder.gone_since
+            if gone is not None and now >= gone + holder.grace:
                 self.seats[seat] = None
                 released.append(holder.session)
         return released
@@ -574,6 +593,11 @@ class Room:
         if self.status == "waiting":
             kept = [h.gone_since + h.grace for h in self.seats if h and h.gone_since is not None]
             return min(kept, default=None)
+        if self.status == "finished":
+            if self.anyone_connected():
+                return None  # every seat is kept while somebody is here (a rematch)
+            ends = [h.gone_since + h.grace for _, h in self._dropped() if h.gone_since is not None]
+            return min(ends, default=None)
         if self.status != "playing":
             return None
         first = None if self.turn_since is None else self.first_move_due()

@@ -133,6 +133,55 @@ async def test_a_rematch_waits_for_a_player_who_went_away() -> None:
         await asyncio.gather(back.close(), b.close())
 
 
+async def test_a_player_who_dropped_before_the_end_comes_back_to_the_result() -> None:
+    """A finished room that nobody is in is kept for a player whose connection dropped,
+    for that player's grace period: long enough to come back and see how it ended."""
+    config = Config(port=0, grace=1.0, deliberate_grace=1.0)
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+
+        async def game_bob_drops_before_the_end() -> Welcome:
+            a, b = await Client.connect(url, "alice"), await Client.connect(url, "bob")
+            await a.send(Create(variant=VariantSpec(size=5, walls=0)))
+            room = (await a.expect(Joined)).room
+            await b.send(Join(room=room))
+            await b.expect(Joined)
+            for ply, move in enumerate("c2 d5 c3 d4 c4 d3".split()):
+                await (a, b)[ply % 2].send(MoveRequest(move=move, ply=ply))
+                while (await a.state()).ply <= ply:
+                    pass
+            assert b.welcome is not None
+            b.ws.transport.abort()  # Bob's link dies after his move
+            while (await a.state()).players[1].connected:
+                pass
+            await a.send(MoveRequest(move="c5", ply=6))  # Alice wins, and goes
+            while (await a.state()).status != "finished":
+                pass
+            await a.close()
+            return b.welcome
+
+        bob = await game_bob_drops_before_the_end()
+        back = await Client.connect(url, hello=False)
+        await back.send(Hello(version=VERSION, name="bob", resume=bob.resume_token))
+        assert (await back.expect(Welcome)).seat == 1
+        state = await back.state()
+        while not state.players[1].connected:
+            state = await back.state()
+        assert state.status == "finished"
+        assert state.result is not None
+        assert (state.result.winner, state.result.reason) == (0, "goal")
+        await back.close()
+
+        # Past his grace, with nobody there, the room and Bob's seat in it are gone.
+        bob = await game_bob_drops_before_the_end()
+        await asyncio.sleep(1.3)
+        late = await Client.connect(url, hello=False)
+        await late.send(Hello(version=VERSION, name="bob", resume=bob.resume_token))
+        assert (await late.expect(Error)).code == "bad_token"
+        await late.close()
+        assert not server.core.rooms
+
+
 async def test_a_resumed_session_still_in_the_quick_match_queue_is_told(
     server: GameServer, connect: Connect
 ) -> None:

@@ -16,14 +16,19 @@ import asyncio
 import contextlib
 import getpass
 import os
-import shutil
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TextIO
 
 from client import account, analysis, archive
-from client.connection import ConnectError, Connection, normalize_url
+from client.connection import (
+    DEFAULT_SERVER,
+    ConnectError,
+    Connection,
+    invoked_as,
+    normalize_url,
+)
 from client.controller import Controller, Intent
 from client.plain import PlainView, read_lines
 from client.seats import SeatBook
@@ -39,7 +44,6 @@ from protocol.messages import (
     Watch,
 )
 
-DEFAULT_SERVER = "ws://127.0.0.1:8765"
 NAME_LIMIT = 32
 
 
@@ -460,23 +464,6 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
     args.command, args.code, args.seat, args.secret = "join", saved.room, saved.seat, saved.secret
     args.name = args.name if args.name != default_name() else (saved.name or args.name)
     return await play(args, stdin, stdout, stderr)
-
-
-def invoked_as(url: str) -> str:
-    """The command line that runs this client on ``url``, for hints another person can type:
-    ``quoridor`` when it is on the PATH, else the path typed (``.venv/bin/quoridor``); and
-    ``--server`` unless the address is the default one."""
-    typed = sys.argv[0] if sys.argv else ""
-    name = os.path.basename(typed)
-    if name == "__main__.py":
-        command = "python -m client"
-    elif os.sep in typed and shutil.which(name) is None:
-        command = typed
-    else:
-        command = "quoridor"
-    if url != normalize_url(DEFAULT_SERVER):
-        command += f" --server {url}"
-    return command
 
 
 def player_name(args: argparse.Namespace) -> str:

@@ -109,9 +109,9 @@ def report(reply: AnalysisReply, names: list[str], *, ascii: bool = False) -> li
     lines.append("")
     for seat in reply.seats:
         lines.append(
-            f"{names[seat.seat]}: {seat.moves} moves, average loss {seat.average_loss:.1%}; "
-            f"{seat.inaccuracies} inaccuracies, {seat.mistakes} mistakes, "
-            f"{seat.blunders} blunders"
+            f"{names[seat.seat]}: {_count(seat.moves, 'move')}, average loss "
+            f"{seat.average_loss:.1%}; {_count(seat.inaccuracies, 'inaccuracy', 'inaccuracies')}, "
+            f"{_count(seat.mistakes, 'mistake')}, {_count(seat.blunders, 'blunder')}"
         )
     return lines
 
@@ -177,3 +177,8 @@ async def _analysis(connection: Connection, game: int) -> AnalysisReply:
     if not isinstance(reply, AnalysisReply):
         raise Failure(_refusal(reply))
     return reply
+
+
+def _count(number: int, word: str, plural: str = "") -> str:
+    """``1 blunder``, ``2 blunders``."""
+    return f"{number} {word if number == 1 else plural or word + 's'}"

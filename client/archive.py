@@ -14,7 +14,7 @@ import argparse
 import os
 from typing import TextIO
 
-from client.connection import ConnectError, Connection, normalize_url
+from client.connection import ConnectError, Connection, invoked_as, normalize_url
 from client.render import board_text
 from client.replay import (
     RecordError,
@@ -87,7 +87,8 @@ async def history(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stder
     except Failure as failure:
         stderr.write(f"quoridor: {failure}\n")
         return 1
-    stdout.write("\n".join(history_text(reply.games)) + "\n")
+    command = invoked_as(normalize_url(args.server))
+    stdout.write("\n".join(history_text(reply.games, command=command)) + "\n")
     stdout.flush()
     return 0
 

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import random
+import shutil
 import socket
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -116,6 +119,10 @@ class Backoff:
         return ceiling / 2 + jitter
 
 
+DEFAULT_SERVER = "ws://127.0.0.1:8765"
+"""Where the client looks for a server unless told (``--server``, ``QUORIDOR_SERVER``)."""
+
+
 def normalize_url(text: str) -> str:
     """``host:port`` -> ``ws://host:port``; other schemes are refused with a reason."""
     url = text.strip()
@@ -131,6 +138,23 @@ def normalize_url(text: str) -> str:
     return url
 
 
+def invoked_as(url: str) -> str:
+    """The command line that runs this client on ``url``, for hints another person can type:
+    ``quoridor`` when it is on the PATH, else the path typed (``.venv/bin/quoridor``); and
+    ``--server`` unless the address is the default one."""
+    typed = sys.argv[0] if sys.argv else ""
+    name = os.path.basename(typed)
+    if name == "__main__.py":
+        command = "python -m client"
+    elif os.sep in typed and shutil.which(name) is None:
+        command = typed
+    else:
+        command = "quoridor"
+    if url != normalize_url(DEFAULT_SERVER):
+        command += f" --server {url}"
+    return command
+
+
 def describe_connect_error(url: str, exc: BaseException) -> ConnectError:
     """A failed connection attempt as something the player can act on."""
     where = urlsplit(url).netloc or url
@@ -139,7 +163,10 @@ def describe_connect_error(url: str, exc: BaseException) -> ConnectError:
     if isinstance(exc, socket.gaierror):
         return ConnectError(f"cannot find the host in {url}: check the address")
     if isinstance(exc, ConnectionRefusedError):
-        return ConnectError(f"nothing answers at {where}: is the server running, on that port?")
+        return ConnectError(
+            f"nothing answers at {where}: is the server running, on that port? (another "
+            "address: --server ws://host:port, or QUORIDOR_SERVER)"
+        )
     if isinstance(exc, TimeoutError):
         return ConnectError(f"no answer from {where} in time: is the address right?")
     if isinstance(exc, InvalidStatus):

@@ -250,11 +250,13 @@ class Controller:
             and self.seat is not None
             and self.secret is not None
         ):
+            # A line each, the commands whole: a terminal wraps a long line mid-word, and
+            # these are to be copied.
             return [
-                f"You left a game in progress: come back soon, or the others may claim it. "
-                f"To come back: {self.command} join {state.room} (or plain {self.command}; from "
-                f"another machine: {self.command} join {state.room} --seat {self.seat} "
-                f"--secret {self.secret})"
+                "You left a game in progress: come back soon, or the others may claim it.",
+                f"To come back: {self.command} join {state.room} (or plain {self.command})",
+                "From another machine:",
+                f"  {self.command} join {state.room} --seat {self.seat} --secret {self.secret}",
             ]
         return []
 
@@ -466,7 +468,10 @@ class Controller:
                 self._chat(message)
             case Suggestion(move=move, ply=ply):
                 self._answered_request(message.id)
-                self.view.notice("info", f"Hint: the computer would play {move} (ply {ply}).")
+                state = self.state
+                late = state is not None and state.ply != ply  # the position moved on since
+                where = f" (for move {ply + 1}, played since)" if late else ""
+                self.view.notice("info", f"Hint: the computer would play {move}{where}.")
             case LiveEvalSet(on=on):
                 self._answered_request(message.id)
                 text = "Following the computer's evaluation." if on else "Evaluation off."
@@ -482,7 +487,7 @@ class Controller:
                     f"Waiting for an opponent ({variant.players} players, {size}x{size})...",
                 )
             case Rooms(rooms=rooms):
-                self.view.notice("info", "\n".join(rooms_text(rooms)))
+                self.view.notice("info", "\n".join(rooms_text(rooms, self.command)))
                 if isinstance(self.intent, ListRooms):
                     self._answered_intent()
                     self.finish(0)
@@ -526,7 +531,9 @@ class Controller:
         elif pending is not None:
             text = f"You have seat {joined.seat} in room {joined.room}."
             if isinstance(self.intent, Create) and self.intent.ai is None:
-                text += f" Your opponent joins with: {self.command} join {joined.room}"
+                two = self.intent.variant.players == 2
+                others = "Your opponent joins" if two else "Your opponents join"
+                text += f" {others} with: {self.command} join {joined.room}"
             self.view.notice("info", text)
         self.view.changed()
 

@@ -276,6 +276,9 @@ def describe(
                 parts.append(_cap(f"{mover} {verb} {last.move}."))
             else:
                 parts.append(f"{after.ply - before.ply} moves played; last {mover} {last.move}.")
+        if after.ply < before.ply:  # a takeback: said on the full screen too, the board jumps
+            taken = before.ply - after.ply
+            parts.append(f"{taken} move{'s' if taken != 1 else ''} taken back.")
         if before.status == "waiting" and after.status == "playing":
             parts.append("The game starts.")
         parts += _offers(before, after, me)
@@ -297,10 +300,11 @@ def short_variant(variant: VariantSpec) -> str:
     return text
 
 
-def rooms_text(rooms: list[RoomInfo]) -> list[str]:
-    """The public rooms as a table of at most 80 columns."""
+def rooms_text(rooms: list[RoomInfo], command: str = "quoridor") -> list[str]:
+    """The public rooms as a table of at most 80 columns (``command``: how this client is
+    run, for the hint)."""
     if not rooms:
-        return ["No public rooms. Create one: quoridor create"]
+        return [f"No public rooms. Create one: {command} create"]
     lines = [f"{'ROOM':<10} {'GAME':<17} {'CLOCK':<8} {'STATUS':<8} PLAYERS"]
     for room in rooms:
         names = ", ".join(name if name is not None else "(free)" for name in room.players)

@@ -87,8 +87,11 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "~"
 
 
-def history_text(games: list[GameSummary], now: float | None = None) -> list[str]:
-    """The finished games as a table of at most 80 columns, newest first."""
+def history_text(
+    games: list[GameSummary], now: float | None = None, command: str = "quoridor"
+) -> list[str]:
+    """The finished games as a table of at most 80 columns, newest first (``command``: how
+    this client is run, for the hint)."""
     if not games:
         return ["No finished games yet."]
     year = time.localtime(now).tm_year
@@ -102,7 +105,8 @@ def history_text(games: list[GameSummary], now: float | None = None) -> list[str
             f"{game.plies:>4}  {summary_result(game)}"
         )
         lines.append(_fit(line, HISTORY_WIDTH))
-    lines.append("Replay one: quoridor replay GAME   Its record: quoridor replay GAME --export")
+    lines.append(f"Replay one: {command} replay GAME")
+    lines.append(f"Its record: {command} replay GAME --export")
     return lines
 
 

@@ -21,7 +21,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, has_completions
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -396,7 +396,12 @@ class TuiView:
                 Float(
                     content=ConditionalContainer(help_box, filter=Condition(lambda: self.help_open))
                 ),
-                Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8)),
+                Float(
+                    xcursor=True,
+                    ycursor=True,
+                    # Arrows: more entries lie beyond the menu's edge.
+                    content=CompletionsMenu(max_height=8, display_arrows=True),
+                ),
             ],
         )
         self.app = Application(
@@ -427,6 +432,10 @@ class TuiView:
         def _close_help(event: KeyPressEvent) -> None:
             self.help_open = False
             self.changed()
+
+        @keys.add("escape", filter=has_completions, eager=True)
+        def _close_menu(event: KeyPressEvent) -> None:
+            event.current_buffer.cancel_completion()  # back to what was typed
 
         @keys.add("pageup")
         def _back(event: KeyPressEvent) -> None:

@@ -165,7 +165,10 @@ async def test_a_bot_says_why_it_cannot_join(url: str) -> None:
 async def test_a_bot_says_when_there_is_no_server() -> None:
     code, log = await bot_command("ws://127.0.0.1:9", "--name", "Robo")
     assert code == 1
-    assert log == ("[Robo] nothing answers at 127.0.0.1:9: is the server running, on that port?\n")
+    assert log == (
+        "[Robo] nothing answers at 127.0.0.1:9: is the server running, on that port? (another"
+        " address: --server ws://host:port, or QUORIDOR_SERVER)\n"
+    )
 
 
 def test_the_greedy_step_heads_for_each_seats_goal() -> None:

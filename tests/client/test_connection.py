@@ -108,7 +108,8 @@ def test_an_unknown_host_is_told_as_such() -> None:
 async def test_a_server_that_is_down() -> None:
     port = free_port()
     assert await refusal(f"ws://127.0.0.1:{port}") == (
-        f"nothing answers at 127.0.0.1:{port}: is the server running, on that port?"
+        f"nothing answers at 127.0.0.1:{port}: is the server running, on that port? (another"
+        " address: --server ws://host:port, or QUORIDOR_SERVER)"
     )
 
 

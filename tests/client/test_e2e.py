@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from client.__main__ import invoked_as
+from client.connection import invoked_as
 
 ROOT = Path(__file__).resolve().parents[2]
 WITHIN = 15.0
@@ -118,7 +118,8 @@ async def test_a_server_that_is_down_is_told_plainly(tmp_path: Path) -> None:
     assert out == b""
     port = url.rsplit(":", 1)[1]
     assert err.decode() == (
-        f"quoridor: nothing answers at 127.0.0.1:{port}: is the server running, on that port?\n"
+        f"quoridor: nothing answers at 127.0.0.1:{port}: is the server running, on that port?"
+        " (another address: --server ws://host:port, or QUORIDOR_SERVER)\n"
     )
 
 

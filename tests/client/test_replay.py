@@ -14,6 +14,7 @@ from prompt_toolkit.output import DummyOutput
 
 from client import archive
 from client.__main__ import dispatch, parse
+from client.connection import invoked_as
 from client.replay import RecordError, history_text, numbered, parse_record
 from client.viewer import ReplayViewer
 from protocol.messages import (
@@ -167,12 +168,15 @@ async def test_history_replay_and_export_of_a_finished_game(url: str) -> None:
 
     code, out, err = await command(url, "history")
     assert (code, err) == (0, "")
-    header, row, hint = out.splitlines()
+    header, row, hint, export_hint = out.splitlines()
     assert header.split() == ["GAME", "ENDED", "VARIANT", "PLAYERS", "MOVES", "RESULT"]
     assert row.split()[0] == "1"
     assert " ".join(row.split()[3:]) == "5x5 3w Alice v Bob 7 Alice won"
     assert max(len(line) for line in out.splitlines()) <= 80
-    assert hint.startswith("Replay one: quoridor replay GAME")
+    # Commands to type as this client was run, with the server's address.
+    assert hint == f"Replay one: {invoked_as(url)} replay GAME"
+    assert export_hint == f"Its record: {invoked_as(url)} replay GAME --export"
+    assert f"--server {url}" in hint
 
     code, out, err = await command(url, "replay", "1", "--brief")
     assert (code, err) == (0, "")

@@ -71,6 +71,11 @@ async def test_tab_completes_the_legal_pawn_moves(url: str) -> None:
         alice.type("move \t")
         completing = await until(lambda: app.current_buffer.complete_state)
         assert [c.text for c in completing.completions] == ["d1", "f1", "e2"]
+        alice.type("\x1b[B")  # Down: the menu's first entry is in the prompt
+        await until(lambda: app.current_buffer.text == "move d1" or None)
+        alice.type("\x1b")  # Esc closes the menu and puts back what was typed
+        await until(lambda: app.current_buffer.complete_state is None or None)
+        assert app.current_buffer.text == "move "
         status = "".join(fragment[1] for fragment in alice.view.status())
         assert "● Alice" in status
         assert "Your move." in status
@@ -88,8 +93,9 @@ async def test_leaving_a_game_in_progress_says_how_to_come_back(url: str) -> Non
         await bob.close()
     secret = alice.controller.secret
     assert alice.out.getvalue().endswith(
-        f"To come back: quoridor join {room} (or plain quoridor; from another machine: "
-        f"quoridor join {room} --seat 0 --secret {secret})\n"
+        f"To come back: quoridor join {room} (or plain quoridor)\n"
+        "From another machine:\n"
+        f"  quoridor join {room} --seat 0 --secret {secret}\n"
     )
 
 

@@ -159,6 +159,15 @@ def _variant_options(parser: argparse.ArgumentParser, *, clock: bool = True) -> 
     )
 
 
+def _spectator_eval_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--spectator-eval",
+        action="store_true",
+        help="let spectators follow the computer's evaluation of your game (an untimed "
+        "two-player game, once every player allowed it; never shown to the players)",
+    )
+
+
 def _rated_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--casual",
@@ -221,6 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="play the computer at this level, 1 (beginner) to 5 (expert)",
     )
     _rated_option(create)
+    _spectator_eval_option(create)
 
     join = sub.add_parser("join", parents=common, help="take a seat in a room")
     join.add_argument("code", help="the room's code")
@@ -230,6 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="your seat's secret, to come back to it (default: the one kept for this room)",
     )
+    _spectator_eval_option(join)
 
     match = sub.add_parser("match", parents=common, help="play the next player who asks too")
     _variant_options(match)
@@ -338,8 +349,11 @@ INTENTS: dict[str, Callable[[argparse.Namespace], Intent]] = {
         match=args.match,
         ai=None if args.computer is None else AiSpec(level=args.computer),
         rated=args.rated,
+        spectator_eval=args.spectator_eval,
     ),
-    "join": lambda args: Join(room=args.code, seat=args.seat, secret=args.secret),
+    "join": lambda args: Join(
+        room=args.code, seat=args.seat, secret=args.secret, spectator_eval=args.spectator_eval
+    ),
     "match": lambda args: QuickMatch(variant=_variant(args), clock=args.clock, rated=args.rated),
     "play": lambda args: Create(
         variant=_variant(args), clock=args.clock, ai=AiSpec(level=args.vs_ai)
@@ -462,6 +476,7 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         stdout.write(f"Later, then: quoridor join {saved.room}\n")
         return 0
     args.command, args.code, args.seat, args.secret = "join", saved.room, saved.seat, saved.secret
+    args.spectator_eval = False  # a reclaim keeps what the seat allowed
     args.name = args.name if args.name != default_name() else (saved.name or args.name)
     return await play(args, stdin, stdout, stderr)
 

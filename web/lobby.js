@@ -6,6 +6,11 @@ import { Board } from "./board.js";
 import { fill, h } from "./dom.js";
 import { ago, variantText } from "./words.js";
 
+const EVAL_KEY = "quoridor.spectatorEval";
+/** Whether this browser's player lets spectators follow the computer's evaluation of its
+ * games (sent with every create and join; off unless ticked in the lobby). */
+export const allowsSpectatorEval = () => localStorage.getItem(EVAL_KEY) === "1";
+
 /** Words for an account request's refusal (PROTOCOL.md section 26). */
 const ACCOUNT_ERRORS = /** @type {Record<string, string>} */ ({
   bad_credentials: "Unknown name or wrong password.",
@@ -64,6 +69,9 @@ export class Lobby {
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }), " Private (link only)"),
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "match" }), " Two-game match"),
         h("label", { class: "check rated" }, h("input", { type: "checkbox", name: "rated", checked: true }), " Rated"),
+        h("label", { class: "check" }, h("input", { type: "checkbox", name: "spectator_eval", checked: allowsSpectatorEval(),
+          onchange: (/** @type {Event} */ e) => localStorage.setItem(EVAL_KEY, /** @type {HTMLInputElement} */ (e.target).checked ? "1" : "0") }),
+          " Spectators may follow the evaluation"),
       ),
       h("div", { class: "row buttons" },
         h("button", { type: "submit", class: "primary", text: "Create room" }),
@@ -182,7 +190,7 @@ export class Lobby {
     const clockText = String(data.get("clock") ?? "");
     const clock = clockText ? { base: Number(clockText.split("+")[0]), increment: Number(clockText.split("+")[1]) } : null;
     const ai = String(data.get("ai") ?? "");
-    return { variant, clock, ai: ai ? { level: Number(ai) } : null, private: data.get("private") === "on", match: data.get("match") === "on" };
+    return { variant, clock, ai: ai ? { level: Number(ai) } : null, private: data.get("private") === "on", match: data.get("match") === "on", spectator_eval: data.get("spectator_eval") === "on" };
   }
 
   async create() {

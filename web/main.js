@@ -5,7 +5,7 @@
 import { Connection, serverUrl } from "./connection.js";
 import { $, announce, h } from "./dom.js";
 import { GameView } from "./game.js";
-import { Lobby } from "./lobby.js";
+import { allowsSpectatorEval, Lobby } from "./lobby.js";
 import { ProfileView } from "./profile.js";
 import { ReplayView } from "./replay.js";
 
@@ -175,10 +175,10 @@ async function enterRoom(code, watchOnly) {
     const secret = localStorage.getItem(SECRET_KEY + code);
     let reply = null;
     if (secret && !watchOnly) {
-      reply = await conn.request({ type: "join", room: code, secret });
+      reply = await conn.request({ type: "join", room: code, secret, spectator_eval: allowsSpectatorEval() });
       if (reply.type === "error" && ["bad_secret", "room_not_found"].includes(reply.code)) forgetSeat(code);
     }
-    if (!watchOnly && (!reply || reply.type === "error") && reply?.code !== "room_not_found") reply = await conn.request({ type: "join", room: code });
+    if (!watchOnly && (!reply || reply.type === "error") && reply?.code !== "room_not_found") reply = await conn.request({ type: "join", room: code, spectator_eval: allowsSpectatorEval() });
     if (reply?.type === "error" && reply.code === "account_required") notice("This room is rated: log in to take a seat. You are watching.");
     if (reply?.type === "error" && ["room_full", "seat_taken", "game_over", "account_required"].includes(reply.code)) reply = null;
     if (!reply) reply = await conn.request({ type: "watch", room: code });

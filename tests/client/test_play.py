@@ -269,6 +269,15 @@ def test_play_vs_ai_is_create_with_the_computer() -> None:
             parse(argv)
 
 
+def test_spectator_eval_is_asked_for_with_create_and_join() -> None:
+    create = parse(["create", "--spectator-eval"])
+    assert INTENTS[create.command](create) == Create(spectator_eval=True)
+    join = parse(["join", "k3m9qr2xvb", "--spectator-eval"])
+    assert INTENTS[join.command](join) == Join(room="k3m9qr2xvb", spectator_eval=True)
+    plain = parse(["join", "k3m9qr2xvb"])
+    assert INTENTS[plain.command](plain) == Join(room="k3m9qr2xvb")  # off unless asked
+
+
 def pipe() -> tuple[TextIO, TextIO]:
     """Standard input for a client, and the end to type into."""
     read, write = os.pipe()

@@ -7,7 +7,7 @@ from playwright.async_api import Browser
 
 from protocol.messages import Create, Join, MoveRequest, State
 from server.app import GameServer
-from tests.web.pages import close_all, open_player
+from tests.web.pages import close_all, create_room, open_player
 from tests.wsclient import Client
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -34,6 +34,26 @@ async def test_a_spectator_follows_the_evaluation(browser: Browser, site: GameSe
     await alice.close()
     await bob.close()
     await close_all(fan)
+
+
+async def test_players_in_browsers_let_spectators_follow_the_evaluation(
+    browser: Browser, site: GameServer
+) -> None:
+    """The lobby's box, ticked by both players (remembered by each browser, sent with the
+    create and with the join by link), is what lets a spectator follow the evaluation."""
+    alice, bob = [await open_player(browser, site, name) for name in ("Alice", "Bob")]
+    for player in (alice, bob):
+        await player.page.check("input[name=spectator_eval]")
+    code = await create_room(alice)
+    await bob.page.goto(f"http://127.0.0.1:{site.port}/#/room/{code}")
+    await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await bob.page.reload()  # the choice is kept by the browser
+    assert await bob.page.locator("input[name=spectator_eval]").count() == 0  # in the game
+    fan = await open_player(browser, site, "Fan", f"/#/watch/{code}")
+    await fan.page.click("text=Follow evaluation")
+    await fan.page.wait_for_selector(".eval-bar:not([hidden])")
+    await fan.page.wait_for_function("() => document.body.dataset.evaluated", timeout=30000)
+    await close_all(alice, bob, fan)
 
 
 async def test_hint_and_take_back_against_the_computer(browser: Browser, site: GameServer) -> None:

@@ -14,7 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from client.describe import REASONS, goal, result_text, short_variant, variant_text
+from client.describe import goal, result_text, short_variant, variant_text
 from client.notation import is_move
 from client.render import Line, pawn_glyph
 from protocol.messages import (
@@ -67,7 +67,8 @@ def numbered(moves: list[str], players: int) -> str:
 
 
 def summary_result(summary: GameSummary) -> str:
-    """How a game of the history ended, in a few words."""
+    """How a game of the history ended, in a few words (the table's column is narrow: the
+    reason is the protocol's one word, ``Bob won (resign)``; the replay says it whole)."""
     if summary.winner is None:
         return {"draw": "drawn", "aborted": "aborted"}.get(summary.reason, summary.reason)
     name = (
@@ -75,8 +76,7 @@ def summary_result(summary: GameSummary) -> str:
         if summary.winner < len(summary.players)
         else f"seat {summary.winner}"
     )
-    how = REASONS.get(summary.reason, summary.reason)
-    return f"{name} won" + (f" ({how})" if how else "")
+    return f"{name} won" + (f" ({summary.reason})" if summary.reason != "goal" else "")
 
 
 HISTORY_WIDTH = 80
@@ -95,13 +95,13 @@ def history_text(
     if not games:
         return ["No finished games yet."]
     year = time.localtime(now).tm_year
-    lines = [f"{'GAME':>5} {'ENDED':<11} {'VARIANT':<10} {'PLAYERS':<18} {'MOVES':>4}  RESULT"]
+    lines = [f"{'GAME':>5} {'ENDED':<11} {'VARIANT':<10} {'PLAYERS':<20} {'MOVES':>4}  RESULT"]
     for game in games:
         ended_at = time.localtime(game.finished)
         ended = time.strftime("%m-%d %H:%M" if ended_at.tm_year == year else "%Y-%m-%d", ended_at)
-        players = _fit(" v ".join(game.players), 18)
+        players = _fit(" v ".join(game.players), 20)  # "Carol v Computer L2" whole
         line = (
-            f"{game.game:>5} {ended:<11} {short_variant(game.variant):<10} {players:<18} "
+            f"{game.game:>5} {ended:<11} {short_variant(game.variant):<10} {players:<20} "
             f"{game.plies:>4}  {summary_result(game)}"
         )
         lines.append(_fit(line, HISTORY_WIDTH))

@@ -215,7 +215,7 @@ async def test_a_game_that_ended_otherwise_says_how(url: str) -> None:
         "Move 3 of 3: Alice placed a wall at d3h. Game over: Alice wins (by resignation)."
     )
     code, out, _ = await command(url, "history")
-    assert out.splitlines()[1].split()[-5:] == ["3", "Alice", "won", "(by", "resignation)"]
+    assert out.splitlines()[1].split()[-4:] == ["3", "Alice", "won", "(resign)"]
 
 
 async def test_a_game_not_in_the_history(url: str) -> None:

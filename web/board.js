@@ -423,8 +423,10 @@ export class Board {
   key(e) {
     const view = this.view;
     if (!view) return;
-    if (!this.cursor.shown && e.key !== "Tab") {
-      this.cursor.shown = true; // the cursor appears once the keyboard is used
+    // The cursor appears once the keyboard is used; not for R turning the mouse's wall.
+    const turningHovered = (e.key === "r" || e.key === "R") && this.ghost && !this.cursor.wall;
+    if (!this.cursor.shown && e.key !== "Tab" && !turningHovered) {
+      this.cursor.shown = true;
       this.drawOverlay();
     }
     const n = view.size;

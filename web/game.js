@@ -65,6 +65,8 @@ export class GameView {
     this.confirming = false;
     /** Whether this view has shown how a move is made (once, at the player's first move). */
     this.toldHow = false;
+    /** The how-to-move toast this view showed (hidden with the view). */
+    this.howText = "";
     this.timer = setInterval(() => this.tick(), 100);
     this.build(root);
   }
@@ -123,6 +125,9 @@ export class GameView {
   destroy() {
     clearInterval(this.timer);
     document.removeEventListener("keydown", this.keys);
+    // How to move on this board says nothing on the next page: it goes with the board.
+    const toast = document.getElementById("toast");
+    if (toast && this.howText && toast.textContent === this.howText) toast.hidden = true;
   }
 
   /** @param {"moves"|"chat"} which */
@@ -282,7 +287,13 @@ export class GameView {
   /** @param {string|null} wall */
   pendingWall(wall) {
     this.wallbar.hidden = !wall;
-    if (wall) $(".wallbar-text", this.wallbar).textContent = `Wall ${wall}?`;
+    if (!wall) return;
+    $(".wallbar-text", this.wallbar).textContent = `Wall ${wall}?`;
+    // The bar goes over the half of the board away from the wall (and from your pawn, when
+    // the wall is near it), not over what it asks about.
+    const ghost = this.board.svg.querySelector(".overlay .ghost")?.getBoundingClientRect();
+    const board = this.board.svg.getBoundingClientRect();
+    this.wallbar.classList.toggle("top", !!ghost && ghost.top + ghost.height / 2 > board.top + board.height / 2);
   }
 
   // -- drawing ----------------------------------------------------------------
@@ -419,7 +430,8 @@ export class GameView {
         // leaves the board its size (typing a move is the move box's placeholder).
         this.toldHow = true;
         const touch = matchMedia("(hover: none)").matches;
-        this.app.notice(`${touch ? "Tap" : "Click"} a dot to step, or the groove between two squares for a wall.`);
+        this.howText = `${touch ? "Tap" : "Click"} a dot to step, or the groove between two squares for a wall.`;
+        this.app.notice(this.howText);
       }
     } else if (state.turn !== null) {
       text = `${this.isPlayer ? "" : "Watching · "}${name(state.turn)} to move`;

@@ -27,7 +27,7 @@ export class ReplayView {
     this.caption = h("p", { class: "banner", role: "status" });
     this.list = h("ol", { class: "movelist", "aria-label": "Moves" });
     this.players = h("ol", { class: "players" });
-    const button = (/** @type {string} */ text, /** @type {string} */ label, /** @type {() => void} */ act) => h("button", { type: "button", text, "aria-label": label, onclick: act });
+    const button = (/** @type {string} */ text, /** @type {string} */ label, /** @type {() => void} */ act) => h("button", { type: "button", class: "step", text, "aria-label": label, onclick: act });
     const controls = h("div", { class: "actions stepper" },
       // Latin-1 arrows: every system font has them (media-control glyphs are often missing).
       button("«", "Start", () => this.show(0)),

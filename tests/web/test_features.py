@@ -161,6 +161,8 @@ async def test_a_wall_by_touch_is_tapped_turned_and_confirmed(
     bar = phone.page.locator(".wallbar-text")
     await phone.page.touchscreen.tap(*await phone.wall_point("b2h"))  # shown, not placed
     await bar.filter(has_text="Wall b2h?").wait_for()
+    # A wall near your own edge: the bar goes over the far half of the board, not over it.
+    assert await phone.page.locator(".wallbar.top").count() == 1
     await phone.page.touchscreen.tap(*await phone.wall_point("b2h"))  # a second tap turns it
     await bar.filter(has_text="Wall b2v?").wait_for()
     await phone.page.touchscreen.tap(*await phone.wall_point("c3h"))  # elsewhere: its own way

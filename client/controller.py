@@ -328,10 +328,15 @@ class Controller:
                 and self._in_flight is None
             )
             if stuck:
-                self.view.notice("info", "End of input: leaving.")
-                for line in self.summary():
-                    self.view.notice("info", line)
-                self.finish(0)
+                self._leave_at_end_of_input()
+
+    def _leave_at_end_of_input(self) -> None:
+        """A script's input is over and nothing it could still do will come: say how to come
+        back, and go."""
+        self.view.notice("info", "End of input: leaving.")
+        for line in self.summary():
+            self.view.notice("info", line)
+        self.finish(0)
 
     def _may_send_move(self) -> bool:
         """Whether a queued move can go now: connected, and our turn (or never will be)."""
@@ -626,11 +631,7 @@ class Controller:
             "info", f"{', '.join(away)} stayed away too long: type claim to win the game."
         )
         if self._input_ended and state.turn != self.seat:
-            # A script's input is over: nobody can type claim, and nothing else will come.
-            self.view.notice("info", "End of input: leaving.")
-            for line in self.summary():
-                self.view.notice("info", line)
-            self.finish(0)
+            self._leave_at_end_of_input()  # nobody can type claim
 
     async def _error(self, error: Error) -> None:
         pending = self._pending.pop(error.id, None) if isinstance(error.id, int) else None

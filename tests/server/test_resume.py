@@ -89,21 +89,28 @@ async def test_the_server_flags_on_its_own_timer() -> None:
         await asyncio.gather(a.close(), b.close())
 
 
+async def _race(url: str, moves: str) -> tuple[Client, Client]:
+    """Alice and Bob in a 5x5 room without walls, ``moves`` played (each seen by both)."""
+    a, b = await Client.connect(url, "alice"), await Client.connect(url, "bob")
+    await a.send(Create(variant=VariantSpec(size=5, walls=0)))
+    room = (await a.expect(Joined)).room
+    await b.send(Join(room=room))
+    await b.expect(Joined)
+    for ply, move in enumerate(moves.split()):
+        await (a, b)[ply % 2].send(MoveRequest(move=move, ply=ply))
+        for client in (a, b):
+            while (await client.state()).ply <= ply:
+                pass
+    return a, b
+
+
 async def test_a_rematch_waits_for_a_player_who_went_away() -> None:
     """Section 15: a rematch agreed while a player is away starts when it comes back;
     meanwhile nothing counts down against it and nobody can claim."""
     config = Config(port=0, grace=0.2, deliberate_grace=0.2)
     async with GameServer(config).running() as server:
         url = f"ws://127.0.0.1:{server.port}"
-        a, b = await Client.connect(url, "alice"), await Client.connect(url, "bob")
-        await a.send(Create(variant=VariantSpec(size=5, walls=0)))
-        room = (await a.expect(Joined)).room
-        await b.send(Join(room=room))
-        await b.expect(Joined)
-        for ply, move in enumerate("c2 d5 c3 d4 c4 d3 c5".split()):
-            await (a, b)[ply % 2].send(MoveRequest(move=move, ply=ply))
-            while (await b.state()).ply <= ply:
-                pass
+        a, b = await _race(url, "c2 d5 c3 d4 c4 d3 c5")
         await a.send(Rematch())
         while (await b.state()).rematch != [0]:
             pass
@@ -141,15 +148,7 @@ async def test_a_player_who_dropped_before_the_end_comes_back_to_the_result() ->
         url = f"ws://127.0.0.1:{server.port}"
 
         async def game_bob_drops_before_the_end() -> Welcome:
-            a, b = await Client.connect(url, "alice"), await Client.connect(url, "bob")
-            await a.send(Create(variant=VariantSpec(size=5, walls=0)))
-            room = (await a.expect(Joined)).room
-            await b.send(Join(room=room))
-            await b.expect(Joined)
-            for ply, move in enumerate("c2 d5 c3 d4 c4 d3".split()):
-                await (a, b)[ply % 2].send(MoveRequest(move=move, ply=ply))
-                while (await a.state()).ply <= ply:
-                    pass
+            a, b = await _race(url, "c2 d5 c3 d4 c4 d3")
             assert b.welcome is not None
             b.ws.transport.abort()  # Bob's link dies after his move
             while (await a.state()).players[1].connected:

@@ -67,7 +67,7 @@ from server.accountdb import (
 )
 from server.core import Action, Ask, Core, Send
 from server.history import record_reply, summary
-from server.ratelimit import TokenBucket
+from server.ratelimit import KeyedBuckets
 from server.records import AccountRecord, GameRecord
 from server.storage import Storage
 from server.store import StoreError
@@ -79,8 +79,6 @@ MAX_HASHING = 16
 """Password hashes waiting or being worked out at once; more are refused (rate_limited)."""
 HASH_THREADS = 2
 """Threads making and checking hashes (Argon2id's default takes 64 MiB each)."""
-BUCKETS_KEPT = 10_000
-"""Rate-limit buckets kept before idle ones are dropped."""
 RECENT_GAMES = 10
 """Games a profile lists."""
 COMPUTER_NAME = re.compile(r"computer\s*l?([1-5])", re.IGNORECASE)
@@ -96,32 +94,6 @@ class AuthLimits:
     registration_burst: float = 5.0
     token_days: float = 30.0
     """How long a login token works."""
-
-
-class _Buckets:
-    """Token buckets by key (an address, an account name), pruned when they pile up."""
-
-    def __init__(self, per_second: float, burst: float) -> None:
-        self.per_second, self.burst = per_second, burst
-        self.buckets: dict[str, TokenBucket] = {}
-
-    def take(self, key: str, now: float) -> bool:
-        bucket = self.buckets.get(key)
-        if bucket is None:
-            if len(self.buckets) >= BUCKETS_KEPT:
-                self._prune(now)
-            bucket = self.buckets[key] = TokenBucket(self.per_second, self.burst, now)
-        return bucket.take(now)
-
-    def give_back(self, key: str) -> None:
-        bucket = self.buckets.get(key)
-        if bucket is not None:
-            bucket.tokens = min(bucket.burst, bucket.tokens + 1)
-
-    def _prune(self, now: float) -> None:
-        """Drop the buckets that would be full by now (they limit nothing)."""
-        refill = self.burst / self.per_second
-        self.buckets = {k: b for k, b in self.buckets.items() if now - b.stamp < refill}
 
 
 class AccountService:
@@ -142,9 +114,9 @@ class AccountService:
         self._dummy: str | None = None
         """A hash of nothing anyone knows, checked for unknown names (same work, same time)."""
         per_minute = limits.logins_per_minute / 60
-        self.logins_by_address = _Buckets(per_minute, limits.login_burst)
-        self.logins_by_name = _Buckets(per_minute, limits.login_burst)
-        self.registrations = _Buckets(
+        self.logins_by_address = KeyedBuckets(per_minute, limits.login_burst)
+        self.logins_by_name = KeyedBuckets(per_minute, limits.login_burst)
+        self.registrations = KeyedBuckets(
             limits.registrations_per_hour / 3600, limits.registration_burst
         )
 

@@ -103,7 +103,8 @@ class Config:
     replay_plies: float = _setting(
         4000.0,
         "moves all replay requests together may work through a second (each costs about 12 us "
-        "of CPU); past it replays get server_busy, so games in play keep the server",
+        "of CPU), one IP address a quarter of it; past it replays get server_busy, so games "
+        "in play keep the server",
     )
     max_spectators: int = _setting(100, "spectators one room takes; more get room_full")
     rooms_per_ip: int = _setting(

@@ -276,7 +276,7 @@ class Core:
             case FetchGame():
                 return self._fetch_game(connection, request)
             case ReplayRequest():
-                return [self.desk.replay(conn, connection.bucket, request)]
+                return [self.desk.replay(conn, connection.address, connection.bucket, request)]
             case Analyse():
                 return self.desk.analyse(conn, session.id, request)
             case LiveEval():

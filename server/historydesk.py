@@ -25,13 +25,17 @@ from server.actions import Action, Send
 from server.analysis import Analyses, Refused
 from server.context import Context, full_variant
 from server.history import GameHistory
-from server.ratelimit import TokenBucket
+from server.ratelimit import KeyedBuckets, TokenBucket
 from server.rooms import Room
 
 REPLAY_PLIES_PER_TOKEN = 40
 """A ``replay`` costs one request of the rate limit per this many moves, on top of its own."""
 REPLAY_BURST = 1000
 """Plies the server's replay budget holds at most: one replay of the most moves allowed."""
+REPLAY_ADDRESS_SHARE = 0.25
+"""The share of the server's replay budget one address may use a second (its connections
+together): a few connections of one address, each within its rate limit, no longer keep
+the budget empty for everyone else."""
 
 
 class HistoryDesk:
@@ -46,6 +50,8 @@ class HistoryDesk:
         """Plies ``replay`` may work through each second, server-wide. The burst is one
         longest replay (about 12 ms of work): a bigger one let a dozen replays run back
         to back and held the games' moves for 100 ms."""
+        self._shares = KeyedBuckets(limits.replay_plies * REPLAY_ADDRESS_SHARE, REPLAY_BURST)
+        """Each address's share of ``_replays``, in bursts of one longest replay."""
 
     def archive(self, room: Room) -> None:
         """Take in the games that ended in ``room``."""
@@ -66,22 +72,30 @@ class HistoryDesk:
         message = f"no finished game {request.game} in the history"
         return self.context.error(conn, ErrorCode.GAME_NOT_FOUND, message, request.id)
 
-    def replay(self, conn: int, allowance: TokenBucket, request: ReplayRequest) -> Send:
+    def replay(
+        self, conn: int, address: str, allowance: TokenBucket, request: ReplayRequest
+    ) -> Send:
         """Play ``moves`` from the start and send every position (clients hold no rules).
 
         Its work grows with the moves (about 12 us of CPU and 300 bytes out a ply), so it
-        is paid for by the ply: from the connection's own ``allowance``, and from a budget
-        for the whole server, which keeps the event loop for the games being played
-        whoever asks for replays and from however many addresses."""
+        is paid for by the ply: from the connection's own ``allowance``, from its address's
+        share of the server's budget, and from that budget, which keeps the event loop for
+        the games being played whoever asks for replays and from however many addresses."""
         error = self.context.error
-        cost = len(request.moves) / REPLAY_PLIES_PER_TOKEN
+        plies = len(request.moves)
+        cost = plies / REPLAY_PLIES_PER_TOKEN
         now = self.context.clock()
         if not allowance.spend(cost, now):
-            message = f"a replay of {len(request.moves)} moves costs {cost:g} requests; slow down"
+            message = f"a replay of {plies} moves costs {cost:g} requests; slow down"
             return error(conn, ErrorCode.RATE_LIMITED, message, request.id)
-        if not self._replays.spend(len(request.moves), now):
+        share = self._shares.get(address, now)
+        if not share.holds(plies, now):
+            message = "your address is replaying too many games; try again in a moment"
+            return error(conn, ErrorCode.RATE_LIMITED, message, request.id)
+        if not self._replays.spend(plies, now):
             message = "the server is replaying too many games right now; try again in a moment"
             return error(conn, ErrorCode.SERVER_BUSY, message, request.id)
+        share.spend(plies, now)
         spec = full_variant(request.variant)
         game = Game(spec.players, spec.size, spec.walls)
         frames, problem = [_frame(game, None)], None

@@ -35,8 +35,12 @@ class Client:
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def connect(cls, url: str, name: str = "player", hello: bool = True) -> Client:
-        client = cls(await connect(url))
+    async def connect(
+        cls, url: str, name: str = "player", hello: bool = True, address: str | None = None
+    ) -> Client:
+        """Connect and say hello; ``address``: the client's, as a trusted proxy names it."""
+        headers = None if address is None else {"X-Forwarded-For": address}
+        client = cls(await connect(url, additional_headers=headers))
         if hello:
             await client.send(Hello(version=VERSION, name=name))
             client.welcome = await client.expect(Welcome)

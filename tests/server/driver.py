@@ -47,9 +47,9 @@ class Driver:
             elif isinstance(action, Close):
                 self.closed[action.target] = (action.code, action.reason)
 
-    def open(self) -> int:
+    def open(self, address: str = "") -> int:
         conn = next(self._ids)
-        self.core.open(conn)
+        self.core.open(conn, address)
         self.inbox[conn] = []
         return conn
 
@@ -63,8 +63,8 @@ class Driver:
     def drop(self, conn: int) -> None:
         self.run(self.core.close(conn))
 
-    def greet(self, name: str = "player") -> tuple[int, Welcome]:
-        conn = self.open()
+    def greet(self, name: str = "player", address: str = "") -> tuple[int, Welcome]:
+        conn = self.open(address)
         (welcome,) = self.send(conn, Hello(version=VERSION, name=name))
         assert isinstance(welcome, Welcome)
         return conn, welcome

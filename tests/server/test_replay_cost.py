@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from protocol.messages import ErrorCode, ReplayFrames, ReplayRequest
+from protocol.messages import Error, ErrorCode, ReplayFrames, ReplayRequest
 from server.app import GameServer
 from server.config import Config
+from tests.server.driver import Driver
 from tests.wsclient import Client
 
 SHUFFLE = ["e2", "e8", "e1", "e9"] * 100
@@ -30,10 +31,12 @@ async def test_a_long_replay_costs_its_connection_many_requests() -> None:
 
 
 async def test_replays_share_a_budget_for_the_whole_server() -> None:
-    config = Config(port=0, replay_plies=50)  # bursts of 1000, slowly refilled
+    # Bursts of 1000, slowly refilled; two addresses, each within its share.
+    config = Config(port=0, replay_plies=50, trusted_proxies="127.0.0.0/8")
     async with GameServer(config).running() as server:
         url = f"ws://127.0.0.1:{server.port}"
-        first, second = await Client.connect(url, "a"), await Client.connect(url, "b")
+        first = await Client.connect(url, "a", address="198.51.100.1")
+        second = await Client.connect(url, "b", address="203.0.113.9")
         for _ in range(2):
             await first.send(ReplayRequest(moves=SHUFFLE))
             await first.expect(ReplayFrames)
@@ -42,3 +45,39 @@ async def test_replays_share_a_budget_for_the_whole_server() -> None:
         assert "replaying" in error.message
         await first.close()
         await second.close()
+
+
+def _replay_heavily(driver: Driver, other: int | None = None) -> tuple[int, list[Error]]:
+    """Six connections of one address, each replaying 400 moves every 0.6 s (18 requests a
+    second, within its rate limit of 20), one after the other, for 10 s: together 4,000 moves
+    a second, the whole server's budget; ``other`` asks for a 500-move replay every second
+    meanwhile, and each is answered. The heavy address's moves answered, its refusals."""
+    heavy = [driver.greet(f"h{n}", "198.51.100.1")[0] for n in range(6)]
+    answered, refused = 0, []
+    for tick in range(1, 101):
+        driver.clock.advance(0.1)
+        (reply,) = driver.send(heavy[tick % 6], ReplayRequest(moves=SHUFFLE))
+        if isinstance(reply, ReplayFrames):
+            answered += len(SHUFFLE)
+        else:
+            assert isinstance(reply, Error)
+            refused.append(reply)
+        if other is not None and tick % 10 == 0:
+            (reply,) = driver.send(other, ReplayRequest(id=tick, moves=SHUFFLE + SHUFFLE[:100]))
+            assert isinstance(reply, ReplayFrames), reply
+    return answered, refused
+
+
+def test_one_address_gets_a_quarter_of_the_budget() -> None:
+    answered, refused = _replay_heavily(Driver())
+    assert 1000 * 10 <= answered <= 1000 * 10 + 1000  # a quarter of 4,000 a second, a burst
+    assert refused
+    assert {error.code for error in refused} == {ErrorCode.RATE_LIMITED}
+    assert "your address" in refused[0].message
+
+
+def test_an_address_replaying_often_leaves_the_budget_to_another() -> None:
+    driver = Driver()
+    other, _ = driver.greet("other", "203.0.113.9")
+    answered, _ = _replay_heavily(driver, other)  # each of other's replays answered
+    assert 1000 * 10 <= answered <= 1000 * 10 + 1000

@@ -243,7 +243,12 @@ class GameServer:
         server = await self._listen()
         if config.redis:
             self._join_cluster(_bound_port(server))
-            await self._claim_node_name()
+            try:
+                await self._claim_node_name()
+            except BaseException:  # refused (Redis away, the name taken): the port goes too
+                server.close()
+                await server.wait_closed()
+                raise
         member = self.member
         self.stall_clock.start()
         try:
@@ -704,8 +709,10 @@ class GameServer:
                 log.warning("could not write to a client: %s", error, extra={"conn": target})
 
     async def _claim_node_name(self) -> None:
-        """Refuse to start as a second live node of one name (Redis unreachable: it cannot
-        be told, and the node starts unready as it would anyway)."""
+        """Refuse to start as a second live node of one name, or without Redis: a node that
+        cannot reach Redis at start is refused as one that cannot reach PostgreSQL is (it
+        started, said ready for a moment, then 503 for good, its log full of retries), before
+        the database is touched."""
         from redis.exceptions import RedisError  # Redis's client only on a cluster node
 
         from server.cluster.leases import NameTaken
@@ -716,7 +723,10 @@ class GameServer:
         except NameTaken as taken:
             raise StartupError(str(taken)) from None
         except (OSError, RedisError) as error:
-            log.warning("cannot check that this node's name is free: %s", error)
+            raise StartupError(
+                f"cannot reach Redis at {shown(self.config.redis)} ({error}): start it, or "
+                "correct --redis"
+            ) from None
 
     def _join_cluster(self, port: int) -> None:
         from server.cluster.member import Member  # Redis's client only on a cluster node

@@ -78,14 +78,15 @@ def is_postgresql(db: str) -> bool:
 
 
 def shown(db: str) -> str:
-    """``db`` as logs and messages show it: a URL's password replaced by ``***``."""
-    if not is_postgresql(db):
+    """``db`` (or a ``redis://`` URL) as logs and messages show it: a URL's password
+    replaced by ``***``."""
+    if not is_postgresql(db) and not db.startswith(("redis://", "rediss://")):
         return db
     parts = urlsplit(db)
     if parts.password is None:
         return db
     host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 def open_storage(

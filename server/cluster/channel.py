@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import time
 from collections.abc import Callable
 
 from redis.asyncio import Redis
@@ -22,7 +24,12 @@ from server.cluster.keys import Keys, connect, stop_if_cancelled
 
 log = logging.getLogger("quoridor.cluster")
 RETRY_EVERY = 0.2
-"""Seconds between attempts to subscribe again while Redis is away."""
+"""Seconds before the first attempt to subscribe again after a loss; each failed attempt
+doubles the wait, up to ``RETRY_AT_MOST``, and a subscription that held starts it again."""
+RETRY_AT_MOST = 5.0
+WARN_EVERY = 5.0
+"""Seconds at least between two warnings of a lost channel (a Redis away for long had the
+log say so four times a second)."""
 
 
 class NodeChannel:
@@ -38,6 +45,8 @@ class NodeChannel:
         """Set while the subscription is live."""
         self.subscriptions = 0
         """How many times it subscribed (1 + each resubscription after a loss)."""
+        self.failures = 0
+        """Attempts to subscribe, or subscriptions, that failed."""
         self._sender: Redis = connect(url)
 
     async def send(self, node: str, payload: bytes) -> int:
@@ -50,15 +59,34 @@ class NodeChannel:
             return 0
 
     async def run(self) -> None:
+        wait = RETRY_EVERY
+        warned = -math.inf
+        failures = 0  # attempts that failed since the last warning
         while True:
+            before = self.subscriptions
             try:
                 await self._listen()
             except Exception as error:  # whatever broke the subscription, make a new one
                 stop_if_cancelled()
-                log.warning("node channel lost (%r); subscribing again", error)
                 self.subscribed.clear()
+                if self.subscriptions != before:  # it held a while: Redis was there
+                    wait = RETRY_EVERY
+                failures += 1
+                self.failures += 1
+                now = time.monotonic()
+                if now - warned >= WARN_EVERY:
+                    log.warning(
+                        "node channel lost (%r); subscribing again in %.1f s%s",
+                        error,
+                        wait,
+                        f" ({failures} attempts failed since the last warning)"
+                        if failures > 1
+                        else "",
+                    )
+                    warned, failures = now, 0
             stop_if_cancelled()
-            await asyncio.sleep(RETRY_EVERY)
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, RETRY_AT_MOST)
 
     async def _listen(self) -> None:
         # A client of its own, so a lost connection is replaced whole (redis-py does not

@@ -41,13 +41,18 @@ class NodeAddresses:
 
     async def keep(self) -> None:
         """Publish now and every third of the TTL until cancelled (errors are logged and
-        retried at the next turn: Redis away is the leases' concern too)."""
+        retried at the next turn: Redis away is the leases' concern too). Warned once an
+        outage, not at every turn."""
+        failing = False
         while True:
             try:
                 await self.publish()
+                failing = False
             except (RedisError, OSError) as error:
                 stop_if_cancelled()
-                log.warning("cannot publish this node's address: %s", error)
+                if not failing:
+                    log.warning("cannot publish this node's address: %s", error)
+                failing = True
             stop_if_cancelled()
             await asyncio.sleep(self.ttl / 3)
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+
+import pytest
 
 from server.cluster.channel import NodeChannel
 from server.cluster.keys import Keys
-from tests.services import RedisServer
+from tests.services import RedisServer, free_port
 
 
 async def send_until_heard(sender: NodeChannel, node: str, payload: bytes) -> None:
@@ -55,3 +58,22 @@ async def test_nodes_talk_in_order_and_again_after_redis_restarts(
     await asyncio.gather(listening, return_exceptions=True)
     await a.close()
     await b.close()
+
+
+async def test_a_redis_away_for_long_is_retried_ever_more_slowly_and_warned_rarely(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Nothing listens there: every attempt to subscribe fails at once. It used to be tried
+    # again every 0.2 s and logged at every attempt (about four warnings a second).
+    keys = Keys("quoridor:")
+    channel = NodeChannel(f"redis://127.0.0.1:{free_port()}/0", keys, "node-a", lambda _: None)
+    caplog.set_level(logging.WARNING, "quoridor.cluster")
+    listening = asyncio.create_task(channel.run())
+    await asyncio.sleep(3.5)
+    listening.cancel()
+    await asyncio.gather(listening, return_exceptions=True)
+    await channel.close()
+    lost = [r for r in caplog.records if "node channel lost" in r.getMessage()]
+    # Attempts at 0, 0.2, 0.6, 1.4 and 3.0 s (the wait doubling), one warning.
+    assert len(lost) == 1
+    assert channel.failures <= 5

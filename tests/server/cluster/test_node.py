@@ -12,6 +12,7 @@ import signal
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 from redis.asyncio import Redis
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
@@ -25,7 +26,7 @@ from tests.process import ServerProcess
 from tests.server.cluster.harness import DEFAULT_TTL, Node, running_cluster
 from tests.server.test_store import GAME, play, seat_two
 from tests.server.test_store_contract import game
-from tests.services import RedisServer
+from tests.services import RedisServer, free_port
 from tests.wsclient import Client
 
 
@@ -89,6 +90,29 @@ async def test_redis_without_a_postgresql_database_is_refused(
     server = ServerProcess(tmp_path / "games.db", "--redis", redis_server.url)
     with pytest.raises(RuntimeError, match="--redis needs a PostgreSQL --db"):
         await server.start()
+
+
+async def test_a_node_that_cannot_reach_redis_is_refused_at_start_and_touches_nothing(
+    postgres_url: str,
+) -> None:
+    # It used to start, say ready for a second or two, then 503 for good, its log filling
+    # with "node channel lost"; an unreachable PostgreSQL is refused at start, so is Redis.
+    nowhere = f"redis://:hidden@127.0.0.1:{free_port()}/0"
+    server = ServerProcess(postgres_url, "--redis", nowhere, "--cluster-secret", "s")
+    with pytest.raises(RuntimeError, match="server exited"):
+        await server.start()
+    assert server.process is not None
+    assert await server.process.wait() == 1
+    (line,) = server.log.decode().strip().splitlines()
+    assert line.startswith(
+        f"quoridor-server: cannot reach Redis at {nowhere.replace('hidden', '***')} ("
+    )
+    assert line.endswith("): start it, or correct --redis")
+    async with await psycopg.AsyncConnection.connect(postgres_url) as connection:
+        cursor = await connection.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+        )
+        assert await cursor.fetchone() == (0,)  # the database untouched: not even migrated
 
 
 async def test_a_room_opened_on_a_node_is_leased_to_it_and_the_lease_renewed(

@@ -405,3 +405,59 @@ def test_protocol_md_transcript_is_what_the_server_sends_now(json_schema: Docume
     for sender, frame in lines:
         (servers if sender == "server" else clients).validate(json.loads(frame))
     assert len(lines) > 40
+
+
+def _documented_objects() -> list[Document]:
+    """Every one-line JSON object of PROTOCOL.md: its examples and its transcript's frames,
+    with the states that errors carry as well."""
+    text = (schema.HERE / "PROTOCOL.md").read_text(encoding="utf-8")
+    found: list[Document] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            found.append(value)
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for line in re.findall(r"(\{.*\})$", text, re.M):
+        try:
+            walk(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # an abbreviated example
+    return found
+
+
+def test_protocol_md_positions_are_the_engines() -> None:
+    """Every state in PROTOCOL.md shows the position its `moves` lead to (pawns, walls,
+    distances, legal moves), and every `legal_walls` has the length of a board's mask,
+    (size - 1)² / 2 hex digits."""
+    from engine.game import Game
+    from server.rooms import wall_hex
+
+    lengths = {(size - 1) ** 2 // 2 for size in (5, 7, 9, 11)}
+    states = 0
+    for found in _documented_objects():
+        if "legal_walls" not in found:
+            continue
+        assert len(found["legal_walls"]) in lengths, found
+        if found.get("type") != "state" or "moves" not in found:
+            continue
+        variant = found["variant"]
+        game = Game(variant["players"], variant["size"], variant["walls"])
+        for action in found["moves"]:
+            game.apply(action)
+        playing = found["status"] == "playing"
+        assert found["ply"] == game.ply
+        assert found["turn"] == (game.turn if playing else None)
+        assert found["pawns"] == game.pawns
+        assert found["walls"] == game.walls
+        assert found["walls_left"] == game.walls_left
+        assert found["distances"] == game.distances()
+        assert found["legal_pawn_moves"] == (game.legal_pawn_moves() if playing else [])
+        mask = game.legal_wall_mask() if playing else 0
+        assert found["legal_walls"] == wall_hex(mask, variant["size"]), found
+        states += 1
+    assert states > 15

@@ -37,8 +37,9 @@ class Config:
     )
     db_retry: float = _setting(
         30.0,
-        "with PostgreSQL: seconds it may be away (noticed between writes) before the server "
-        "stops; moves made meanwhile wait, unacknowledged, and go through once it is back",
+        "a stand-alone server on PostgreSQL: seconds it may be away (noticed between writes) "
+        "before the server stops; moves made meanwhile wait, unacknowledged, and go through "
+        "once it is back. A cluster node never stops for it: it refuses moves meanwhile",
     )
     redis: str = _setting(
         "",

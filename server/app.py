@@ -829,9 +829,22 @@ def _limit_send_buffer(link: Link) -> None:
 
 
 def _unusable_database(path: str, error: StoreError) -> str:
+    """One line for a database the server cannot start with, and what to do: the advice
+    for a damaged file is no help for a newer schema or a PostgreSQL that does not answer."""
+    reason = " ".join(str(error).split())  # PostgreSQL's own messages run over two lines
+    text = f"cannot use the database {path} ({reason})"
+    if "is newer than this server's" in reason:  # server.database, server.pgstore
+        return (
+            f"{text}; a newer version of the server wrote it: run that version, or restore "
+            "the backup taken before the upgrade (deploy/README.md, Upgrading)"
+        )
+    if is_postgresql(path):
+        return (
+            f"{text}; check that PostgreSQL runs and the URL is right, or start with another --db"
+        )
     return (
-        f"cannot use the database {path} ({error}); if it is damaged, move it aside and "
-        "restore a backup (deploy/README.md, Backups), or start with another --db"
+        f"{text}; if it is damaged, move it aside and restore a backup (deploy/README.md, "
+        "Backups), or start with another --db"
     )
 
 

@@ -1,8 +1,11 @@
-"""Starting a server where one already runs: one sentence, exit status 1, nothing touched."""
+"""Start-up refusals (another server on the port or the file, a database it cannot use): one
+sentence on stderr, exit status 1, nothing touched."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -57,3 +60,24 @@ async def test_two_servers_on_one_database_file_are_refused(tmp_path: Path) -> N
     # Once the first is gone, the file is free again.
     again = await ServerProcess(db).start()
     assert await again.stop() == 0
+
+
+async def test_a_database_of_a_newer_server_is_not_called_damaged(tmp_path: Path) -> None:
+    db = tmp_path / "newer.db"
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        connection.execute("PRAGMA user_version = 99")
+    status, lines = await start_second("--port", "0", "--db", str(db))
+    assert status == 1
+    (line,) = lines
+    assert "schema version 99 is newer than this server's" in line
+    assert "a newer version of the server wrote it" in line
+    assert "damaged" not in line
+
+
+async def test_a_postgresql_that_does_not_answer_is_one_line_not_called_damaged() -> None:
+    status, lines = await start_second("--port", "0", "--db", "postgresql://q@127.0.0.1:1/q")
+    assert status == 1
+    (line,) = lines  # psycopg's message has two lines of its own
+    assert "cannot use the database postgresql://q@127.0.0.1:1/q (PostgreSQL:" in line
+    assert "check that PostgreSQL runs and the URL is right" in line
+    assert "damaged" not in line

@@ -79,7 +79,9 @@ class Config:
         15.0, "the same, for a player who closed the connection or left the room on purpose"
     )
     hard_limit: float = _setting(
-        600.0, "seconds after which an unclaimed game is decided against the absent player"
+        600.0,
+        "seconds after which an unclaimed game is decided against the absent player (0: the "
+        "moment a player goes away, with no time to reconnect; not a way to turn it off)",
     )
     first_move: float = _setting(
         60.0,

@@ -48,13 +48,14 @@ from server.core import (
     Think,
 )
 from server.database import Synchronous
+from server.dburl import is_postgresql, shown
 from server.metrics import Metrics
 from server.retention import Retention
 from server.rooms import Absence
 from server.searches import Searches
 from server.stalls import StallClock
-from server.storage import Storage, is_postgresql, open_storage, shown
-from server.store import StoreError, StoreLocked
+from server.storage import Storage, open_storage
+from server.store import StoreError, StoreRefused
 from server.wire import Link
 from server.workers import WorkerPool
 
@@ -108,6 +109,7 @@ class GameServer:
             _synchronous(config.sync),
             config.db_retry,
             Retention(short_days=config.short_game_days, history_days=config.history_days),
+            alone=not config.redis,  # the nodes of a cluster share their database
         )
         self.accounts: AccountService | None = None
         if self.store is not None:
@@ -308,8 +310,8 @@ class GameServer:
         assert self.store is not None
         try:
             before, after = await self.store.open()
-        except StoreLocked as locked:
-            raise StartupError(str(locked)) from None
+        except StoreRefused as refused:
+            raise StartupError(str(refused)) from None
         except StoreError as error:
             raise StartupError(_unusable_database(shown(self.config.db), error)) from None
         try:
@@ -322,7 +324,12 @@ class GameServer:
             # for or found orphaned (server.cluster.node), never loaded by every node.
             loaded.rooms, loaded.sessions = [], []
         self.core.restore(loaded)
-        await self.store.write(self.core.take_changes())
+        try:
+            await self.store.write(self.core.take_changes())
+        except StoreError as error:  # rooms a cluster's node claimed (pgstore.Fenced), say
+            await self.store.close()
+            message = f"cannot use the database {shown(self.config.db)}: {error}"
+            raise StartupError(message) from None
         self._send(self.core.wake())
         log.info(
             "database %s (schema %d -> %d): %d games in progress recovered",

@@ -32,8 +32,8 @@ from server.database import (
     Unreadable,
     decode_rooms,
 )
+from server.dburl import is_postgresql, shown
 from server.pgstore import SQLITE_EQUIVALENT, Conn, PgStore
-from server.storage import is_postgresql, shown
 from server.store import StoreError, _lock
 
 TABLES: dict[str, list[str]] = {

@@ -66,6 +66,7 @@ from server.database import (
     decode_rows,
     quarantined_keys,
 )
+from server.dburl import shown
 from server.records import (
     UNNUMBERED,
     AccountRecord,
@@ -75,7 +76,7 @@ from server.records import (
     SessionRecord,
 )
 from server.retention import PRUNE_CHUNK, PRUNE_EVERY, Retention, is_short, statements
-from server.store import StoreError
+from server.store import StoreError, StoreLocked
 
 T = TypeVar("T")
 Conn = AsyncConnection[tuple[Any, ...]]
@@ -190,6 +191,10 @@ MIGRATION_LOCK = 0x51_0D_0B
 """The advisory lock nodes take to migrate one at a time when they start together."""
 GAME_IDS_LOCK = 0x51_0D_1D
 """The advisory lock under which a node reserves a block of game ids."""
+SERVER_LOCK = 0x51_0D_5E
+"""The advisory lock a server holds on its connection while it uses the database: alone
+for a stand-alone server, shared by the nodes of a cluster. Two stand-alone servers (or
+one beside a cluster) would each believe they own every game in it."""
 CONNECT_WITHIN = 10.0
 WATCH_EVERY = 1.0
 """Seconds between checks of an idle connection."""
@@ -221,8 +226,12 @@ class PgStore:
         stalled_after: float = STALLED_AFTER,
         retry: float = RETRY_FOR,
         retention: Retention | None = None,
+        alone: bool = False,
     ) -> None:
         self.url = url
+        self.alone = alone
+        """A stand-alone server's store: it holds the database alone (``SERVER_LOCK``
+        exclusive), where the nodes of a cluster, and tools, share it."""
         self.retention = retention or Retention()
         """Which finished games the database keeps (``server.retention``)."""
         self._prune_due = 0.0
@@ -282,6 +291,15 @@ class PgStore:
         # fences it read and so block a takeover: PostgreSQL ends such a session.
         stalled_ms = int(self.stalled_after * 1000)
         await conn.execute(f"SET idle_in_transaction_session_timeout = {stalled_ms}".encode())
+        take = "pg_try_advisory_lock" if self.alone else "pg_try_advisory_lock_shared"
+        ((held,),) = await _rows(conn, f"SELECT {take}(%s)", (SERVER_LOCK,))
+        if not held:
+            await conn.close()
+            raise StoreLocked(
+                f"the database {shown(self.url)} is in use by "
+                + ("another server or a cluster" if self.alone else "a stand-alone server")
+                + "; stop it first, or give this one another --db"
+            )
         return conn
 
     async def _keep_connected(self) -> None:
@@ -327,6 +345,9 @@ class PgStore:
         while time.monotonic() < deadline:
             try:
                 return await self._connect()
+            except StoreLocked as taken:  # another server took it while PostgreSQL was away
+                self._fail(str(taken))
+                return None
             except psycopg.Error:
                 await asyncio.sleep(RECONNECT_EVERY)
         return None

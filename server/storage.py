@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Protocol, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 from server.accountdb import AccountQuery, RatedGame
 from server.database import Batch, Loaded, Synchronous
+from server.dburl import is_postgresql
 from server.retention import Retention
 
 T = TypeVar("T")
-POSTGRESQL_SCHEMES = ("postgresql://", "postgres://")
 
 
 class Storage(Protocol):
@@ -73,34 +72,24 @@ class Storage(Protocol):
         ...
 
 
-def is_postgresql(db: str) -> bool:
-    return db.startswith(POSTGRESQL_SCHEMES)
-
-
-def shown(db: str) -> str:
-    """``db`` (or a ``redis://`` URL) as logs and messages show it: a URL's password
-    replaced by ``***``."""
-    if not is_postgresql(db) and not db.startswith(("redis://", "rediss://")):
-        return db
-    parts = urlsplit(db)
-    if parts.password is None:
-        return db
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
-
-
 def open_storage(
-    db: str, synchronous: Synchronous, retry: float = 30.0, retention: Retention | None = None
+    db: str,
+    synchronous: Synchronous,
+    retry: float = 30.0,
+    retention: Retention | None = None,
+    alone: bool = False,
 ) -> Storage | None:
     """The store ``--db`` names: None for memory (empty), PostgreSQL for a
     ``postgresql://`` URL, else a SQLite file (``synchronous`` applies to SQLite only,
-    ``retry`` to PostgreSQL only: see ``server.pgstore.PgStore``; ``retention`` to both)."""
+    ``retry`` and ``alone`` (a stand-alone server's: no other may use the database
+    meanwhile) to PostgreSQL only: see ``server.pgstore.PgStore``; ``retention`` to both;
+    a SQLite file is always held alone)."""
     if not db:
         return None
     if is_postgresql(db):
         from server.pgstore import PgStore
 
-        return PgStore(db, retry=retry, retention=retention)
+        return PgStore(db, retry=retry, retention=retention, alone=alone)
     from server.store import Store
 
     return Store(db, synchronous, retention)

@@ -53,7 +53,12 @@ class StoreError(RuntimeError):
     """The database process failed a request, or is gone."""
 
 
-class StoreLocked(StoreError):
+class StoreRefused(StoreError):
+    """The database cannot be used (held by another server, its folder missing, ...); the
+    message says why in one sentence."""
+
+
+class StoreLocked(StoreRefused):
     """Another server holds the database; the message says so in one sentence."""
 
 
@@ -68,8 +73,16 @@ def _lock(path: Path) -> int:
     believe they own every game in it; a lock of our own refuses the second.
     The holder's process id is written in the file, for the message.
     """
-    lock_path = path.with_name(path.name + LOCK_SUFFIX)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    real = path.resolve()  # a symbolic link to the file is the same database
+    try:
+        fd = os.open(real.with_name(real.name + LOCK_SUFFIX), os.O_RDWR | os.O_CREAT, 0o644)
+    except FileNotFoundError:
+        raise StoreRefused(
+            f"cannot create the database {path}: the folder {real.parent} does not exist"
+        ) from None
+    except OSError as error:
+        reason = (error.strerror or str(error)).lower()
+        raise StoreRefused(f"cannot open the database {path}: {reason}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

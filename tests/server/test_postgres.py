@@ -21,8 +21,8 @@ from protocol.messages import (
     State,
 )
 from server.database import Batch, MoveDelta
+from server.dburl import shown
 from server.pgstore import WATCH_EVERY, Fenced, PgStore
-from server.storage import shown
 from tests.http import get as http_get
 from tests.process import ServerProcess
 from tests.server.test_store import GAME, play, resume, seat_two

@@ -81,3 +81,50 @@ async def test_a_postgresql_that_does_not_answer_is_one_line_not_called_damaged(
     assert "cannot use the database postgresql://q@127.0.0.1:1/q (PostgreSQL:" in line
     assert "check that PostgreSQL runs and the URL is right" in line
     assert "damaged" not in line
+
+
+async def test_a_symbolic_link_to_a_database_in_use_is_refused_too(tmp_path: Path) -> None:
+    db, link = tmp_path / "games.db", tmp_path / "link.db"
+    link.symlink_to(db)
+    first = await ServerProcess(db).start()
+    try:
+        assert first.process is not None
+        status, lines = await start_second("--port", "0", "--db", str(link))
+        assert status == 1
+        assert lines == [
+            f"quoridor-server: the database {link} is in use by another server (process "
+            f"{first.process.pid}); stop it first, or give this one another --db"
+        ]
+    finally:
+        assert await first.stop() == 0
+
+
+async def test_a_database_in_a_folder_that_does_not_exist_is_one_sentence(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "nowhere" / "games.db"
+    status, lines = await start_second("--port", "0", "--db", str(db))
+    assert (status, lines) == (
+        1,
+        [
+            f"quoridor-server: cannot create the database {db}: the folder "
+            f"{tmp_path / 'nowhere'} does not exist"
+        ],
+    )
+
+
+async def test_two_stand_alone_servers_on_one_postgresql_database_are_refused(
+    postgres_url: str,
+) -> None:
+    first = await ServerProcess(postgres_url).start()
+    try:
+        status, lines = await start_second("--port", "0", "--db", postgres_url)
+        assert status == 1
+        assert lines[-1].startswith("quoridor-server: the database postgresql://")
+        assert lines[-1].endswith(
+            "is in use by another server or a cluster; stop it first, or give this one another --db"
+        )
+    finally:
+        assert await first.stop() == 0
+    again = await ServerProcess(postgres_url).start()  # free once the first is gone
+    assert await again.stop() == 0

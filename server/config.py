@@ -9,11 +9,14 @@ deploy/README.md documents them for operators.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from ipaddress import IPv4Network, IPv6Network, ip_network
-from typing import Any
+from typing import Any, NoReturn
+
+from server.dburl import is_postgresql, shown
 
 
 def _setting(default: Any, help: str) -> Any:
@@ -215,12 +218,16 @@ def problem(config: Config) -> str | None:
             return f"{flag} must be one of {', '.join(choices)}, not {value!r}"
         if isinstance(value, bool) or not isinstance(value, int | float):
             continue
+        if not math.isfinite(value):
+            return f"{flag} must be a finite number, not {value:g}"
         if item.name in AT_LEAST_ONE and value < 1:
             return f"{flag} must be at least 1, not {value:g}"
         if item.name in POSITIVE and not value > 0:
             return f"{flag} must be above 0, not {value:g}"
         if value < 0:
             return f"{flag} cannot be negative ({value:g})"
+    if "://" in config.db and not is_postgresql(config.db):
+        return f"--db takes a file's path or a postgresql:// URL, not {shown(config.db)!r}"
     if config.port > 65535:
         return f"--port must be a TCP port, 0 to 65535, not {config.port}"
     try:
@@ -230,11 +237,17 @@ def problem(config: Config) -> str | None:
     return None
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One sentence and where to look: the usage names every setting (50 lines).
+        self.exit(2, f"{self.prog}: error: {message} (--help lists the settings)\n")
+
+
 def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Config:
     """Build the configuration from ``argv`` and ``env`` (default: the process's). A value
     that makes no sense ends the program with the usage and one sentence (exit status 2)."""
     env = os.environ if env is None else env
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="quoridor-server",
         description="Authoritative Quoridor game server over websockets.",
     )

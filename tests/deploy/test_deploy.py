@@ -294,6 +294,9 @@ def test_the_server_accepts_every_documented_default() -> None:
         (["--max-per-ip", "0"], {}, "--max-per-ip must be at least 1, not 0"),
         (["--ai-workers", "-1"], {}, "--ai-workers cannot be negative (-1)"),
         (["--rate", "0"], {}, "--rate must be above 0, not 0"),
+        (["--grace", "inf"], {}, "--grace must be a finite number, not inf"),
+        ([], {"QUORIDOR_HARD_LIMIT": "nan"}, "--hard-limit must be a finite number, not nan"),
+        (["--db", "mysql://x/y"], {}, "--db takes a file's path or a postgresql:// URL, not"),
         ([], {"QUORIDOR_PORT": "abc"}, "QUORIDOR_PORT must be a whole number, not 'abc'"),
         ([], {"QUORIDOR_GRACE": "soon"}, "QUORIDOR_GRACE must be a number, not 'soon'"),
     ],
@@ -307,6 +310,7 @@ def test_a_setting_that_makes_no_sense_is_one_sentence_not_a_traceback(
     error = capsys.readouterr().err
     assert f"quoridor-server: error: {said}" in error
     assert "Traceback" not in error
+    assert len(error.splitlines()) == 1  # not the usage's 50 lines
 
 
 def test_sensible_settings_pass_the_checks() -> None:

@@ -383,6 +383,7 @@ class GameServer:
         if self.store is not None:
             await self.store.close()
         self.workers.shutdown()
+        await self.workers.stopped()
         if self.accounts is not None:
             self.accounts.close()
 

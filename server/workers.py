@@ -32,6 +32,7 @@ import functools
 import itertools
 import multiprocessing
 import os
+import signal
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -131,6 +132,13 @@ class WorkerPool:
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
 
+    async def stopped(self) -> None:
+        """After ``shutdown``: wait (in a thread) for the searches still running, a few
+        seconds at most, and the pool's own thread. Leaving it running at exit made the
+        interpreter's exit hook write to its closed pipe, now and then: a traceback."""
+        if self._executor is not None:
+            await asyncio.to_thread(self._executor.shutdown, wait=True)
+
     # -- inside ---------------------------------------------------------------------
 
     def _dispatch(self) -> None:
@@ -157,7 +165,9 @@ class WorkerPool:
         if self._executor is None:
             # spawn, not fork: a forked copy of a running event loop and its sockets is unsafe.
             context = multiprocessing.get_context("spawn")
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=_leave_interrupts_to_the_server
+            )
         self._running[job.owner] += 1
         self._served[job.owner] = next(self._numbers)
         loop = asyncio.get_running_loop()
@@ -195,3 +205,9 @@ def _back_to(
 
 SATURATION = 4
 """Searches (waiting or running) per worker beyond which new computer games are refused."""
+
+
+def _leave_interrupts_to_the_server() -> None:
+    """In each worker: Ctrl-C in a terminal interrupts every process of the server; the
+    server stops its workers itself (a worker interrupted printed a traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import signal
 import time
 
 import pytest
@@ -12,6 +13,7 @@ from protocol.messages import AiSpec, Create, ErrorCode, Joined, MoveRequest
 from server.app import GameServer
 from server.config import Config
 from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
+from tests.process import ServerProcess
 from tests.wsclient import Client
 
 
@@ -106,3 +108,19 @@ async def test_new_computer_games_are_refused_while_the_workers_are_saturated() 
         assert (await late.expect(Joined)).id == "human"
         for player in players:
             await player.close()
+
+
+async def test_ctrl_c_stops_a_server_with_workers_without_a_traceback() -> None:
+    """A terminal's Ctrl-C interrupts the whole process group: the workers too."""
+    server = await ServerProcess("", "--ai-workers", "2").start()
+    client = await Client.connect(server.url, "alice")
+    await client.send(Create(ai=AiSpec(level=3)))
+    await client.expect(Joined)
+    await client.send(MoveRequest(move="e2", ply=0))
+    while (await client.state()).ply < 2:  # until the computer (a worker) has answered
+        pass
+    await client.close()
+    assert await server.stop(signal.SIGINT, group=True) == 0
+    log = server.log.decode()
+    assert "KeyboardInterrupt" not in log
+    assert "Traceback" not in log

@@ -495,9 +495,14 @@ class GameServer:
 
     def watch(self, conn: int) -> None:
         """``_watch`` a connection whose message was answered away from ``serve`` (a cluster
-        node's hello, answered once its session was looked for)."""
+        node's hello, answered once its session was looked for). One its hello left
+        un-greeted (refused, or told to try again) has a new hello deadline."""
         if link := self.sockets.get(conn):
-            self._watch(link)
+            connection = self._connections.get(conn)
+            if connection is not None and connection.session is None:
+                link.expect_within(self.config.hello_timeout)
+            else:
+                self._watch(link)
 
     def _watch(self, link: Link) -> None:
         """How long this connection may stay silent: the hello deadline runs from the open
@@ -690,6 +695,8 @@ class GameServer:
                 self._start_asking(action)
             elif isinstance(action, FindSession):
                 assert self.member is not None  # only a cluster node's core asks
+                if link := self.sockets.get(action.conn):
+                    link.expect_within(None)  # it said hello: no deadline while it is looked for
                 self.background(self.member.find_session(action))
 
     def _write(self, send: Send) -> None:

@@ -321,8 +321,8 @@ class Core:
         message = f"{self.context.unavailable}: nothing was played; send it again in a moment"
         return self.context.error(conn, ErrorCode.SERVICE_UNAVAILABLE, message, rid)
 
-    def _hello(self, connection: Connection, hello: Hello) -> list[Action]:
-        actions, resumed = self.registry.hello(connection, hello)
+    def _hello(self, connection: Connection, hello: Hello, looked: bool = False) -> list[Action]:
+        actions, resumed = self.registry.hello(connection, hello, looked)
         if resumed is None:
             return actions
         actions += self.lobby.resumed(resumed, connection.id)
@@ -492,10 +492,18 @@ class Core:
         connection = self.connections.get(conn)
         if connection is None:
             return []
-        try:  # still asking: an unknown token is refused now, not looked for again
-            return self._hello(connection, hello)
-        finally:
-            connection.asking = False
+        connection.asking = False
+        return self._hello(connection, hello, looked=True)  # unknown now: refused
+
+    def unsearchable(self, conn: int, hello: Hello, reason: str) -> list[Action]:
+        """The session of a resume token this node did not know could not be looked for
+        now (``reason``: the database or the cluster away): try again, not ``bad_token``."""
+        connection = self.connections.get(conn)
+        if connection is None:
+            return []
+        connection.asking = False
+        message = f"{reason}: your game cannot be looked for now; try again in a moment"
+        return [self.context.error(conn, ErrorCode.SERVICE_UNAVAILABLE, message, hello.id)]
 
     # -- the relay: connections moving between the nodes of a cluster ---------------------
 

@@ -119,7 +119,9 @@ class SessionRegistry:
 
     # -- hello -----------------------------------------------------------------------
 
-    def hello(self, connection: Connection, hello: Hello) -> tuple[list[Action], Session | None]:
+    def hello(
+        self, connection: Connection, hello: Hello, looked: bool = False
+    ) -> tuple[list[Action], Session | None]:
         """Greet the connection; the replies, and the session if it was resumed (whose
         queue and room the caller brings the connection back into)."""
         conn, error = connection.id, self.context.error
@@ -142,7 +144,7 @@ class SessionRegistry:
             message = f"name {problem} - at `$.name`"
             return [error(conn, ErrorCode.INVALID_FIELD, message, hello.id)], None
         if hello.resume is not None:
-            return self._resume(connection, hello)
+            return self._resume(connection, hello, looked)
         if hello.token is not None:
             return self.ask(connection, hello), None
         session, token = Session.new(name, self.context.chat_bucket())
@@ -151,11 +153,20 @@ class SessionRegistry:
         log.debug("hello", extra={"conn": conn, "session": session.id})
         return [self._attach(connection, session, token, hello.id)], None
 
-    def _resume(self, connection: Connection, hello: Hello) -> tuple[list[Action], Session | None]:
+    def _resume(
+        self, connection: Connection, hello: Hello, looked: bool
+    ) -> tuple[list[Action], Session | None]:
+        """``looked``: the adapter looked for the session already (``Core.searched``)."""
         assert hello.resume is not None
         digest = token_hash(hello.resume)
         session = self.sessions.pop(digest, None)
-        if session is None and self.context.clustered and not connection.asking:
+        if session is None and self.context.clustered and not looked:
+            if connection.asking:  # its last hello is still being looked for
+                message = "your hello is still being looked for: try again in a moment"
+                error = self.context.error
+                return [
+                    error(connection.id, ErrorCode.SERVICE_UNAVAILABLE, message, hello.id)
+                ], None
             # Perhaps a session of a room hosted elsewhere (or nowhere, its node dead):
             # the adapter looks for it in the shared database (``Core.searched``).
             connection.asking = True

@@ -11,6 +11,8 @@ without ``--redis`` never imports this module (nor Redis's client).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import math
 from typing import TYPE_CHECKING, Protocol
@@ -18,13 +20,13 @@ from typing import TYPE_CHECKING, Protocol
 from redis.exceptions import RedisError
 
 from protocol.codec import encode
-from server.actions import CLOSE_RESTART, FindSession
+from server.actions import FindSession
 from server.cluster.channel import NodeChannel
 from server.cluster.directory import ClusterDirectory, Listing
 from server.cluster.lobby import Lobby
 from server.cluster.matching import ClusterQueue, Matchmaker, QuickMatching
 from server.cluster.matchqueue import MatchQueue as SharedQueue
-from server.cluster.node import ClusterNode, Local, Remote, default_node_id
+from server.cluster.node import ClusterNode, Local, Location, Remote, default_node_id
 from server.cluster.nodes import NodeAddresses
 from server.cluster.ownership import TakenOver
 from server.core import Close
@@ -44,6 +46,10 @@ if TYPE_CHECKING:
     from server.rooms import Room
     from server.storage import Storage
     from server.wire import Link
+
+LOOK_WITHIN = 2.0
+"""Seconds a node looks for an unknown resume token's session (PostgreSQL, then where its
+room is) before it answers the hello ``service_unavailable`` rather than keep it waiting."""
 
 
 class Host(Protocol):
@@ -240,18 +246,29 @@ class Member:
     async def find_session(self, find: FindSession) -> None:
         """A resume token this node does not know: its room, from the shared database, is
         brought here if no live node hosts it (a takeover), then the hello is answered; a
-        room another live node hosts gets the connection handed over with the hello."""
+        room another live node hosts gets the connection handed over with the hello.
+
+        When that cannot be known now (PostgreSQL or Redis away, or no answer within
+        ``LOOK_WITHIN``) the hello is answered ``service_unavailable`` at once: the token
+        may well be good, so not ``bad_token``, and the client says hello again in a moment
+        (a node used to wait for PostgreSQL to come back, and the client's hello deadline
+        closed it meanwhile with 1008)."""
         server = self.server
-        where = None
+        if not self.store.available:
+            self._cannot_look(find, "the database is unreachable")
+            return
+        lookup = asyncio.ensure_future(self._where(find.token_digest))
         try:
-            code = await self.store.session_room(find.token_digest)
-            if code is not None:
-                where = await self.node.locate(code)
+            where = await asyncio.wait_for(asyncio.shield(lookup), LOOK_WITHIN)
+        except TimeoutError:
+            # Left to finish by itself: a takeover it started stands, the room hosted here.
+            server.background(_settled(lookup))
+            self._cannot_look(find, "the database did not answer in time")
+            return
         except (StoreError, RedisError, OSError) as error:
-            # The token may well be good: the client is told to come back, not bad_token.
             log.warning("cannot look for a session now: %s", error, extra={"conn": find.conn})
-            if link := server.sockets.get(find.conn):
-                link.close(CLOSE_RESTART, "cannot find your game now; reconnect")
+            unreachable = "the database" if isinstance(error, StoreError) else "the cluster"
+            self._cannot_look(find, f"{unreachable} is unreachable")
             return
         if isinstance(where, Remote):
             assert server.relay is not None
@@ -262,3 +279,16 @@ class Member:
         # Its hello deadline ran meanwhile: a resumed player has none (a game is no idle
         # time), and one left in no room has the idle one.
         server.watch(find.conn)
+
+    async def _where(self, digest: bytes) -> Location | None:
+        code = await self.store.session_room(digest)
+        return None if code is None else await self.node.locate(code)
+
+    def _cannot_look(self, find: FindSession, reason: str) -> None:
+        self.server.carry_out(self.server.core.unsearchable(find.conn, find.hello, reason))
+        self.server.watch(find.conn)
+
+
+async def _settled(work: asyncio.Future[Location | None]) -> None:
+    with contextlib.suppress(StoreError, RedisError, OSError):
+        await work

@@ -6,13 +6,22 @@ from __future__ import annotations
 import asyncio
 import time
 
-from protocol.messages import Create, MoveRequest, State
+from protocol.messages import (
+    VERSION,
+    Create,
+    Error,
+    Hello,
+    MoveRequest,
+    State,
+    Welcome,
+)
 from server.pgstore import WATCH_EVERY, PgStore
 from tests.http import get as http_get
 from tests.server.cluster.harness import DEFAULT_TTL, running_cluster
 from tests.server.cluster.test_node import resume_anywhere, saved_moves
 from tests.server.test_store import GAME, play, seat_two
 from tests.services import PostgresServer, RedisServer
+from tests.wsclient import Client
 
 
 async def _until_ready(port: int, within: float = 15.0) -> str:
@@ -93,3 +102,45 @@ async def test_redis_restarted_mid_game_the_game_goes_on_with_every_move(
         await asyncio.gather(a2.close(), b2.close())
 
     assert await saved_moves(postgres_url, code) == GAME
+
+
+async def test_a_resume_while_postgresql_is_away_is_told_at_once_to_try_again(
+    own_postgres: PostgresServer, redis_server: RedisServer, redis_prefix: str
+) -> None:
+    # A node that does not know the token looks for its session in PostgreSQL: it used to
+    # wait for PostgreSQL to come back (no answer for 8 s and more), then close the client,
+    # which had said hello, with 1008 'no hello in time'.
+    url = own_postgres.create_database("game")
+    hello_within = 3.0
+    args = ("--hello-timeout", str(hello_within))
+    async with running_cluster(url, redis_server.url, redis_prefix, 2, *args) as cluster:
+        a, b, _code = await seat_two(cluster.node(0).url)
+        await play([a, b], GAME[:2], 0)
+        assert a.welcome is not None
+        resume = Hello(version=VERSION, name="alice", resume=a.welcome.resume_token)
+        own_postgres.stop()
+        elsewhere = await Client.connect(cluster.node(1).url, hello=False)
+        await asyncio.sleep(hello_within - 1)  # the hello comes late in its deadline
+        for _ in range(2):  # PostgreSQL not yet known to be away, then known
+            asked = time.monotonic()
+            await elsewhere.send(resume)
+            refused = await elsewhere.error("service_unavailable")
+            assert time.monotonic() - asked < 3
+            assert "try again" in refused.message
+            await asyncio.sleep(1.5)  # past the deadline of the connection's opening
+        assert elsewhere.ws.close_code is None  # it said hello: not closed
+        own_postgres.start()
+        # The same connection, saying hello again every second (each answer gives it
+        # another hello deadline) until PostgreSQL is back: resumed, through the relay.
+        async with asyncio.timeout(20):
+            while True:
+                await elsewhere.send(resume)
+                reply = await elsewhere.recv(5)
+                if isinstance(reply, Welcome):
+                    break
+                assert isinstance(reply, Error)
+                assert reply.code == "service_unavailable", reply
+                await asyncio.sleep(1)
+        assert reply.room == _code
+        assert (await elsewhere.state()).ply == 2
+        await asyncio.gather(a.close(), b.close(), elsewhere.close())

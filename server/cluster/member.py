@@ -263,7 +263,7 @@ class Member:
         except TimeoutError:
             # Left to finish by itself: a takeover it started stands, the room hosted here.
             server.background(_settled(lookup))
-            self._cannot_look(find, "the database did not answer in time")
+            self._cannot_look(find, "the cluster did not answer in time")
             return
         except (StoreError, RedisError, OSError) as error:
             log.warning("cannot look for a session now: %s", error, extra={"conn": find.conn})

@@ -120,6 +120,11 @@ class ClusterNode:
         """Leases this node lost while hosting their room (a metric)."""
         self.redis_errors = 0
         """Redis requests that failed (a metric)."""
+        self._redis_run: str | None = None
+        """The ``run_id`` of the Redis process last seen: another one means Redis restarted."""
+        self._settling_until = 0.0
+        """Monotonic time before which this node takes no room over: Redis restarted, and
+        the rooms' owners, alive, take their leases again first (``_settled``)."""
 
     # -- lifetime --------------------------------------------------------------------
 
@@ -131,6 +136,7 @@ class ClusterNode:
         await self.reserve_game_ids()
         with contextlib.suppress(RedisError, OSError, TimeoutError):
             async with asyncio.timeout(self.leases.ttl):
+                await self._settled()  # which Redis this node starts with
                 await self._lease_codes()
         self._tasks = [
             asyncio.create_task(self.leases.keep(self._lost)),
@@ -312,6 +318,12 @@ class ClusterNode:
     async def _take_over(self, code: str) -> Location:
         started = time.monotonic()
         owner = await self._live_owner(code)
+        if owner is None and (wait := await self._settled()):
+            # Redis restarted: the lease may be gone only because Redis forgot it, while
+            # its node, alive, is about to take it again (at its next renewal, within a
+            # third of the TTL). Taking the room now closed every game of that node.
+            await asyncio.sleep(wait)
+            owner = await self._live_owner(code)
         if owner is not None:
             return Remote(owner)
         taken = await self.ownership.take_over(code)
@@ -333,6 +345,24 @@ class ClusterNode:
             extra={"room": code},
         )
         return LOCAL
+
+    async def _settled(self) -> float:
+        """Seconds to wait before taking a room over: none, unless Redis restarted (another
+        ``run_id``) less than a TTL ago. Every live node renews its leases every third of
+        the TTL and takes a lease it finds gone again at once (``_own_again``), so after a
+        TTL a room without a lease has no live owner. A dead node's rooms wait that much
+        longer after a Redis restart."""
+        info = await self.redis.info("server")
+        run = str(info.get("run_id", ""))
+        now = time.monotonic()
+        if self._redis_run is not None and run != self._redis_run:
+            self._settling_until = now + self.leases.ttl
+            log.info(
+                "redis restarted: this node takes no room over for %.1f s (their owners first)",
+                self.leases.ttl,
+            )
+        self._redis_run = run
+        return max(0.0, self._settling_until - now)
 
     async def _live_owner(self, code: str) -> str | None:
         """The live node that holds the room's lease, if one does. A lease whose node is

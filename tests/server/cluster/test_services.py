@@ -11,8 +11,11 @@ from protocol.messages import (
     Create,
     Error,
     Hello,
+    Join,
+    Joined,
     MoveRequest,
     State,
+    Watch,
     Welcome,
 )
 from server.pgstore import WATCH_EVERY, PgStore
@@ -144,3 +147,42 @@ async def test_a_resume_while_postgresql_is_away_is_told_at_once_to_try_again(
         assert reply.room == _code
         assert (await elsewhere.state()).ply == 2
         await asyncio.gather(a.close(), b.close(), elsewhere.close())
+
+
+async def test_redis_restarted_empty_within_a_ttl_closes_nobody_and_no_node_takes_a_room(
+    postgres_url: str, own_redis: RedisServer, redis_prefix: str
+) -> None:
+    # Redis restarted empty: the other node found the room's lease gone (its orphan sweep,
+    # or a spectator's watch as here) and took the room over before the owner, alive, took
+    # its lease again at its next renewal: every game closed with 1012 ('room moved'). The
+    # owner is held (SIGSTOP) for the moment of the restart, so the other node asks first.
+    ttl = 2.0
+    args = ("--lease-ttl", str(ttl))
+    async with running_cluster(postgres_url, own_redis.url, redis_prefix, 2, *args) as cluster:
+        owner, other = cluster.node(0), cluster.node(1)
+        a = await Client.connect(owner.url, "alice")
+        b = await Client.connect(other.url, "bob")  # played through the relay
+        await a.send(Create())
+        code = (await a.expect(Joined)).room
+        await b.send(Join(room=code))
+        await b.expect(Joined)
+        await play([a, b], GAME[:3], 0)
+        owner.pause()
+        own_redis.restart()
+        watcher = await Client.connect(other.url, "carol")
+        await watcher.send(Watch(room=code))
+        await asyncio.sleep(ttl / 4)
+        owner.resume()  # its renewal finds its lease gone and takes it again
+        joined = await watcher.expect(Joined, within=ttl * 3)
+        assert joined.seat is None  # watching, through the relay to the owner
+        await asyncio.sleep(ttl)  # every node's renewals, and a sweep of each
+        assert a.ws.close_code is None
+        assert b.ws.close_code is None
+        final = await play([a, b], GAME[3:], 3)  # on the same connections
+        assert final.result is not None
+        await asyncio.gather(a.close(), b.close(), watcher.close())
+        assert "room taken over at epoch" not in other.log.decode()
+        assert "room fenced off" not in owner.log.decode()
+        assert "lease lost and taken again" in owner.log.decode()
+
+    assert await saved_moves(postgres_url, code) == GAME

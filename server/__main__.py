@@ -12,7 +12,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 
 from server import logs
 from server.app import GameServer, StartupError
-from server.config import Config, parse_config
+from server.config import Config, parse_config, unknown_variables
 from server.gcclock import Collections
 
 FULL_BY_CLOCK_ONLY = 1_000_000_000
@@ -45,9 +45,17 @@ async def serve_until_stopped(config: Config) -> int:
 def main(argv: Sequence[str] | None = None) -> None:
     config = parse_config(argv)
     logs.configure(config.log_level, config.log_format)
+    log = logging.getLogger("quoridor.server")
+    for sentence in unknown_variables():
+        log.warning("%s", sentence)
+    if not config.db:
+        log.warning(
+            "no database (--db is empty): games, accounts and the history are kept in "
+            "memory only, and lost when the server stops"
+        )
     tune_interpreter()
     if compiled := compiled_modules():
-        logging.getLogger("quoridor.server").info(
+        log.info(
             "compiled build: %d modules compiled with mypyc (%s)",
             len(compiled), sys.modules[compiled[0]].__file__,
         )  # fmt: skip

@@ -9,6 +9,7 @@ deploy/README.md documents them for operators.
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -189,6 +190,25 @@ COMMAND_LINE_DEFAULTS = {"db": "quoridor.db"}
 
 def env_name(field_name: str) -> str:
     return ENV_PREFIX + field_name.upper()
+
+
+OTHER_VARIABLES = {"QUORIDOR_SERVER", "QUORIDOR_DEBUG", "QUORIDOR_DOMAIN", "QUORIDOR_CHROMIUM"}
+"""``QUORIDOR_`` variables that are not the server's: the terminal client's, the deployment
+files', the tests'."""
+
+
+def unknown_variables(env: Mapping[str, str] | None = None) -> list[str]:
+    """One sentence for each ``QUORIDOR_`` variable in ``env`` that is no setting (a typo
+    would otherwise leave the setting at its default without a word)."""
+    env = os.environ if env is None else env
+    known = {env_name(item.name) for item in fields(Config)}
+    said = []
+    for name in sorted(env):
+        if name.startswith(ENV_PREFIX) and name not in known | OTHER_VARIABLES:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            said.append(f"{name} is not a setting of the server and is ignored{hint}")
+    return said
 
 
 CHOICES = {

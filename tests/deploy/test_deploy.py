@@ -25,7 +25,7 @@ import pytest
 import yaml
 
 from server.app import GameServer
-from server.config import Config, env_name, parse_config
+from server.config import Config, env_name, parse_config, unknown_variables
 from tests.deploy import settings_doc
 from tests.deploy.settings_doc import default, env_text
 
@@ -311,6 +311,28 @@ def test_a_setting_that_makes_no_sense_is_one_sentence_not_a_traceback(
     assert f"quoridor-server: error: {said}" in error
     assert "Traceback" not in error
     assert len(error.splitlines()) == 1  # not the usage's 50 lines
+
+
+def test_a_misspelt_variable_is_named_with_the_setting_it_resembles() -> None:
+    env = {
+        "QUORIDOR_PROT": "9000",
+        "QUORIDOR_PORT": "9001",
+        "QUORIDOR_SERVER": "ws://x",
+        "HOME": "",
+    }
+    assert unknown_variables(env) == [
+        "QUORIDOR_PROT is not a setting of the server and is ignored (did you mean QUORIDOR_PORT?)"
+    ]
+
+
+def test_every_quoridor_variable_the_project_uses_is_known() -> None:
+    """The deployment files', the client's and the tests' variables are not called typos."""
+    used = set()
+    for path in [*ROOT.glob("*/**/*.py"), *ROOT.glob("deploy/*"), *ROOT.glob("*.md")]:
+        if ".venv" not in path.parts and path.is_file() and path != Path(__file__).resolve():
+            used |= set(re.findall(r"\bQUORIDOR_[A-Z][A-Z_]*[A-Z]\b", path.read_text()))
+    assert "QUORIDOR_DOMAIN" in used
+    assert unknown_variables(dict.fromkeys(used, "")) == []
 
 
 def test_sensible_settings_pass_the_checks() -> None:

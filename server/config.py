@@ -84,8 +84,8 @@ class Config:
     )
     hard_limit: float = _setting(
         600.0,
-        "seconds after which an unclaimed game is decided against the absent player (0: the "
-        "moment a player goes away, with no time to reconnect; not a way to turn it off)",
+        "seconds after which an unclaimed game is decided against the absent player; at "
+        "least --grace and --deliberate-grace (the claim comes first)",
     )
     first_move: float = _setting(
         60.0,
@@ -248,6 +248,12 @@ def problem(config: Config) -> str | None:
             return f"{flag} cannot be negative ({value:g})"
     if "://" in config.db and not is_postgresql(config.db):
         return f"--db takes a file's path or a postgresql:// URL, not {shown(config.db)!r}"
+    if config.hard_limit < max(config.grace, config.deliberate_grace):
+        return (
+            f"--hard-limit ({config.hard_limit:g}) must be at least --grace "
+            f"({config.grace:g}) and --deliberate-grace ({config.deliberate_grace:g}): "
+            "the opponent's claim comes first"
+        )
     if config.port > 65535:
         return f"--port must be a TCP port, 0 to 65535, not {config.port}"
     try:

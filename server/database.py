@@ -638,6 +638,12 @@ def frame(payload: bytes) -> bytes:
     return len(payload).to_bytes(4, "big") + payload
 
 
+def _said(error: Exception) -> str:
+    """A failure as the server's message quotes it: SQLite's with the kind of error
+    (``DatabaseError: file is not a database``), this module's own sentences alone."""
+    return str(error) if type(error) is RuntimeError else f"{type(error).__name__}: {error}"
+
+
 def serve(requests: BinaryIO, replies: BinaryIO) -> None:
     """Answer requests until the end of input."""
     decoder = msgspec.msgpack.Decoder(Request)
@@ -661,7 +667,7 @@ def serve(requests: BinaryIO, replies: BinaryIO) -> None:
                 else:
                     reply = DONE + encode(accountdb.answer(database.db, request))
             except Exception as error:  # the server decides what a failure means
-                reply = FAILED + f"{type(error).__name__}: {error}".encode()
+                reply = FAILED + _said(error).encode()
             replies.write(frame(reply))
             replies.flush()
             if database is not None:

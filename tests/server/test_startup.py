@@ -69,7 +69,7 @@ async def test_a_database_of_a_newer_server_is_not_called_damaged(tmp_path: Path
     status, lines = await start_second("--port", "0", "--db", str(db))
     assert status == 1
     (line,) = lines
-    assert "schema version 99 is newer than this server's" in line
+    assert f"the database {db} (database schema version 99 is newer than this server's" in line
     assert "a newer version of the server wrote it" in line
     assert "damaged" not in line
 

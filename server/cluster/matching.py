@@ -47,7 +47,9 @@ from server.sessions import Session
 
 log = logging.getLogger("quoridor.cluster")
 RETRY_AFTER = 0.2
-"""Seconds before asking Redis again after a failed request (the queue waits meanwhile)."""
+"""Seconds before asking Redis again after a failed request (the queue waits meanwhile);
+each failure in a row doubles it, up to ``RETRY_AT_MOST``."""
+RETRY_AT_MOST = 2.0
 STOP_WITHIN = 1.0
 """Seconds a stopping node gives its last requests to the shared queue."""
 
@@ -241,15 +243,19 @@ class QuickMatching:
             self._draining = asyncio.create_task(self._drain())
 
     async def _drain(self) -> None:
+        wait = RETRY_AFTER
         while requests := self.queue.take():
             for index, request in enumerate(requests):
                 try:
                     await self._run(request)
+                    wait = RETRY_AFTER
                 except (RedisError, OSError) as error:
                     self.errors += 1
-                    log.warning("quick-match queue unreachable: %s", error)
+                    if wait == RETRY_AFTER:  # once an outage (it was every 0.2 s)
+                        log.warning("quick-match queue unreachable: %s", error)
                     self.queue.requests[:0] = requests[index:]  # asked again, in order
-                    await asyncio.sleep(RETRY_AFTER)
+                    await asyncio.sleep(wait)
+                    wait = min(wait * 2, RETRY_AT_MOST)
                     break
 
     async def _run(self, request: Enter | Leave) -> None:

@@ -11,6 +11,7 @@ from collections import Counter
 from protocol.messages import (
     Error,
     Joined,
+    Leave,
     MoveRequest,
     Queued,
     QuickMatch,
@@ -122,3 +123,22 @@ async def seated_once(client: Client) -> tuple[Joined, State]:
             return message, state
         else:
             raise AssertionError(f"unexpected {message!r}")
+
+
+async def test_a_queue_request_while_redis_is_away_is_retried_ever_more_slowly_warned_once(
+    postgres_url: str, own_redis: RedisServer, redis_prefix: str
+) -> None:
+    # A player leaving the queue while Redis is away: the request waits and is asked again.
+    # It was asked every 0.2 s, each time with a warning.
+    async with running_cluster(postgres_url, own_redis.url, redis_prefix, 1) as cluster:
+        node = cluster.node(0)
+        alice = await Client.connect(node.url, "alice")
+        await alice.send(QuickMatch(id="a"))
+        await alice.expect(Queued)
+        own_redis.stop()
+        await alice.send(Leave(id="l"))
+        await asyncio.sleep(3)
+        warned = node.log.decode().count("quick-match queue unreachable")
+        own_redis.start()
+        assert warned == 1
+        await alice.close()

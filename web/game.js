@@ -206,13 +206,14 @@ export class GameView {
 
   // -- requests ---------------------------------------------------------------
 
-  /** @param {string} move */
+  /** @param {string} move @returns {Promise<boolean>} whether the server took it */
   async play(move) {
     const state = this.state;
-    if (!state || !this.myTurn()) return;
+    if (!state || !this.myTurn()) return false;
     window.quoridorTimes = { ...(window.quoridorTimes ?? {}), input: performance.timeOrigin + performance.now() };
     const reply = await this.conn.request({ type: "move", move, ply: state.ply });
     if (reply.type === "error") this.onError(reply);
+    return reply.type !== "error";
   }
 
   myTurn() {
@@ -221,7 +222,7 @@ export class GameView {
   }
 
   /** @param {Event} e */
-  sendCommand(e) {
+  async sendCommand(e) {
     e.preventDefault();
     const text = this.command.value.trim().toLowerCase();
     if (!text) return;
@@ -230,7 +231,11 @@ export class GameView {
       return;
     }
     this.command.value = "";
-    this.play(text);
+    // A refused move comes back into the box, selected, to be mended or typed over.
+    if (!(await this.play(text)) && !this.command.value) {
+      this.command.value = text;
+      this.command.select();
+    }
   }
 
   /** @param {Event} e */
@@ -310,7 +315,7 @@ export class GameView {
     this.renderMoves();
     this.chatForm.hidden = !this.isPlayer;
     this.chatNote.hidden = this.isPlayer;
-    this.commandForm.hidden = !this.isPlayer;
+    this.commandForm.hidden = !this.isPlayer || state.status !== "playing";
     // The tab's title says when it is your move, for a player looking at another tab.
     document.title = `${this.myTurn() ? "Your move · " : ""}${state.room} · Quoridor`;
     document.body.dataset.ply = String(state.ply);

@@ -203,9 +203,16 @@ async def test_keyboard_alone(browser: Browser, site: GameServer) -> None:
     await page.wait_for_selector("#announcer p:text-is('c4, walled off from d4')")
     await page.keyboard.press("ArrowLeft")
     await page.wait_for_selector("#announcer p:text-is('b4, blue pawn')")
-    # The command box: "/" focuses it, then notation.
+    # The command box: "/" focuses it, then notation. A refused move comes back selected,
+    # and what is typed next replaces it.
     await page.keyboard.press("Escape")
     await page.keyboard.press("/")
+    await page.keyboard.type("a5")
+    await page.keyboard.press("Enter")
+    await page.wait_for_function(
+        "() => { const box = document.querySelector('form.command input');"
+        " return box.value === 'a5' && box.selectionEnd - box.selectionStart === 2; }"
+    )
     await page.keyboard.type("d2")
     await page.keyboard.press("Enter")
     await bob.wait_ply(5)

@@ -100,6 +100,8 @@ async def test_draws_aborts_and_resignations(browser: Browser, site: GameServer)
     await alice.page.click("text=Really resign?")
     await bob.page.wait_for_selector(".banner.won:has-text('Bob wins')")
     await alice.page.wait_for_selector(".banner.lost")
+    for player in (alice, bob):  # no moves to type once the game is over
+        assert await player.page.locator("form.command").is_hidden()
     await close_all(alice, bob)
 
 

@@ -1303,7 +1303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         nodes = [
             our_server(
                 path, profile, f"{label}-n{number}", "--redis", redis.url, "--redis-prefix",
-                prefix, "--node-id", f"n{number}", "--cluster-secret", "bench", root=root,
+                prefix, "--node-id", f"n{number}", "--cluster-secret", "benchmark cluster",
+                root=root,
             )
             for number in range(1, size + 1)
         ]  # fmt: skip

@@ -132,8 +132,8 @@ class Config:
     )
     cluster_secret: str = _setting(
         "",
-        "cluster node: the secret every node of the cluster shares; a node hands a client "
-        "over to another only with it (required in cluster mode)",
+        "cluster node: the secret every node of the cluster shares, 16 characters or more; a "
+        "node hands a client over to another only with it (required in cluster mode)",
     )
     hello_timeout: float = _setting(
         10.0, "seconds a new connection has to say hello before it is closed"
@@ -228,6 +228,10 @@ POSITIVE = {
 """Settings that must be above 0; every other number may be 0 but not negative."""
 
 
+MIN_SECRET = 16
+"""Characters a cluster secret has at least: whoever knows it can hand clients to a node."""
+
+
 def problem(config: Config) -> str | None:
     """What is wrong with ``config``, in one sentence naming the flag; None if nothing."""
     for item in fields(Config):
@@ -248,6 +252,11 @@ def problem(config: Config) -> str | None:
             return f"{flag} cannot be negative ({value:g})"
     if "://" in config.db and not is_postgresql(config.db):
         return f"--db takes a file's path or a postgresql:// URL, not {shown(config.db)!r}"
+    if config.cluster_secret and len(config.cluster_secret) < MIN_SECRET:
+        return (
+            f"--cluster-secret must be at least {MIN_SECRET} characters long (a random one: "
+            f"openssl rand -hex 32), not {len(config.cluster_secret)}"
+        )
     if config.hard_limit < max(config.grace, config.deliberate_grace):
         return (
             f"--hard-limit ({config.hard_limit:g}) must be at least --grace "

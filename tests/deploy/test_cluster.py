@@ -35,7 +35,7 @@ CLUSTER_SETTINGS = ("redis", "redis_prefix", "node_id", "lease_ttl", "advertise"
 SECRETS = {
     "QUORIDOR_DOMAIN": EXAMPLE_DOMAIN,
     "POSTGRES_PASSWORD": "pg-password",
-    "QUORIDOR_CLUSTER_SECRET": "cluster-secret",
+    "QUORIDOR_CLUSTER_SECRET": "the cluster secret",
 }
 """What deploy/.env holds (compose reads it)."""
 

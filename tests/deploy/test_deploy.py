@@ -297,6 +297,7 @@ def test_the_server_accepts_every_documented_default() -> None:
         (["--grace", "inf"], {}, "--grace must be a finite number, not inf"),
         ([], {"QUORIDOR_HARD_LIMIT": "nan"}, "--hard-limit must be a finite number, not nan"),
         (["--hard-limit", "0"], {}, "--hard-limit (0) must be at least --grace (60) and"),
+        (["--cluster-secret", "short"], {}, "--cluster-secret must be at least 16 characters"),
         (["--db", "mysql://x/y"], {}, "--db takes a file's path or a postgresql:// URL, not"),
         ([], {"QUORIDOR_PORT": "abc"}, "QUORIDOR_PORT must be a whole number, not 'abc'"),
         ([], {"QUORIDOR_GRACE": "soon"}, "QUORIDOR_GRACE must be a number, not 'soon'"),

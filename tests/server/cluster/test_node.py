@@ -98,7 +98,9 @@ async def test_a_node_that_cannot_reach_redis_is_refused_at_start_and_touches_no
     # It used to start, say ready for a second or two, then 503 for good, its log filling
     # with "node channel lost"; an unreachable PostgreSQL is refused at start, so is Redis.
     nowhere = f"redis://:hidden@127.0.0.1:{free_port()}/0"
-    server = ServerProcess(postgres_url, "--redis", nowhere, "--cluster-secret", "s")
+    server = ServerProcess(
+        postgres_url, "--redis", nowhere, "--cluster-secret", "a long enough secret"
+    )
     with pytest.raises(RuntimeError, match="server exited"):
         await server.start()
     assert server.process is not None

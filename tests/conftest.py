@@ -7,9 +7,17 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.process import kill_leftovers
 from tests.services import PostgresServer, RedisServer
 
 _numbers = itertools.count(1)
+
+
+@pytest.fixture(autouse=True)
+def no_server_left_behind() -> Iterator[None]:
+    """A test that fails midway leaves no server process running (they piled up)."""
+    yield
+    kill_leftovers()
 
 
 @pytest.fixture(scope="session")

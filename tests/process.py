@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
 import sys
 import time
 from pathlib import Path
+from typing import ClassVar
 
 LISTENING = re.compile(rb"listening on ws://([\d.]+):(\d+)")
 
 
 class ServerProcess:
     """``python -m server`` on 127.0.0.1, a free port, and the given database."""
+
+    started: ClassVar[list[asyncio.subprocess.Process]] = []
+    """Every server process a test started: those still running when it ends are killed
+    (``tests/conftest.py``), so a failing test leaves no server behind."""
 
     def __init__(self, db: Path | str, *args: str) -> None:
         self.db = db
@@ -42,6 +48,7 @@ class ServerProcess:
             # Its own process group, as under a service manager: see ``stop(group=True)``.
             start_new_session=True,
         )
+        ServerProcess.started.append(self.process)
         assert self.process.stderr is not None
         async with asyncio.timeout(within):
             while not (match := LISTENING.search(self.log)):
@@ -122,3 +129,13 @@ def cmdline(pid: int) -> bytes:
             return command.read()
     except OSError:
         return b""
+
+
+def kill_leftovers() -> None:
+    """Kill the server processes (and their process groups) a test left running."""
+    for process in ServerProcess.started:
+        # Its pid still names a server (not a process that got the number since).
+        if process.returncode is None and b"server" in cmdline(process.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+    ServerProcess.started.clear()

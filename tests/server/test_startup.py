@@ -16,8 +16,10 @@ from tests.wsclient import Client
 async def start_second(*args: str) -> tuple[int, list[str]]:
     """``python -m server ARGS``, which must stop by itself: its exit status and stderr lines."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server", *args, stderr=asyncio.subprocess.PIPE
-    )
+        sys.executable, "-m", "server", *args, stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )  # fmt: skip
+    ServerProcess.started.append(process)  # killed after the test if it does not stop
     _, err = await asyncio.wait_for(process.communicate(), 20)
     assert process.returncode is not None
     return process.returncode, err.decode().splitlines()

@@ -280,7 +280,7 @@ class _Parser(argparse.ArgumentParser):
 
 def parse_config(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Config:
     """Build the configuration from ``argv`` and ``env`` (default: the process's). A value
-    that makes no sense ends the program with the usage and one sentence (exit status 2)."""
+    that makes no sense ends the program with one sentence naming it (exit status 2)."""
     env = os.environ if env is None else env
     parser = _Parser(
         prog="quoridor-server",

@@ -9,6 +9,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.process import ServerProcess
 from tests.wsclient import Client
 
@@ -44,15 +46,20 @@ async def test_a_second_server_on_a_port_in_use_says_so_and_never_opens_its_data
         assert await first.stop() == 0
 
 
-async def test_two_servers_on_one_database_file_are_refused(tmp_path: Path) -> None:
-    db = tmp_path / "games.db"
+@pytest.mark.parametrize("through_a_link", [False, True])
+async def test_two_servers_on_one_database_file_are_refused(
+    tmp_path: Path, through_a_link: bool
+) -> None:
+    db, link = tmp_path / "games.db", tmp_path / "link.db"
+    link.symlink_to(db)  # a symbolic link to the file is the same database
+    second = link if through_a_link else db
     first = await ServerProcess(db).start()
     try:
         assert first.process is not None
-        status, lines = await start_second("--port", "0", "--db", str(db))
+        status, lines = await start_second("--port", "0", "--db", str(second))
         assert status == 1
         assert lines == [
-            f"quoridor-server: the database {db} is in use by another server (process "
+            f"quoridor-server: the database {second} is in use by another server (process "
             f"{first.process.pid}); stop it first, or give this one another --db"
         ]
         client = await Client.connect(first.url, "Alice")
@@ -83,22 +90,6 @@ async def test_a_postgresql_that_does_not_answer_is_one_line_not_called_damaged(
     assert "cannot use the database postgresql://q@127.0.0.1:1/q (PostgreSQL:" in line
     assert "check that PostgreSQL runs and the URL is right" in line
     assert "damaged" not in line
-
-
-async def test_a_symbolic_link_to_a_database_in_use_is_refused_too(tmp_path: Path) -> None:
-    db, link = tmp_path / "games.db", tmp_path / "link.db"
-    link.symlink_to(db)
-    first = await ServerProcess(db).start()
-    try:
-        assert first.process is not None
-        status, lines = await start_second("--port", "0", "--db", str(link))
-        assert status == 1
-        assert lines == [
-            f"quoridor-server: the database {link} is in use by another server (process "
-            f"{first.process.pid}); stop it first, or give this one another --db"
-        ]
-    finally:
-        assert await first.stop() == 0
 
 
 async def test_a_database_in_a_folder_that_does_not_exist_is_one_sentence(

@@ -428,7 +428,9 @@ class GameServer:
         constant time; the client's own address is counted, as for a direct connection."""
         assert self.relay is not None
         if not authorized(request.headers, self.relay.secret):
-            log.warning("node link refused: wrong cluster secret", extra={"ip": link.address})
+            log.warning(
+                "node link refused: wrong cluster secret", extra={"ip": link.remote_address[0]}
+            )
             return http.text(HTTPStatus.FORBIDDEN, "this is no node of your cluster")
         address = client_address(request.headers)
         if address is None:
@@ -724,19 +726,21 @@ class GameServer:
                 log.warning("could not write to a client: %s", error, extra={"conn": target})
 
     async def _claim_node_name(self) -> None:
-        """Refuse to start as a second live node of one name, or without Redis: a node that
-        cannot reach Redis at start is refused as one that cannot reach PostgreSQL is (it
-        started, said ready for a moment, then 503 for good, its log full of retries), before
-        the database is touched."""
+        """Refuse to start as a second live node of one name, with another cluster secret
+        than the live nodes', or without Redis: a node that cannot reach Redis at start is
+        refused as one that cannot reach PostgreSQL is (it started, said ready for a moment,
+        then 503 for good, its log full of retries), before the database is touched."""
         from redis.exceptions import RedisError  # Redis's client only on a cluster node
 
         from server.cluster.leases import NameTaken
+        from server.cluster.nodes import SecretDiffers
 
         assert self.member is not None
         try:
             await self.member.node.leases.claim_name()
-        except NameTaken as taken:
-            raise StartupError(str(taken)) from None
+            await self.member.addresses.check_secret()
+        except (NameTaken, SecretDiffers) as refused:
+            raise StartupError(str(refused)) from None
         except (OSError, RedisError) as error:
             raise StartupError(
                 f"cannot reach Redis at {shown(self.config.redis)} ({error}): start it, or "

@@ -98,6 +98,10 @@ CLUSTER_FIGURES = {
     "listed_elsewhere": ("gauge", "Other nodes' rooms in this node's copy of the list"),
     "pairs_here": ("counter", "Quick-match pairs of two players of this node"),
     "pairs_across": ("counter", "Quick-match pairs this node found with another node's player"),
+    "secret_mismatches": (
+        "counter",
+        "Refreshes that found a node of another --cluster-secret (its handovers are refused)",
+    ),
 }
 """Figures of a cluster node (``quoridor_cluster_<name>{node}``), by name: kind and help."""
 

@@ -59,6 +59,10 @@ class Keys:
     def address(self, node: str) -> str:
         return f"{self.prefix}address:{node}"
 
+    def secret(self) -> str:
+        """The live nodes' mark of their cluster secret (``server.cluster.nodes``)."""
+        return f"{self.prefix}secret"
+
     def lobby(self, node: str) -> str:
         return f"{self.prefix}lobby:{node}"
 

@@ -165,6 +165,7 @@ class Member:
                 "listed_elsewhere": len(directory.others),
                 "pairs_here": matching("paired_here"),
                 "pairs_across": matching("paired_across"),
+                "secret_mismatches": getattr(self.addresses, "mismatches", 0),
             }
 
         self.server.metrics.count_cluster(node.id, figures)
@@ -174,7 +175,10 @@ class Member:
         """Clients asking for a room of another node are handed over to it, and other nodes'
         clients are served here (``server.cluster.relay``), found at their addresses."""
         node = self.node
-        addresses = NodeAddresses(node.redis, node.keys, node.id, advertised, node.leases.ttl)
+        secret = self.server.config.cluster_secret
+        addresses = NodeAddresses(
+            node.redis, node.keys, node.id, advertised, node.leases.ttl, secret
+        )
 
         async def where(code: str) -> str | None:
             location = await node.locate(code)

@@ -350,3 +350,28 @@ async def test_a_second_live_node_of_one_name_is_refused_and_a_killed_ones_name_
         await cluster.restart(0)
         waited = time.monotonic() - started
         print(f"restart after SIGTERM: {waited:.2f} s")
+
+
+async def test_a_node_with_another_cluster_secret_is_refused_at_start(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str
+) -> None:
+    """It would say ready, then every client handed between it and the others would be
+    refused (the other nodes' logs alone said why)."""
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 1) as cluster:
+        stranger = Node(postgres_url, "n2", *cluster.common, "--cluster-secret", "x" * 20)
+        with pytest.raises(RuntimeError, match="server exited"):
+            await stranger.start()
+        assert stranger.process is not None
+        assert await stranger.process.wait() == 1
+        assert (
+            "the running nodes of this cluster use another --cluster-secret: give every node "
+            "the same one" in stranger.log.decode()
+        )
+        assert "Traceback" not in stranger.log.decode()
+        # One with the cluster's secret, under the same name, joins.
+        friend = Node(postgres_url, "n2", *cluster.common)
+        try:
+            await friend.start()
+            assert friend.running
+        finally:
+            await friend.stop()

@@ -344,8 +344,11 @@ class GameServer:
         cluster hands its rooms over first, so their players resume at once elsewhere)."""
         self.ready = False
         self.core.accepting = False
-        if self.config.shutdown_delay > 0:
-            await asyncio.sleep(self.config.shutdown_delay)
+        delay = self.config.shutdown_delay
+        later = f"; the port closes in {delay:g} s (--shutdown-delay)" if delay > 0 else ""
+        log.info("stopping: /readyz answers 503, no new games%s", later)
+        if delay > 0:
+            await asyncio.sleep(delay)
         if self._server is not None:
             self._server.close()
         if self._timer is not None:
@@ -683,8 +686,9 @@ class GameServer:
                 self._write(action)
             elif isinstance(action, Close):
                 link = self.sockets.get(action.target)
-                if link is not None:
-                    link.close(action.code, action.reason)
+                if link is not None and link.close(action.code, action.reason):
+                    why = f"{action.reason} ({action.code})"
+                    log.info("closing: %s", why, extra={"conn": action.target})
             elif isinstance(action, Think):
                 self.searches.think(action)
             elif isinstance(action, AnalyseStep):

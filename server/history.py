@@ -68,10 +68,11 @@ class GameHistory:
                 ranks=finished.ranks,
             )
             log.info(
-                "game %d finished: %s, winner seat %s",
+                "game %d finished: %s, winner seat %s, %d moves",
                 game.id,
                 game.reason,
                 game.winner,
+                len(game.moves),
                 extra={"room": room.code},
             )
             (self.short if is_short(game) else self.games).append(game)

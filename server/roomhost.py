@@ -125,6 +125,9 @@ class RoomHost:
         room.event += 1
         now = self.context.clock()
         room.arm(now, self.context.limits.absence.first_move)  # a game starting counts from now
+        if room.status == "playing" and room.announced != room.number:
+            room.announced = room.number
+            _log_start(room)
         return self.publish(room, room.state_frame(now, rid), moved)
 
     def push_move(self, room: Room, rid: RequestId, now: float) -> list[Action]:
@@ -415,3 +418,12 @@ def room_code() -> str:
         number, digit = divmod(number, base)
         letters.append(ROOM_CODE_ALPHABET[digit])
     return "".join(letters)
+
+
+def _log_start(room: Room) -> None:
+    players = [
+        "?" if h is None else h.name if h.bot is None else f"{h.name} (computer, level {h.bot})"
+        for h in room.seats
+    ]
+    rated = f", rated {room.pool}" if room.pool else ""
+    log.info("game started: %s%s", " v ".join(players), rated, extra={"room": room.code})

@@ -206,6 +206,8 @@ class Room:
         self._log_bytes = 0
         self.number = 0
         """Which game of the room this is (1 once the first starts)."""
+        self.announced = 0
+        """The last game whose start was logged (``RoomHost.push``)."""
         self.match_game = 0
         self.finished: list[Finished] = []
         """Games that ended and are not archived yet."""

@@ -164,7 +164,12 @@ class Link(asyncio.Protocol):
         self._flush()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.protocol.receive_eof()
+        protocol = self.protocol
+        protocol.receive_eof()
+        sent = protocol.close_sent
+        if protocol.parser_exc is not None and sent is not None:  # websockets closed it
+            why = f"{protocol.parser_exc} ({sent.code})"
+            log.info("closed: %s", why, extra={"conn": self.conn, "ip": self.remote_address[0]})
         for timer in (self.timer, self.keepalive, self.patience):
             if timer is not None:
                 timer.cancel()
@@ -191,11 +196,14 @@ class Link(asyncio.Protocol):
 
     # -- what the server does with it ----------------------------------------------
 
-    def close(self, code: int, reason: str) -> None:
-        """Start the closing handshake (the TCP connection ends within CLOSE_TIMEOUT)."""
-        if self.protocol.state is OPEN:
-            self.protocol.send_close(code, reason)
-            self._flush()
+    def close(self, code: int, reason: str) -> bool:
+        """Start the closing handshake (the TCP connection ends within CLOSE_TIMEOUT);
+        False if it had started already."""
+        if self.protocol.state is not OPEN:
+            return False
+        self.protocol.send_close(code, reason)
+        self._flush()
+        return True
 
     def send_binary(self, data: bytes) -> None:
         """Send one binary message (the cluster relay's own messages on a node link)."""

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from protocol.messages import Create, ErrorCode, Joined, MoveRequest, Ping, Pong
+from protocol.messages import Create, ErrorCode, Joined, MoveRequest, Ping, Pong, Resign, State
 from server.app import GameServer
 from server.config import Config
 from tests.http import get as http_get
 from tests.server.test_games import seat_players
+from tests.server.test_store import seat_two
 from tests.wsclient import Client
 
 
@@ -54,10 +56,13 @@ async def test_health_and_metrics(guarded: GameServer) -> None:
     await asyncio.gather(a.close(), b.close())
 
 
-async def test_readyz_turns_false_during_shutdown() -> None:
+async def test_readyz_turns_false_during_shutdown(caplog: pytest.LogCaptureFixture) -> None:
     async with GameServer(Config(port=0, shutdown_delay=0.5)).running() as server:
-        stopping = asyncio.create_task(server.shutdown())
-        await asyncio.sleep(0.1)
+        with caplog.at_level(logging.INFO, "quoridor"):
+            stopping = asyncio.create_task(server.shutdown())
+            await asyncio.sleep(0.1)
+            # The operator sees the stop begin, not half a second of silence.
+            assert "the port closes in 0.5 s (--shutdown-delay)" in caplog.text
         assert await http_get(server.port, "/readyz") == (503, "shutting down\n")
         assert await http_get(server.port, "/healthz") == (200, "ok\n")
         await stopping
@@ -81,6 +86,31 @@ async def test_oversized_frames_close_with_1009(guarded: GameServer) -> None:
     await calm.send(Ping(id=1))
     assert (await calm.expect(Pong)).id == 1
     await calm.close()
+
+
+async def test_the_log_says_why_a_client_was_cut_off_and_when_games_start_and_end(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An operator asked about a dropped player finds it in the log at INFO (the oversized
+    frame and rate-limit closes were not logged; nor were games' starts)."""
+    config = Config(port=0, rate=2, burst=3, max_message=1024)
+    with caplog.at_level(logging.INFO, "quoridor"):
+        async with GameServer(config).running() as server:
+            big, flood = await Client.connect(url(server)), await Client.connect(url(server))
+            await big.send_raw('{"type": "chat", "text": "' + "x" * 2000 + '"}')
+            assert (await big.closed())[0] == 1009
+            for _ in range(server.core.limits.strikes + 8):
+                await flood.send_raw('{"type": "ping"}')
+            assert (await flood.closed())[0] == 1008
+            alice, bob, _ = await seat_two(url(server))
+            await alice.send(Resign())
+            while (await bob.expect(State)).result is None:
+                pass
+    lines = caplog.text
+    assert "exceeds limit of 1024 bytes (1009)" in lines
+    assert lines.count("closing: rate limit exceeded (1008)") == 1
+    assert "game started: alice v bob" in lines
+    assert "finished: resign, winner seat 1, 0 moves" in lines
 
 
 async def test_no_hello_in_time_is_closed(guarded: GameServer) -> None:

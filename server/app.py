@@ -262,14 +262,11 @@ class GameServer:
             self._server = server
             self._arm_timer()
             self.ready = True
-            web = "localhost" if config.host in ("0.0.0.0", "::", "") else config.host
-            web = f"[{web}]" if ":" in web else web  # an IPv6 address, in a URL
             log.info(
-                "listening on ws://%s:%d (the browser client: http://%s:%d/)",
+                "listening on ws://%s:%d (%s)",
                 config.host,
                 self.port,
-                web,
-                self.port,
+                _where(config.host, self.port),
             )
         except BaseException:
             self.stall_clock.stop()
@@ -830,6 +827,19 @@ def allowed_origin(headers: Headers, allowed: frozenset[str]) -> bool:
     host = headers.get("Host", "")
     return _without_default_port(parts.netloc, parts.scheme) == _without_default_port(
         host, parts.scheme
+    )
+
+
+def _where(host: str, port: int) -> str:
+    """Where a person points a browser or a terminal client: on every address, this
+    machine's name is what a friend needs (told ``ws://0.0.0.0:8765``, a host had nothing
+    to give)."""
+    if host not in ("0.0.0.0", "::", ""):
+        return f"the browser client: http://{f'[{host}]' if ':' in host else host}:{port}/"
+    name = socket.gethostname()
+    return (
+        f"from this machine: http://localhost:{port}/; from others: http://{name}:{port}/ or "
+        f"this machine's address, and quoridor --server ws://{name}:{port}"
     )
 
 

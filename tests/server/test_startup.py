@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import sqlite3
 import sys
 from pathlib import Path
@@ -121,3 +122,18 @@ async def test_two_stand_alone_servers_on_one_postgresql_database_are_refused(
         assert await first.stop() == 0
     again = await ServerProcess(postgres_url).start()  # free once the first is gone
     assert await again.stop() == 0
+
+
+async def test_a_server_on_every_address_says_what_to_give_a_friend(tmp_path: Path) -> None:
+    """A host started on 0.0.0.0 was told ``ws://0.0.0.0:PORT`` and ``http://localhost``:
+    neither is of use on another machine."""
+    server = await ServerProcess(tmp_path / "games.db", "--host", "0.0.0.0").start()
+    try:
+        name, port = socket.gethostname(), server.port
+        assert (
+            f"listening on ws://0.0.0.0:{port} (from this machine: http://localhost:{port}/; "
+            f"from others: http://{name}:{port}/ or this machine's address, and quoridor "
+            f"--server ws://{name}:{port})"
+        ) in server.log.decode()
+    finally:
+        assert await server.stop() == 0

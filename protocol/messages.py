@@ -57,6 +57,7 @@ class ErrorCode(StrEnum):
     SERVER_SHUTTING_DOWN = "server_shutting_down"
     NO_OFFER = "no_offer"
     CANNOT_CLAIM = "cannot_claim"
+    CANNOT_DRAW = "cannot_draw"
     CANNOT_ABORT = "cannot_abort"
     GAME_NOT_OVER = "game_not_over"
     GAME_NOT_FOUND = "game_not_found"

@@ -145,6 +145,12 @@ class Play:
     def _draw(self, conn: int, room: Room, seat: int, request: Draw, now: float) -> Send | None:
         """Apply a draw offer, acceptance or refusal; the error reply if it makes no sense."""
         others = room.draw_offers - {seat}
+        if request.action != "decline" and any(
+            room.holder(other).bot is not None for other in room.active_seats()
+        ):
+            # An offer would stand unanswered for ever: the computer never agrees.
+            message = "the computer never agrees to a draw: play on, or resign"
+            return self._error(conn, ErrorCode.CANNOT_DRAW, message, request.id, room, now)
         if request.action == "offer" or (request.action == "accept" and others):
             room.draw_offers.add(seat)
             if room.draw_agreed():

@@ -446,6 +446,21 @@ export class GameView {
     this.banner.textContent = text;
   }
 
+  /** The draw buttons for seat `me`: none against the computer, which never agrees (the
+   * server refuses the offer). @param {number} me */
+  drawButtons(me) {
+    const state = this.state;
+    if (state.players.some((/** @type {any} */ p) => p.active && p.bot !== null)) return [];
+    if (state.draw_offers.includes(me)) return [h("button", { type: "button", disabled: true, text: "Draw offered" })];
+    if (state.draw_offers.some((/** @type {number} */ seat) => seat !== me)) {
+      return [
+        h("button", { type: "button", class: "primary", text: "Accept draw", onclick: () => this.act({ type: "draw", action: "accept" }) }),
+        h("button", { type: "button", text: "Decline", onclick: () => this.act({ type: "draw", action: "decline" }) }),
+      ];
+    }
+    return [h("button", { type: "button", text: "Offer draw", onclick: () => this.act({ type: "draw", action: "offer" }) })];
+  }
+
   renderActions() {
     const state = this.state;
     const buttons = [];
@@ -458,12 +473,7 @@ export class GameView {
         } else {
           buttons.push(h("button", { type: "button", text: "Resign", onclick: () => { this.confirming = true; this.renderActions(); } }));
         }
-        const others = state.draw_offers.filter((/** @type {number} */ seat) => seat !== me);
-        if (state.draw_offers.includes(me)) buttons.push(h("button", { type: "button", disabled: true, text: "Draw offered" }));
-        else if (others.length) {
-          buttons.push(h("button", { type: "button", class: "primary", text: "Accept draw", onclick: () => this.act({ type: "draw", action: "accept" }) }));
-          buttons.push(h("button", { type: "button", text: "Decline", onclick: () => this.act({ type: "draw", action: "decline" }) }));
-        } else buttons.push(h("button", { type: "button", text: "Offer draw", onclick: () => this.act({ type: "draw", action: "offer" }) }));
+        buttons.push(...this.drawButtons(me));
         const seats = state.players.filter((/** @type {any} */ p) => p.active).length;
         if (state.ply < seats) buttons.push(h("button", { type: "button", text: "Abort", onclick: () => this.act({ type: "abort" }) }));
         if (state.players.some((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.active && p.claim_in_ms !== null)) {

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from protocol.messages import AiSpec, Create, Joined, MoveRequest, Resign, State, VariantSpec
+from protocol.messages import (
+    AiSpec,
+    Create,
+    Draw,
+    Error,
+    ErrorCode,
+    Joined,
+    MoveRequest,
+    Resign,
+    State,
+    VariantSpec,
+)
 from server.app import GameServer
 from server.config import Config
 from server.core import Think
@@ -51,6 +62,25 @@ def test_a_failed_search_still_moves_and_rematch_needs_only_the_human() -> None:
     assert (fresh.game, fresh.status) == (2, "playing")
     assert fresh.players[0].bot == 1  # the computer opens the rematch
     assert next(a for a in actions if isinstance(a, Think)).ply == 0
+
+
+def test_a_draw_offer_to_the_computer_is_refused_and_changes_nothing() -> None:
+    """It never agrees: the offer stood unanswered for the rest of the game ("Draw offered"
+    on the button, "You offer a draw." in the terminal, and nothing ever came)."""
+    driver = Driver()
+    conn, _ = driver.greet("human")
+    driver.send(conn, Create(ai=AiSpec(level=1)))
+    before = driver.last_state(conn)
+    for action in ("offer", "accept"):
+        (error,) = driver.send(conn, Draw(id=action, action=action))
+        assert isinstance(error, Error)
+        assert (error.code, error.id) == (ErrorCode.CANNOT_DRAW, action)
+        assert error.message == "the computer never agrees to a draw: play on, or resign"
+        assert error.state is not None
+        assert (error.state.event, error.state.draw_offers) == (before.event, [])
+    (error,) = driver.send(conn, Draw(action="decline"))
+    assert isinstance(error, Error)
+    assert error.code == ErrorCode.NO_OFFER
 
 
 async def test_a_game_against_the_computer_over_websockets() -> None:

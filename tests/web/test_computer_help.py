@@ -64,6 +64,9 @@ async def test_hint_and_take_back_against_the_computer(browser: Browser, site: G
     await page.select_option("select[name=ai]", "1")
     await page.click("form.create button[type=submit]")
     await page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    # The computer never agrees to a draw: no button to offer one (it stood unanswered).
+    await page.wait_for_selector("button:has-text('Resign')")
+    assert await page.locator("button:has-text('Offer draw')").count() == 0
     await page.click("text=Hint")
     await page.wait_for_selector("text=Hint: the computer would play")
     await player.click_square("c2")

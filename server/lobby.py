@@ -254,7 +254,12 @@ class Lobby:
         if session.account is None:
             why = ErrorCode.ACCOUNT_REQUIRED, "log in to play rated games - at `$.rated`"
         elif pool is None:
-            why = ErrorCode.INVALID_FIELD, "only the standard wall count is rated - at `$.rated`"
+            standard = ratings.STANDARD_WALLS[spec.players]
+            why = (
+                ErrorCode.INVALID_FIELD,
+                f"only games with the standard {standard} walls each are rated: leave out the "
+                "walls, or ask for a casual game - at `$.rated`",
+            )
         elif ai is not None and (ai.seconds is not None or ai.level not in self.computers):
             why = (
                 ErrorCode.INVALID_FIELD,

@@ -46,6 +46,7 @@ from protocol.messages import (
     Register,
     Resign,
     State,
+    VariantSpec,
     Welcome,
 )
 from server import ratings
@@ -351,6 +352,13 @@ async def test_a_guest_cannot_play_rated(server: GameServer) -> None:
     await guest.expect(Joined)
     assert not (await guest.state()).rated
     alice = await as_account(server, (await register(server, "alice")).token)
+    # A player asking for a rated game with other walls learns what to change.
+    await alice.send(Create(rated=True, variant=VariantSpec(walls=5)))
+    refusal = await alice.error("invalid_field")
+    assert refusal.message == (
+        "only games with the standard 10 walls each are rated: leave out the walls, or ask "
+        "for a casual game - at `$.rated`"
+    )
     await alice.send(Create(rated=True))
     room = (await alice.expect(Joined)).room
     other = await Client.connect(url(server), "dave")

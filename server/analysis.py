@@ -49,6 +49,8 @@ class Job:
     variant: VariantSpec
     owner: str
     """The hash of the session that asked first (counted against its bound)."""
+    address: str
+    """Its IP address (counted against the address's bound)."""
     waiters: list[tuple[int, RequestId]] = field(default_factory=list)
     """(connection, request id) to answer."""
     reviews: list[MoveAnalysis] = field(default_factory=list)
@@ -61,9 +63,10 @@ class Refused(Exception):
 class Analyses:
     """The analyses waiting, the one step running, and the ones finished."""
 
-    def __init__(self, capacity: int, per_session: int) -> None:
+    def __init__(self, capacity: int, per_session: int, per_address: int) -> None:
         self.capacity = capacity
         self.per_session = per_session
+        self.per_address = per_address
         self.jobs: dict[int, Job] = {}
         self.turns: deque[int] = deque()
         """Games waiting for their next step, in turn."""
@@ -93,6 +96,7 @@ class Analyses:
         moves: list[str],
         variant: VariantSpec,
         owner: str,
+        address: str,
         waiter: tuple[int, RequestId],
     ) -> list[AnalyseStep]:
         """Queue ``game`` (or wait for it); the step to start now, if any. Raises Refused."""
@@ -105,7 +109,10 @@ class Analyses:
         mine = sum(1 for job in self.jobs.values() if job.owner == owner)
         if mine >= self.per_session:
             raise Refused(f"you already have {mine} analysis waiting: wait for it first")
-        self.jobs[game] = Job(game, moves, variant, owner, [waiter])
+        ours = sum(1 for job in self.jobs.values() if job.address == address)
+        if ours >= self.per_address:
+            raise Refused(f"your address already has {ours} analyses waiting: wait for them first")
+        self.jobs[game] = Job(game, moves, variant, owner, address, [waiter])
         self.turns.append(game)
         return self._next()
 

@@ -54,6 +54,9 @@ class Limits:
     """Games whose analysis may wait or run at once (``server_busy`` beyond)."""
     analyses_per_session: int = 1
     """Of those, how many one session may have asked for."""
+    analyses_per_address: int = 2
+    """And how many the sessions of one IP address together (a quarter: a few connections of
+    one address filled the whole queue for minutes, and everyone else got ``server_busy``)."""
     provisional_games: int = ratings.PROVISIONAL_GAMES
     """Rated games in a pool before a rating is established (shown without "?", listed)."""
 

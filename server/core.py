@@ -278,7 +278,7 @@ class Core:
             case ReplayRequest():
                 return [self.desk.replay(conn, connection.address, connection.bucket, request)]
             case Analyse():
-                return self.desk.analyse(conn, session.id, request)
+                return self.desk.analyse(conn, session.id, connection.address, request)
             case LiveEval():
                 return self.play.live_eval(conn, session, request)
             case Sync():

@@ -45,7 +45,9 @@ class HistoryDesk:
         self.context = context
         limits = context.limits
         self.history = GameHistory(limits.history)
-        self.analyses = Analyses(limits.analyses, limits.analyses_per_session)
+        self.analyses = Analyses(
+            limits.analyses, limits.analyses_per_session, limits.analyses_per_address
+        )
         self._replays = TokenBucket(limits.replay_plies, REPLAY_BURST, context.clock())
         """Plies ``replay`` may work through each second, server-wide. The burst is one
         longest replay (about 12 ms of work): a bigger one let a dozen replays run back
@@ -109,7 +111,7 @@ class HistoryDesk:
         reply = ReplayFrames(id=request.id, variant=spec, frames=frames, error=problem)
         return Send([conn], encode(reply))
 
-    def analyse(self, conn: int, session: str, request: Analyse) -> list[Action]:
+    def analyse(self, conn: int, session: str, address: str, request: Analyse) -> list[Action]:
         """Answer from the stored analysis, or queue the game (``server.analysis``)."""
         counters, error = self.context.counters, self.context.error
         game = self.history.find(request.game)
@@ -127,7 +129,8 @@ class HistoryDesk:
         if reason is not None:
             return [error(conn, ErrorCode.CANNOT_ANALYSE, reason, request.id)]
         try:
-            steps = self.analyses.ask(game.id, moves, game.variant, session, (conn, request.id))
+            waiter = (conn, request.id)
+            steps = self.analyses.ask(game.id, moves, game.variant, session, address, waiter)
         except Refused as refused:
             counters["analysis:refused"] += 1
             return [error(conn, ErrorCode.SERVER_BUSY, str(refused), request.id)]

@@ -72,6 +72,22 @@ def test_analysis_is_refused_beyond_its_bounds() -> None:
     assert driver.send(third, Analyse(id=4, game=games[0])) == []
 
 
+def test_one_address_gets_a_share_of_the_analysis_queue() -> None:
+    """A few connections of one address, one analysis each, filled the whole queue for
+    minutes: everyone else got ``server_busy``."""
+    driver = Driver(limits=Limits(analyses=8, analyses_per_session=1, analyses_per_address=2))
+    games = finish_games(driver, 4)
+    greedy = [driver.greet(f"greedy{n}", address="203.0.113.9")[0] for n in range(3)]
+    for conn, game in zip(greedy[:2], games, strict=False):
+        driver.send(conn, Analyse(game=game))
+    (refused,) = driver.send(greedy[2], Analyse(id=3, game=games[2]))
+    assert isinstance(refused, Error)
+    assert (refused.code, refused.id) == ("server_busy", 3)
+    assert refused.message == "your address already has 2 analyses waiting: wait for them first"
+    other, _ = driver.greet("other", address="198.51.100.7")
+    assert driver.send(other, Analyse(id=4, game=games[3])) == []  # queued
+
+
 def test_analysis_requests_that_cannot_be_served() -> None:
     driver = Driver()
     conn, _ = driver.greet("reader")

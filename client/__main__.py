@@ -30,7 +30,7 @@ from client.connection import (
     normalize_url,
 )
 from client.controller import Controller, Intent
-from client.plain import PlainView, read_lines
+from client.plain import PlainView, read_once_answered
 from client.seats import SeatBook
 from client.tui import TuiView, run_tui
 from protocol.messages import (
@@ -397,15 +397,23 @@ def _is_terminal(stream: TextIO) -> bool:
 
 async def play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """Connect, then run the plain or the full-screen mode; the exit status."""
+    code, _ = await _play(args, stdin, stdout, stderr)
+    return code
+
+
+async def _play(
+    args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
+) -> tuple[int, Controller | None]:
+    """``play``, with the controller that ran (None if none did)."""
     name = player_name(args)
     seats = SeatBook()
     try:
         url = normalize_url(args.server)
     except ConnectError as error:
         stderr.write(f"quoridor: {error.message}\n")
-        return 1
+        return 1, None
     if args.command == "join" and args.secret is None:
-        saved = seats.find(url, args.code)
+        saved = seats.find(url, args.code, name)
         if saved is not None and args.seat in (None, saved.seat):
             args.seat, args.secret = saved.seat, saved.secret  # your own seat, back
     intent = INTENTS[args.command](args)
@@ -437,48 +445,66 @@ async def play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         welcome = await connection.open()
     except ConnectError as error:
         stderr.write(f"quoridor: {error.message}\n")
-        return 1
+        return 1, None
     if not plain:
-        return await run_tui(controller, tui_view, welcome, stdout)
+        return await run_tui(controller, tui_view, welcome, stdout), controller
+    reading = None
     if args.command != "list":
-        read_lines(stdin, controller)
+        reading = asyncio.create_task(read_once_answered(stdin, controller))
     with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals on Windows
         # Ctrl-C quits like "quit": with the last words, not a stack.
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, controller.type, "quit")
-    return await controller.run(welcome)
+    try:
+        return await controller.run(welcome), controller
+    finally:
+        if reading is not None:
+            reading.cancel()
 
 
 async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    """No subcommand: offer to go back to the newest game kept in the state directory."""
+    """No subcommand: offer to go back to the newest game kept in the state directory; one
+    found gone is forgotten and the next is offered in the same run."""
     try:
         url = normalize_url(args.server)
     except ConnectError as error:
         stderr.write(f"quoridor: {error.message}\n")
         return 1
-    kept = SeatBook().free(url)
-    if not kept:
-        stdout.write(
-            f"No game of yours is in progress on {url}.\n"
-            "Start one: quoridor create   (or join one: quoridor join CODE; "
-            "every command: quoridor --help)\n"
-        )
-        return 0
-    saved = kept[0]
-    where = f"room {saved.room} (seat {saved.seat}, as {saved.name or 'you'})"
-    if not _is_terminal(stdin):
-        for seat in kept:
-            stdout.write(f"Game in progress: room {seat.room}: quoridor join {seat.room}\n")
-        return 0
-    stdout.write(f"You have a game in progress in {where}\non {url}. Resume it? [Y/n] ")
-    stdout.flush()
-    answer = (await asyncio.to_thread(stdin.readline)).strip().lower()
-    if answer not in ("", "y", "yes"):
-        stdout.write(f"Later, then: quoridor join {saved.room}\n")
-        return 0
-    args.command, args.code, args.seat, args.secret = "join", saved.room, saved.seat, saved.secret
-    args.spectator_eval = False  # a reclaim keeps what the seat allowed
-    args.name = args.name if args.name != default_name() else (saved.name or args.name)
-    return await play(args, stdin, stdout, stderr)
+    book = SeatBook()
+    # Two players of one machine share the seats file: with --name, that player's seats only.
+    named = args.name if args.name != default_name() else None
+    also = ""
+    while True:
+        kept = [s for s in book.free(url) if named is None or s.name == named]
+        if not kept:
+            if also:
+                return 1  # the one offered was gone, and it was the last
+            whose = f"of {named}'s" if named else "of yours"
+            stdout.write(
+                f"No game {whose} is in progress on {url}.\n"
+                "Start one: quoridor create   (or join one: quoridor join CODE; "
+                "every command: quoridor --help)\n"
+            )
+            return 0
+        saved = kept[0]
+        where = f"room {saved.room} (seat {saved.seat}, as {saved.name or 'you'})"
+        if not _is_terminal(stdin):
+            for seat in kept:
+                stdout.write(f"Game in progress: room {seat.room}: quoridor join {seat.room}\n")
+            return 0
+        stdout.write(f"You {also}have a game in progress in {where}\non {url}. Resume it? [Y/n] ")
+        stdout.flush()
+        answer = (await asyncio.to_thread(stdin.readline)).strip().lower()
+        if answer not in ("", "y", "yes"):
+            stdout.write(f"Later, then: quoridor join {saved.room}\n")
+            return 0
+        args.command, args.code = "join", saved.room
+        args.seat, args.secret = saved.seat, saved.secret
+        args.spectator_eval = False  # a reclaim keeps what the seat allowed
+        args.name = named or saved.name or default_name()
+        code, controller = await _play(args, stdin, stdout, stderr)
+        if controller is None or not controller.seat_refused:
+            return code
+        also = "also "  # that one was gone (and is forgotten): the next, if any
 
 
 def player_name(args: argparse.Namespace) -> str:

@@ -159,6 +159,8 @@ class Controller:
         self.role: str | None = None
         self.seat: int | None = None
         self.secret: str | None = None
+        self.seat_refused = False
+        """A kept seat was refused (its room gone, its secret out of date) and forgotten."""
         self.queued = False
         self.link: Literal["connected", "reconnecting", "closed"] = "connected"
         self.lost_at: float | None = None
@@ -523,9 +525,12 @@ class Controller:
             self.last_event = None
         self.queued = False
         self.room, self.role, self.seat = joined.room, joined.role, joined.seat
+        intent = self.intent
+        # The secret this seat was taken back with, if it was: its entry is replaced.
+        used = self.secret or (intent.secret if isinstance(intent, Join) else None)
         if joined.secret is not None:
             self.secret = joined.secret
-        self._keep_seat()
+        self._keep_seat(replaces=used)
         self._answered_intent()
         if rejoin:
             self.view.notice("link", f"Back in room {joined.room}.")
@@ -542,7 +547,7 @@ class Controller:
             self.view.notice("info", text)
         self.view.changed()
 
-    def _keep_seat(self) -> None:
+    def _keep_seat(self, replaces: str | None = None) -> None:
         """Write our seat down (client.seats), to come back to it from another run."""
         if self.seats is None or self.role != "player" or self.room is None:
             return
@@ -556,7 +561,7 @@ class Controller:
             resume_token=self.connection.resume_token,
             name=self.connection.name,
         )
-        self.seats.keep(saved)
+        self.seats.keep(saved, replaces)
 
     def _forget_seat(self) -> None:
         if self.seats is not None and self.room is not None:
@@ -656,7 +661,9 @@ class Controller:
                 assert isinstance(intent, Join)
                 # That seat is gone: never offer it again.
                 self.seats.forget(self.connection.url, intent.room, intent.secret)
-                self.view.notice("error", _gone(intent.room, error))
+                self.seat_refused = True
+                another = self.seats.find(self.connection.url, intent.room) is not None
+                self.view.notice("error", _gone(intent.room, error, self.command, another))
                 self.finish(1)
                 return
             self.view.notice("error", error.message)
@@ -719,12 +726,24 @@ def _clause(text: str) -> str:
     return text.rstrip(".?!")
 
 
-def _gone(room: str, error: Error) -> str:
-    """Why a kept seat cannot be taken back, for someone who left a game a while ago."""
+def _gone(room: str, error: Error, command: str, another: bool) -> str:
+    """Why a kept seat cannot be taken back, for someone who left a game a while ago;
+    ``another``: a second seat is kept for the room (it may be the right one)."""
     if error.code == ErrorCode.ROOM_NOT_FOUND:
         return f"Room {room} is gone (its game ended or was aborted): nothing to go back to."
     if error.code == ErrorCode.BAD_SECRET:
-        return f"Your seat in room {room} was taken back from elsewhere: nothing to go back to."
+        # The game may well go on: the entry was out of date (the seat taken back from
+        # another terminal, or another player's on this machine), not the room.
+        text = (
+            f"The seat kept for room {room} was refused: its secret is out of date, "
+            "so it is forgotten."
+        )
+        if another:
+            return f"{text} Another seat is kept for this room: run the same command again."
+        return (
+            f"{text} If you still play there, use the --seat and --secret your other terminal "
+            f"printed; to watch: {command} watch {room}"
+        )
     return _sentence(error.message)
 
 

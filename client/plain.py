@@ -69,3 +69,12 @@ def read_lines(stream: TextIO, controller: Controller) -> threading.Thread:
     thread = threading.Thread(target=read, name="stdin", daemon=True)
     thread.start()
     return thread
+
+
+async def read_once_answered(stream: TextIO, controller: Controller) -> None:
+    """``read_lines``, from the moment the server answered the room request: what the lines
+    do is said after the seat they are played from (and a refused request leaves the
+    input unread, for the next question of ``quoridor``)."""
+    await controller.ready.wait()
+    if controller.exit_code is None:
+        read_lines(stream, controller)

@@ -7,6 +7,13 @@ state directory (``$XDG_STATE_HOME/quoridor/seats.json``, by default
 in a 0700 folder): a seat secret is what lets anyone play your seat. A seat
 is kept from the moment the server hands it out until its game (or match)
 is over; a file that cannot be read is treated as empty, never as an error.
+
+One seat is one entry: taking a seat back, the server hands out a new secret, and the
+entry written with the old one is replaced (two players of one machine share the file,
+and a stale entry of the other's would be offered to the wrong one). A seat whose client
+is gone and that was last written more than ``STALE_AFTER`` ago is dropped: its game is
+long decided (the server's ``--hard-limit`` is 10 minutes by default), and a file left
+to grow would offer rooms long gone, run after run.
 """
 
 from __future__ import annotations
@@ -20,6 +27,12 @@ import msgspec
 
 MAX_SEATS = 50
 """Seats kept at most (the oldest go first): a few games in progress is the normal case."""
+
+STALE_AFTER = 24 * 3600.0
+"""Seconds after which a seat no running client plays is dropped (see the module's text)."""
+
+ANY_AGE = 30 * 24 * 3600.0
+"""Seconds after which any seat is dropped: a process number may have been reused since."""
 
 
 class SavedSeat(msgspec.Struct, kw_only=True):
@@ -47,6 +60,11 @@ class SavedSeat(msgspec.Struct, kw_only=True):
             return True  # it exists, under another user
         return True
 
+    def stale(self, now: float) -> bool:
+        """Too old to offer: its client gone a day ago, or written a month ago."""
+        age = now - self.saved
+        return age > ANY_AGE or (age > STALE_AFTER and not self.in_use())
+
 
 def _key(seat: SavedSeat) -> tuple[str, str, str]:
     return seat.server, seat.room, seat.secret
@@ -72,25 +90,30 @@ class SeatBook:
         except (OSError, msgspec.DecodeError):
             return []
         seats.sort(key=lambda s: s.saved, reverse=True)
-        return [s for s in seats if server is None or s.server == server]
+        now = time.time()
+        return [s for s in seats if (server is None or s.server == server) and not s.stale(now)]
 
-    def find(self, server: str, room: str) -> SavedSeat | None:
-        """Our seat in ``room``, unless another running client plays it now."""
-        return next((s for s in self.free(server) if s.room == room), None)
+    def find(self, server: str, room: str, name: str | None = None) -> SavedSeat | None:
+        """Our seat in ``room``, unless another running client plays it now: the newest one,
+        or the newest saved under ``name`` when there is one (two players of one machine)."""
+        mine = [s for s in self.free(server) if s.room == room]
+        return next((s for s in mine if s.name == name), None) or next(iter(mine), None)
 
     def free(self, server: str) -> list[SavedSeat]:
         """The seats on ``server`` no running client plays: the ones to come back to."""
         return [s for s in self.seats(server) if not s.in_use()]
 
-    def keep(self, seat: SavedSeat) -> None:
+    def keep(self, seat: SavedSeat, replaces: str | None = None) -> None:
         """Write ``seat`` down (again: a match turns the seats, the secret stays the same).
 
         A seat is known by its secret: the same user may hold two seats of one room, from
-        two terminals.
+        two terminals. ``replaces`` is the secret it was taken back with: the server gave
+        a new one, and the entry with the old one is this seat's, not another.
         """
         seat.saved = time.time()
         seat.pid = os.getpid()
-        others = [s for s in self.seats() if _key(s) != _key(seat)]
+        gone = {_key(seat), (seat.server, seat.room, replaces or seat.secret)}
+        others = [s for s in self.seats() if _key(s) not in gone]
         self._write([seat, *others][:MAX_SEATS])
 
     def forget(self, server: str, room: str, secret: str | None = None) -> None:

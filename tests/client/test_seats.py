@@ -1,0 +1,130 @@
+"""Seats kept on a machine two players share: one entry per seat, each player's own seat
+back, stale entries said and dropped (client.seats)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import subprocess
+import time
+
+from client.__main__ import dispatch, parse
+from client.seats import STALE_AFTER, SavedSeat, SeatBook
+from tests.client.recorder import until
+from tests.client.test_leaving import SlowKeyboard, alice_leaves_a_game, run_client
+
+
+def _dead_pid() -> int:
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    return finished.pid
+
+
+def _write(book: SeatBook, *seats: SavedSeat) -> None:
+    """The file as clients that have quit left it (their pids dead, newest last)."""
+    pid = _dead_pid()
+    for order, seat in enumerate(seats):
+        seat.pid, seat.saved = pid, time.time() - 60 + order
+    book._write(list(seats))
+
+
+async def test_taking_a_seat_back_replaces_its_entry(url: str) -> None:
+    """The server hands out a new secret with the seat: the entry with the old one goes."""
+    room, bob = await alice_leaves_a_game(url)
+    book = SeatBook()
+    [before] = book.seats(url)
+    keyboard, out = SlowKeyboard(), io.StringIO()
+    argv = ["--server", url, "--name", "Alice", "join", room]
+    task = asyncio.create_task(dispatch(parse(argv), keyboard, out, io.StringIO()))
+    await until(lambda: f"You have seat 0 in room {room}." in out.getvalue() or None)
+    [after] = book.seats(url)  # two before: the old secret's entry stayed
+    assert after.secret != before.secret
+    assert (after.room, after.seat, after.name) == (room, 0, "Alice")
+    keyboard.press("quit")
+    keyboard.press("y")
+    assert await asyncio.wait_for(task, 5) == 0
+    await bob.close()
+
+
+def test_join_prefers_the_seat_kept_under_your_name(state_home: object) -> None:
+    book = SeatBook()
+    alice = SavedSeat(server="ws://h:1", room="r", seat=0, secret="sa", name="Alice")
+    bob = SavedSeat(server="ws://h:1", room="r", seat=1, secret="sb", name="Bob")
+    _write(book, alice, bob)  # Bob's entry is the newer one
+    found = book.find("ws://h:1", "r", "Alice")
+    assert found is not None
+    assert found.secret == "sa"
+    newest = book.find("ws://h:1", "r", "Carol")
+    assert newest is not None
+    assert newest.secret == "sb"  # no entry of hers: the newest, as before
+
+
+async def test_a_stale_entry_is_told_as_such_and_the_next_run_works(url: str) -> None:
+    """Another player's out-of-date entry for the room is tried first: the refusal says so,
+    not 'nothing to go back to', and running the command again takes the seat back."""
+    room, bob = await alice_leaves_a_game(url)
+    book = SeatBook()
+    [alice] = book.seats(url)
+    stale = SavedSeat(server=url, room=room, seat=1, secret="x" * 24, name="Bob")
+    _write(book, alice, stale)
+    code, text = await run_client(["--server", url, "join", room], "e2\n")
+    assert code == 1
+    assert "nothing to go back to" not in text
+    assert f"The seat kept for room {room} was refused: its secret is out of date" in text
+    assert "run the same command again" in text
+    code, text = await run_client(["--server", url, "join", room], "")
+    assert code == 0, text
+    assert f"You have seat 0 in room {room}." in text
+    await bob.close()
+
+
+async def test_the_last_stale_entry_says_how_to_watch(url: str) -> None:
+    room, bob = await alice_leaves_a_game(url)
+    book = SeatBook()
+    _write(book, SavedSeat(server=url, room=room, seat=0, secret="x" * 24, name="Alice"))
+    code, text = await run_client(["--server", url, "join", room], "")
+    assert code == 1
+    assert f"watch {room}" in text.splitlines()[-1]
+    await bob.close()
+
+
+async def test_a_plain_quoridor_with_a_name_offers_that_players_seats(url: str) -> None:
+    book = SeatBook()
+    alice = SavedSeat(server=url, room="alices", seat=0, secret="sa", name="Alice")
+    bob = SavedSeat(server=url, room="bobs", seat=0, secret="sb", name="Bob")
+    _write(book, alice, bob)
+    _, text = await run_client(["--server", url, "--name", "Alice"], "")
+    assert "room alices" in text
+    assert "bobs" not in text
+    _, text = await run_client(["--server", url, "--name", "Carol"], "")
+    assert f"No game of Carol's is in progress on {url}." in text
+
+
+async def test_rooms_gone_are_all_dropped_in_one_run(url: str) -> None:
+    book = SeatBook()
+    older = SavedSeat(server=url, room="gone1", seat=0, secret="s" * 24, name="Alice")
+    newer = SavedSeat(server=url, room="gone2", seat=0, secret="t" * 24, name="Alice")
+    _write(book, older, newer)
+    keyboard, out = SlowKeyboard(), io.StringIO()
+    task = asyncio.create_task(dispatch(parse(["--server", url]), keyboard, out, io.StringIO()))
+    await until(lambda: "Resume it? [Y/n]" in out.getvalue() or None)
+    keyboard.press("")
+    await until(lambda: "You also have a game in progress in room gone1" in out.getvalue() or None)
+    keyboard.press("")
+    assert await asyncio.wait_for(task, 5) == 1
+    assert "Room gone2 is gone" in out.getvalue()
+    assert "Room gone1 is gone" in out.getvalue()
+    assert book.seats(url) == []
+
+
+def test_entries_of_clients_long_gone_are_dropped(state_home: object) -> None:
+    book = SeatBook()
+    old = SavedSeat(server="ws://h:1", room="old", seat=0, secret="so")
+    new = SavedSeat(server="ws://h:1", room="new", seat=0, secret="sn")
+    _write(book, old, new)
+    seats = book.seats()
+    seats[1].saved -= STALE_AFTER  # "old", a day and more ago
+    book._write(seats)
+    assert [s.room for s in book.seats()] == ["new"]
+    book.keep(SavedSeat(server="ws://h:1", room="third", seat=0, secret="st"))
+    assert "old" not in book.path.read_text()  # the file does not keep it either

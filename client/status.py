@@ -8,6 +8,8 @@ as frozen then).
 
 from __future__ import annotations
 
+from prompt_toolkit.utils import get_cwidth
+
 from client.describe import (
     clock_text,
     low_time,
@@ -53,9 +55,18 @@ def status_lines(
     ]
     for player in state.players:
         line = _player_line(state, player.seat, me, ascii, elapsed, name_width, link)
+        if away(state, player.seat) and _columns(line) + len(" away") <= width:
+            line.append(("class:offline", " away"))
         if width < 37:  # no room for "you": the name is in bold
             line = [fragment for fragment in line if fragment != ("class:me", " you")]
         lines.append(line)
+    # The countdowns on rows of their own: beside the player they wrapped the row at 80
+    # columns ('◀ away, clai' / 'm in 13s').
+    lines += [
+        [("class:offline", note)]
+        for seat in range(len(state.players))
+        if (note := claim_note(state, seat, me, elapsed))
+    ]
     last = state.last_move
     info = f"Game {state.game}, ply {state.ply}" if state.game > 1 else f"Ply {state.ply}"
     if last is not None:
@@ -115,13 +126,27 @@ def _player_line(
         line.append(("class:me", " you"))
     if not player.active:
         line.append(("class:offline", " out"))
-    elif player.name is not None and not player.connected:
-        away = " away"
-        if player.claim_in_ms is not None and state.status == "playing":
-            left_s = max(0.0, player.claim_in_ms / 1000 - elapsed)
-            away += f", claim in {left_s:.0f}s" if left_s > 0 else ", claim now"
-        line.append(("class:offline", away))
     return line
+
+
+def away(state: State, seat: int) -> bool:
+    """Whether the player of ``seat`` has gone away (not left for good: that is 'out')."""
+    player = state.players[seat]
+    return player.active and player.name is not None and not player.connected
+
+
+def claim_note(state: State, seat: int, me: int | None, elapsed: float) -> str:
+    """When the game may be claimed against an absent player (empty if it may not)."""
+    player = state.players[seat]
+    if not away(state, seat) or player.claim_in_ms is None or state.status != "playing":
+        return ""
+    left_s = max(0.0, player.claim_in_ms / 1000 - elapsed)
+    when = f"claim in {left_s:.0f}s" if left_s > 0 else "claim now"
+    return f"{_cap(who(state, seat, me))} away: {when}"
+
+
+def _columns(line: Line) -> int:
+    return sum(get_cwidth(text) for _, text in line)
 
 
 def first_move_note(state: State, me: int | None, elapsed: float = 0.0) -> str:

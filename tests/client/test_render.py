@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import itertools
 
+from client.layout import plan
 from client.render import _BOX, ASCII, UNICODE, board_text, render_board
 from client.status import status_lines
-from protocol.messages import State
+from protocol.messages import ClockInfo, State
 from tests.client.states import make_state
 
 # Walls at every edge and in both orientations on a 5x5 board: a1h and d4h touch the
@@ -198,3 +199,20 @@ def test_the_status_panel_names_glyphs_walls_distances_and_the_turn() -> None:
     assert lines[4] == "◆ Bob             9    6"
     assert lines[5] == "Ply 4   last: ◆ e3h"
     assert lines[-1] == "Your move."
+
+
+def test_an_away_note_stays_on_its_row_at_80_columns() -> None:
+    """An absent opponent's countdown never wraps the panel's rows (it did beside the
+    player: '◀ away, clai' / 'm in 13s', and '5:01 away,' / ' claim in 52s')."""
+    side = 80 - plan(80, 24, 9).board_columns - 1
+    clock = ClockInfo(base_ms=300_000, increment_ms=0, remaining_ms=[301_000] * 2, running=1)
+    for timed in (None, clock):
+        state = make_state(turn=1, connected=[True, False], clock=timed)
+        state.players[1].claim_in_ms = 13_000
+        lines = ["".join(text for _, text in line) for line in status_lines(state, 0, width=side)]
+        rows = [line for line in lines if "Bob" in line or "Alice" in line]
+        assert all(len(row) <= side for row in rows), rows  # the others are wrapped
+        assert "Bob away: claim in 13s" in lines
+    state.players[1].claim_in_ms = 0
+    lines = ["".join(text for _, text in line) for line in status_lines(state, 0, width=side)]
+    assert "Bob away: claim now" in lines

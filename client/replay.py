@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from client.describe import goal, result_text, short_variant, variant_text
 from client.notation import is_move
 from client.render import Line, pawn_glyph
+from client.width import clip, pad
 from protocol.messages import (
     Frame,
     GameSummary,
@@ -249,11 +250,11 @@ class Replay:
             [("class:coord", f"  {'player':<12} walls goal")],
         ]
         for seat, name in enumerate(self.names):
-            shown = name if len(name) <= 12 else name[:11] + ("~" if ascii else "…")
+            shown = pad(clip(name, 12, "~" if ascii else "…"), 12)
             distance = frame.distances[seat]
             line: Line = [
                 (f"class:pawn.{seat}", pawn_glyph(seat, ascii)),
-                ("", f" {shown:<12} {frame.walls_left[seat]:>5} "),
+                ("", f" {shown} {frame.walls_left[seat]:>5} "),
                 ("", f"{distance if distance >= 0 else '-':>4}"),
             ]
             if frame.winner is None and frame.turn == seat and self.outcome(self.index) is None:

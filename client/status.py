@@ -21,6 +21,7 @@ from client.describe import (
     who,
 )
 from client.render import Line, pawn_glyph
+from client.width import clip, pad
 from protocol.messages import State, TimeControl
 
 NAME_WIDTH = 11
@@ -100,11 +101,10 @@ def _player_line(
     name = player.name if player.name is not None else "(free)"
     steps = state.distances[seat]
     distance = str(steps) if steps >= 0 else "-"
-    if len(name) > width:
-        name = name[: width - 1] + ("~" if ascii else "…")
+    name = clip(name, width, "~" if ascii else "…")
     line: Line = [
         (f"class:pawn.{seat}", pawn_glyph(seat, ascii)),
-        ("class:me" if seat == me else "", f" {name:<{width}}"),
+        ("class:me" if seat == me else "", f" {pad(name, width)}"),
         ("", f"{state.walls_left[seat]:>6}{distance:>5}"),
     ]
     clock = state.clock

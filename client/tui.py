@@ -12,7 +12,6 @@ redraw the screen while the player types; clocks tick ten times a second.
 from __future__ import annotations
 
 import asyncio
-import textwrap
 from collections.abc import Iterator
 from typing import TextIO
 
@@ -48,6 +47,7 @@ from client.controller import Controller, Kind
 from client.layout import Plan, plan
 from client.render import Line, board_size, render_board, view_turns
 from client.status import status_lines
+from client.width import clip, columns, wrap
 from protocol.messages import Welcome
 
 STYLE = Style.from_dict(
@@ -102,11 +102,11 @@ def _wrap(lines: list[Line], width: int) -> list[Line]:
     """Word-wrap the one-fragment lines to ``width`` columns (others are made to fit)."""
     wrapped: list[Line] = []
     for line in lines:
-        if len(line) != 1 or len(line[0][1]) <= width:
+        if len(line) != 1 or ("\n" not in line[0][1] and columns(line[0][1]) <= width):
             wrapped.append(line)
             continue
         style, text = line[0]
-        rows = textwrap.wrap(text, max(8, width), subsequent_indent="  ") or [""]
+        rows = wrap(text, max(8, width))
         wrapped += [[(style, row)] for row in rows]
     return wrapped
 
@@ -228,7 +228,11 @@ class TuiView:
         url = controller.connection.url if controller else ""
         link = controller.link if controller else "connecting"
         style = "class:title" if link == "connected" else "class:title.bad"
-        return [(style, f" Quoridor   {url}   {self.name}   {link}   (F1: help) ")]
+        # The name and address give way (cut with an ellipsis) so the help hint stays.
+        room = self.terminal()[0] - columns(f" Quoridor         {link}   (F1: help) ")
+        name = clip(self.name, max(8, room - columns(url)))
+        url = clip(url, max(8, room - columns(name)))
+        return [(style, f" Quoridor   {url}   {name}   {link}   (F1: help) ")]
 
     def board(self) -> StyleAndTextTuples:
         controller = self.controller

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import getpass
 import os
+import shlex
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -441,6 +442,7 @@ async def _play(
             seats=seats,
         )
         controller.command = invoked_as(url)
+        controller.own_command = own_command(url, name)
         plain_view.controller = tui_view.controller = controller
         welcome = await connection.open()
     except ConnectError as error:
@@ -479,23 +481,26 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
             if also:
                 return 1  # the one offered was gone, and it was the last
             whose = f"of {named}'s" if named else "of yours"
+            command = own_command(url, args.name)
             stdout.write(
                 f"No game {whose} is in progress on {url}.\n"
-                "Start one: quoridor create   (or join one: quoridor join CODE; "
-                "every command: quoridor --help)\n"
+                f"Start one: {command} create   (or join one: {command} join CODE; "
+                f"every command: {invoked_as(url)} --help)\n"
             )
             return 0
         saved = kept[0]
         where = f"room {saved.room} (seat {saved.seat}, as {saved.name or 'you'})"
         if not _is_terminal(stdin):
             for seat in kept:
-                stdout.write(f"Game in progress: room {seat.room}: quoridor join {seat.room}\n")
+                command = own_command(url, named or seat.name or default_name())
+                stdout.write(f"Game in progress: room {seat.room}: {command} join {seat.room}\n")
             return 0
         stdout.write(f"You {also}have a game in progress in {where}\non {url}. Resume it? [Y/n] ")
         stdout.flush()
         answer = (await asyncio.to_thread(stdin.readline)).strip().lower()
         if answer not in ("", "y", "yes"):
-            stdout.write(f"Later, then: quoridor join {saved.room}\n")
+            command = own_command(url, named or saved.name or default_name())
+            stdout.write(f"Later, then: {command} join {saved.room}\n")
             return 0
         args.command, args.code = "join", saved.room
         args.seat, args.secret = saved.seat, saved.secret
@@ -505,6 +510,13 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         if controller is None or not controller.seat_refused:
             return code
         also = "also "  # that one was gone (and is forgotten): the next, if any
+
+
+def own_command(url: str, name: str) -> str:
+    """How this player runs the client again: ``invoked_as`` and, unless it is the default,
+    ``--name`` (without it a comeback shows the login name in the title bar)."""
+    command = invoked_as(url)
+    return command if name == default_name() else f"{command} --name {shlex.quote(name)}"
 
 
 def player_name(args: argparse.Namespace) -> str:

@@ -146,6 +146,8 @@ class Controller:
         """While reconnecting: the last attempt, in words (one line the views update)."""
         self.command = "quoridor"
         """How to run this client again, in the hints (``.venv/bin/quoridor --server ...``)."""
+        self.own_command = "quoridor"
+        """``command`` with this player's ``--name``: for the hints to come back."""
         self.inbox: asyncio.Queue[Event | _Typed | _InputEnded | _ClaimDue | _Leave] = (
             asyncio.Queue()
         )
@@ -256,9 +258,9 @@ class Controller:
             # these are to be copied.
             return [
                 "You left a game in progress: come back soon, or the others may claim it.",
-                f"To come back: {self.command} join {state.room} (or plain {self.command})",
+                f"To come back: {self.own_command} join {state.room} (or plain {self.own_command})",
                 "From another machine:",
-                f"  {self.command} join {state.room} --seat {self.seat} --secret {self.secret}",
+                f"  {self.own_command} join {state.room} --seat {self.seat} --secret {self.secret}",
             ]
         return []
 

@@ -9,6 +9,7 @@ import subprocess
 import time
 
 from client.__main__ import dispatch, parse
+from client.connection import invoked_as
 from client.seats import STALE_AFTER, SavedSeat, SeatBook
 from tests.client.recorder import until
 from tests.client.test_leaving import SlowKeyboard, alice_leaves_a_game, run_client
@@ -128,3 +129,16 @@ def test_entries_of_clients_long_gone_are_dropped(state_home: object) -> None:
     assert [s.room for s in book.seats()] == ["new"]
     book.keep(SavedSeat(server="ws://h:1", room="third", seat=0, secret="st"))
     assert "old" not in book.path.read_text()  # the file does not keep it either
+
+
+async def test_the_hints_to_come_back_are_the_exact_commands(url: str) -> None:
+    """Every hint runs as printed: the path and --server (plain 'quoridor create' did not),
+    and --name when it is not the default (the title bar said the login name)."""
+    command = invoked_as(url)
+    _, text = await run_client(["--server", url], "")
+    assert f"Start one: {command} create   (or join one: {command} join CODE;" in text
+    _, text = await run_client(["--server", url, "--name", "Bob", "play", "--vs-ai", "1"], "")
+    room = SeatBook().seats(url)[0].room
+    assert f"To come back: {command} --name Bob join {room} (or plain {command} --name Bob)" in text
+    _, text = await run_client(["--server", url], "")
+    assert f"Game in progress: room {room}: {command} --name Bob join {room}" in text

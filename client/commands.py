@@ -156,10 +156,11 @@ ALIASES = {"say": "chat", "exit": "quit", "?": "help", "m": "move", "w": "wall"}
 
 HELP = "\n".join(
     [
-        "Moves use the standard notation: columns a.. from the left, rows 1.. from the bottom.",
+        # Orientation-free: seat 1's board is turned half a turn, where 'above' is below.
+        "Moves use the standard notation: columns and rows as labelled on the board's edges.",
         "  e2      move your pawn to e2 (a step, or a jump over a pawn next to you)",
-        "  e3h     a horizontal wall under e4 and f4 (between rows 3 and 4, columns e-f)",
-        "  e3v     a vertical wall right of e3 and e4 (between columns e and f, rows 3-4)",
+        "  e3h     a wall between rows 3 and 4, along columns e and f",
+        "  e3v     a wall between columns e and f, along rows 3 and 4",
         "Commands:",
         *(f"  {text}" for text in WORDS.values()),
         "Tab completes commands and your legal pawn moves; up and down recall earlier lines.",
@@ -173,8 +174,8 @@ SCREEN_SKIPS = ("move", "wall", "board", "hint", "takeback", "score", "accept", 
 SCREEN_HELP = "\n".join(
     [
         "e2            move your pawn to e2 (a step, or a jump over a pawn)",
-        "e3h           a wall above e3 and f3 (between rows 3 and 4)",
-        "e3v           a wall right of e3 and e4 (between columns e and f)",
+        "e3h           a wall between rows 3 and 4, along columns e and f",
+        "e3v           a wall between columns e and f, along rows 3 and 4",
         *(f"{text}" for key, text in WORDS.items() if key not in SCREEN_SKIPS),
         "accept, decline  answer a draw offer",
         "hint, takeback  against the computer; score [off]  follow its evaluation",

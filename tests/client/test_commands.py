@@ -103,6 +103,16 @@ def test_help_lists_every_command() -> None:
         assert word in commands.HELP
 
 
+def test_help_places_walls_without_up_down_left_or_right() -> None:
+    """Seat 1 sees the board turned half a turn: 'a wall above e3' was below it there."""
+    for text in (commands.HELP, commands.SCREEN_HELP):
+        wall = [line for line in text.splitlines() if "e3h" in line or "e3v" in line]
+        assert any("between rows 3 and 4" in line for line in wall)
+        assert any("between columns e and f" in line for line in wall)
+        for word in ("above", "under", "below", "right of", "left of", "from the bottom"):
+            assert word not in text, word
+
+
 def test_time_controls_read_minutes_plus_seconds() -> None:
     assert (time_control("5+3").base, time_control("5+3").increment) == (300, 3)
     assert (time_control("90s+2").base, time_control("90s+2").increment) == (90, 2)

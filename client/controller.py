@@ -176,6 +176,8 @@ class Controller:
         self._in_flight: tuple[int, MoveRequest] | None = None
         """The game number and the move sent and not answered yet (resent after a drop)."""
         self._input_ended = False
+        self._told: commands.Command | None = None
+        """The queued move last said to wait for the player's turn (said once)."""
         self._claim_timer: asyncio.TimerHandle | None = None
 
     # -- fed from outside --------------------------------------------------------
@@ -280,10 +282,6 @@ class Controller:
                 if not self.premove or at_once or (self.interactive and not move):
                     await self._command(command)
                     return
-                if move and not self._lines and not self._may_send_move():
-                    self.view.notice(
-                        "info", f"{line.strip()}: sent when it is your turn (cancel drops it)."
-                    )
                 self._lines.append(command)
             case _Leave():
                 await self._command(commands.Quit(), confirmed=True)
@@ -319,7 +317,14 @@ class Controller:
         """Run queued commands (plain mode) as far as they can go now."""
         while self._lines and self.exit_code is None:
             command = self._lines[0]
+            if self._in_flight is not None:
+                break  # the move's answer first: what each line did is said in the lines' order
             if isinstance(command, commands.Move) and not self._may_send_move():
+                if self._told is not command:
+                    self._told = command
+                    self.view.notice(
+                        "info", f"{command.notation}: sent when it is your turn (cancel drops it)."
+                    )
                 break
             self._lines.popleft()
             await self._command(command)

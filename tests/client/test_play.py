@@ -349,3 +349,19 @@ async def test_piped_input_leaves_when_the_opponent_stays_away() -> None:
 def _first(text: str, start: str) -> str | None:
     """The first line of ``text`` that starts with ``start``."""
     return next((line for line in text.splitlines() if line.startswith(start)), None)
+
+
+async def test_piped_lines_are_answered_in_their_order(url: str) -> None:
+    """What each piped line did comes in the lines' order: the seat before the first move
+    ('e2: sent when it is your turn' came before 'You have seat 0'), and a bad line after
+    the move before it ("Error: 'foo'" came before 'You moved to e3')."""
+    out = io.StringIO()
+    argv = ["--server", url, "play", "--vs-ai", "1"]
+    await dispatch(parse(argv), io.StringIO("e2\ne3\nfoo\ne3h\n"), out, io.StringIO())
+    text = out.getvalue()
+    seat = text.index("You have seat 0")
+    e2 = text.index("You moved to e2")
+    e3 = min(text.find(said) % len(text) for said in ("You moved to e3", "e3 refused"))
+    foo = text.index("'foo' is not a move")
+    wall = min(text.find(said) % len(text) for said in ("You placed a wall at e3h", "e3h refused"))
+    assert seat < e2 < e3 < foo < wall, text

@@ -673,7 +673,10 @@ class Controller:
                 self.view.notice("error", _gone(intent.room, error, self.command, another))
                 self.finish(1)
                 return
-            self.view.notice("error", error.message)
+            message = error.message
+            if error.code == ErrorCode.ROOM_FULL and isinstance(intent, Join):
+                message = f"{_clause(message)}: {self.command} watch {intent.room}"
+            self.view.notice("error", message)
             self.finish(1)
         elif error.code == ErrorCode.UNKNOWN_TYPE and what is not None:
             self.view.notice("error", f"This server does not support {what} yet.")

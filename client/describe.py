@@ -146,8 +146,13 @@ def situation(state: State, me: int | None, *, brief: bool = False, elapsed: flo
     if state.status == "finished":
         text = result_text(state, me)
         match = state.match
-        if me is not None and not brief and (match is None or match.over):
-            text += " Type rematch to play again, or quit."
+        asked = me in state.rematch  # the answer to it says what comes next
+        if me is not None and not brief and (match is None or match.over) and not asked:
+            gone = _gone(state, me)
+            if gone:
+                text += f" {gone} left the room: quit, or type rematch to wait for them."
+            else:
+                text += " Type rematch to play again, or quit."
         return text
     if state.turn is None:
         return ""
@@ -213,6 +218,12 @@ def _player_changes(before: State, after: State, me: int | None) -> list[str]:
     return changes
 
 
+def _gone(state: State, me: int | None) -> str:
+    """The other players no longer connected to the room, by name ('' if none)."""
+    names = [p.name for p in state.players if p.seat != me and p.name and not p.connected]
+    return " and ".join(names)
+
+
 def _offers(before: State, after: State, me: int | None) -> list[str]:
     changes = []
     for seat in sorted(set(after.draw_offers) - set(before.draw_offers)):
@@ -227,7 +238,12 @@ def _offers(before: State, after: State, me: int | None) -> list[str]:
         changes.append("The draw offer was declined.")
     for seat in sorted(set(after.rematch) - set(before.rematch)):
         if seat == me:
-            changes.append("You ask for a rematch; waiting for the others.")
+            gone = _gone(after, me)
+            # Said plainly: 'waiting for the others' read as if they were there to answer.
+            others = (
+                f"{gone} left: it starts if they come back" if gone else "waiting for the others"
+            )
+            changes.append(f"You ask for a rematch; {others}.")
         elif me is not None:
             changes.append(
                 f"{_cap(who(after, seat, me))} asks for a rematch: type rematch to play."

@@ -81,6 +81,8 @@ STYLE = Style.from_dict(
     }
 )
 
+MIN_SIZE = "80x24"
+"""A terminal every board size fits (client.layout)."""
 LOG_LINES = 500
 """Lines of the message log kept."""
 SIDE_WIDTH = 36
@@ -353,7 +355,8 @@ class TuiView:
             get_cursor_position=lambda: Point(0, max(0, self._log_rows - 1 - self.scroll)),
         )
         side = HSplit(
-            [
+            window_too_small=self.too_small(),
+            children=[
                 Window(
                     FormattedTextControl(self.status),
                     height=lambda: Dimension.exact(self.status_rows()),
@@ -368,18 +371,22 @@ class TuiView:
                 ),
                 Window(FormattedTextControl(self.log_rule), height=1),
                 Window(log, wrap_lines=True),
-            ]
+            ],
         )
         board = Window(
             FormattedTextControl(self.board),
             width=lambda: Dimension.exact(self.plan().board_columns),
             height=lambda: Dimension(min=self.plan().board_rows, weight=1),
         )
-        beside = VSplit([board, Window(width=1, char=bar, style="class:grid"), side])
-        below = HSplit([board, side])
+        beside = VSplit(
+            [board, Window(width=1, char=bar, style="class:grid"), side],
+            window_too_small=self.too_small(),
+        )
+        below = HSplit([board, side], window_too_small=self.too_small())
         titled = Condition(lambda: self.plan().title)
         body = HSplit(
-            [
+            window_too_small=self.too_small(),
+            children=[
                 ConditionalContainer(
                     Window(FormattedTextControl(self.title), height=1), filter=titled
                 ),
@@ -388,7 +395,7 @@ class TuiView:
                     Window(height=1, char=rule, style="class:grid"), filter=titled
                 ),
                 input_area,
-            ]
+            ],
         )
         help_box = Frame(
             Window(FormattedTextControl(self.help_text), wrap_lines=True),
@@ -418,6 +425,19 @@ class TuiView:
             color_depth=None if self.color else ColorDepth.DEPTH_1_BIT,
         )
         return self.app
+
+    def too_small(self) -> Window:
+        """Shown instead of prompt_toolkit's bare 'Window too small...': the size it needs."""
+
+        def text() -> StyleAndTextTuples:
+            width, rows = self.terminal()
+            text = (
+                f"This terminal is {width}x{rows}: the board needs {MIN_SIZE} "
+                "(make the window larger, or press Ctrl-C twice to leave)."
+            )
+            return [("class:situation", "\n".join(wrap(text, width, indent="")))]
+
+        return Window(FormattedTextControl(text), wrap_lines=True)
 
     def keys(self, controller: Controller) -> KeyBindings:
         keys = KeyBindings()

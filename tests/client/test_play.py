@@ -20,6 +20,7 @@ from protocol.messages import (
     Leave,
     ListRooms,
     MoveRequest,
+    Resign,
     State,
     TimeControl,
     VariantSpec,
@@ -365,3 +366,34 @@ async def test_piped_lines_are_answered_in_their_order(url: str) -> None:
     foo = text.index("'foo' is not a move")
     wall = min(text.find(said) % len(text) for said in ("You placed a wall at e3h", "e3h refused"))
     assert seat < e2 < e3 < foo < wall, text
+
+
+async def test_a_full_room_gives_the_command_to_watch_it(url: str) -> None:
+    alice, _, alice_task, room = await seated(url)
+    bob, _, bob_task = await start(url, "Bob", Join(room=room))
+    carol, carol_view, carol_task = await start(url, "Carol", Join(room=room))
+    assert await asyncio.wait_for(carol_task, 5) == 1
+    [error] = carol_view.texts("error")
+    assert error == f"room {room} is full; you can watch it: {carol.command} watch {room}"
+    for player, task in ((alice, alice_task), (bob, bob_task)):
+        player.leave()
+        await asyncio.wait_for(task, 5)
+
+
+async def test_a_rematch_asked_after_the_opponent_left_says_they_left(url: str) -> None:
+    alice, view, task = await start(url, "Alice", Create(), exit_when_over=False)
+    room = (await view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=room))
+    alice.type("e2")
+    await view.wait_for("You moved to e2")
+    await bob.send(Resign())
+    await view.wait_for("Game over")
+    await bob.close()
+    said = await view.wait_for("Bob left the room")
+    assert said.endswith("Bob left the room: quit, or type rematch to wait for them.")
+    alice.type("rematch")
+    said = await view.wait_for("You ask for a rematch")
+    assert said.startswith("You ask for a rematch; Bob left: it starts if they come back.")
+    alice.leave()
+    assert await asyncio.wait_for(task, 5) == 0

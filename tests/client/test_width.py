@@ -39,3 +39,12 @@ async def test_a_wide_name_and_chat_keep_the_screen_whole(url: str) -> None:
         tail = [row.split("│")[-1] for row in screen[chat + 1 : chat + 3]]
         assert all(row.startswith("  ") for row in tail), tail
         assert any(" ok to go" in row for row in screen[chat : chat + 3])
+
+
+async def test_a_terminal_too_small_says_the_size_it_needs(url: str) -> None:
+    """60x20 showed prompt_toolkit's bare 'Window too small...'."""
+    async with full_screen(url, "Alice", Create(ai=AiSpec(level=1)), size=(60, 20)) as alice:
+        await alice.at(0)
+        screen = await alice.showing("80x24")
+        assert "This terminal is 60x20: the board needs 80x24" in " ".join(screen)
+        assert all(len(row) <= 60 for row in screen)

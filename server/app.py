@@ -57,7 +57,7 @@ from server.stalls import StallClock
 from server.storage import Storage, open_storage
 from server.store import StoreError, StoreRefused
 from server.wire import Link
-from server.workers import WorkerPool
+from server.workers import WorkerPool, address_share
 
 if TYPE_CHECKING:  # PostgreSQL's and Redis's clients are imported only in a cluster
     from server.cluster.member import Member
@@ -887,6 +887,7 @@ def _limits(config: Config, absence: Absence) -> Limits:
         burst=config.burst,
         absence=absence,
         rooms_per_address=config.rooms_per_ip,
+        computer_rooms_per_address=address_share(config.ai_workers),
         spectators=config.max_spectators,
         replay_plies=config.replay_plies,
         max_rooms=config.max_rooms,

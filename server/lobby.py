@@ -61,7 +61,8 @@ class Lobby:
         self.directory = directory
         self.queue = queue
         self.owned: Counter[str] = Counter()
-        """Rooms held by each ``session:<id>`` and ``address:<ip>`` (see ``Room.owners``)."""
+        """Rooms held by each ``session:<id>`` and ``address:<ip>``, and rooms against the
+        computer by ``computer:<ip>`` (see ``Room.owners``)."""
         self.computers: dict[int, AccountRecord] = {}
         """The computer's accounts by level (from the database; none without one)."""
         self.computer_busy: Callable[[], bool] = lambda: False
@@ -74,16 +75,15 @@ class Lobby:
         error = self.context.error
         if (refused := self._room_refused(session, request.id)) is not None:
             return [refused]
-        if request.ai is not None and self.computer_busy():
-            message = "the computer players are all busy; try again in a minute, or play a person"
-            return [error(session.conn, ErrorCode.SERVER_BUSY, message, request.id)]
+        if request.ai is not None and (refused := self._computer_refused(session, request.id)):
+            return [refused]
         spec = full_variant(request.variant)
         public = not request.private and request.ai is None
         pool, refusal = self._pool(session, request.rated, spec, request.clock, request.ai)
         if refusal is not None:
             return [error(session.conn, *refusal, request.id)]
         room = self.host.open_room(spec, public, request.clock, request.match, pool)
-        self._own(room, session)
+        self._own(room, session, computer=request.ai is not None)
         if request.ai is not None:
             computer = self.computers.get(request.ai.level) if pool else None
             for seat in range(1, spec.players):
@@ -226,10 +226,26 @@ class Lobby:
             return error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
         return None
 
-    def _own(self, room: Room, session: Session) -> None:
+    def _computer_refused(self, session: Session, rid: RequestId) -> Send | None:
+        """The error for a new game against the computer that may not start now, if any."""
+        error, most = self.context.error, self.context.limits.computer_rooms_per_address
+        if session.address and self.owned[f"computer:{session.address}"] >= most:
+            message = (
+                f"your address already plays the computer in {most} rooms; finish or leave one "
+                "(a room you left closes after its grace period)"
+            )
+            return error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
+        if self.computer_busy():
+            message = "the computer players are all busy; try again in a minute, or play a person"
+            return error(session.conn, ErrorCode.SERVER_BUSY, message, rid)
+        return None
+
+    def _own(self, room: Room, session: Session, computer: bool = False) -> None:
         room.owners = (f"session:{session.id}",)
         if session.address:
             room.owners += (f"address:{session.address}",)
+            if computer:
+                room.owners += (f"computer:{session.address}",)
         self.owned.update(room.owners)
 
     def closed(self, room: Room) -> None:

@@ -207,6 +207,13 @@ SATURATION = 4
 """Searches (waiting or running) per worker beyond which new computer games are refused."""
 
 
+def address_share(workers: int) -> int:
+    """Rooms against the computer one IP address may hold: half of what saturates
+    ``workers`` (0: one per core), so that one address alone cannot keep every other
+    player's new computer game refused."""
+    return max(1, SATURATION * (workers or default_workers()) // 2)
+
+
 def _leave_interrupts_to_the_server() -> None:
     """In each worker: Ctrl-C in a terminal interrupts every process of the server; the
     server stops its workers itself (a worker interrupted printed a traceback)."""

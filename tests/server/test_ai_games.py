@@ -9,6 +9,7 @@ from protocol.messages import (
     Error,
     ErrorCode,
     Joined,
+    Leave,
     MoveRequest,
     Resign,
     State,
@@ -81,6 +82,26 @@ def test_a_draw_offer_to_the_computer_is_refused_and_changes_nothing() -> None:
     (error,) = driver.send(conn, Draw(action="decline"))
     assert isinstance(error, Error)
     assert error.code == ErrorCode.NO_OFFER
+
+
+def test_one_address_plays_the_computer_in_a_few_rooms_at_most() -> None:
+    """Twenty rooms of one address (its room limit), each moving at once, kept the workers
+    saturated: every other player's new computer game was refused."""
+    driver = Driver()
+    sessions = [driver.greet(f"p{n}", address="203.0.113.9")[0] for n in range(2)]
+    for n in range(4):
+        driver.send(sessions[n % 2], Create(ai=AiSpec(level=1)))
+        assert driver.last_state(sessions[n % 2]).players[1].bot == 1
+        driver.send(sessions[n % 2], Leave())  # the room stays, the game on, for a while
+    (refused,) = driver.send(sessions[1], Create(id="fifth", ai=AiSpec(level=1)))
+    assert isinstance(refused, Error)
+    assert (refused.code, refused.id) == (ErrorCode.TOO_MANY_ROOMS, "fifth")
+    assert refused.message.startswith("your address already plays the computer in 4 rooms")
+    driver.send(sessions[1], Create())  # a room for people is still allowed
+    assert driver.joined(sessions[1]).role == "player"
+    other, _ = driver.greet("elsewhere", address="198.51.100.7")
+    driver.send(other, Create(ai=AiSpec(level=1)))
+    assert driver.last_state(other).players[1].bot == 1
 
 
 async def test_a_game_against_the_computer_over_websockets() -> None:

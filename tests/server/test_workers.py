@@ -88,10 +88,11 @@ async def test_work_no_longer_wanted_never_runs() -> None:
 
 
 async def test_new_computer_games_are_refused_while_the_workers_are_saturated() -> None:
-    config = Config(port=0, rate=1000, burst=1000, ai_workers=1)
+    config = Config(port=0, rate=1000, burst=1000, ai_workers=1, trusted_proxies="127.0.0.1")
     async with GameServer(config).running() as server:
         url = f"ws://127.0.0.1:{server.port}"
-        players = [await Client.connect(url, f"p{n}") for n in range(5)]
+        # Five addresses: one address alone may hold 2 computer rooms here (half of 4).
+        players = [await Client.connect(url, f"p{n}", address=f"10.0.0.{n}") for n in range(5)]
         for player in players[:4]:  # four long searches: four per worker is saturation
             await player.send(Create(ai=AiSpec(level=5, seconds=3)))
             await player.expect(Joined)
@@ -106,6 +107,23 @@ async def test_new_computer_games_are_refused_while_the_workers_are_saturated() 
         assert "busy" in error.message
         await late.send(Create(id="human"))  # a game against a person is still fine
         assert (await late.expect(Joined)).id == "human"
+        for player in players:
+            await player.close()
+
+
+async def test_one_address_holds_half_of_what_saturates_the_workers() -> None:
+    """With one worker (saturated at 4 searches), one address plays the computer in 2 rooms:
+    alone, it could otherwise keep every other player's new computer game refused."""
+    config = Config(port=0, ai_workers=1, trusted_proxies="127.0.0.1")
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        players = [await Client.connect(url, f"p{n}", address="10.0.0.9") for n in range(3)]
+        for player in players[:2]:
+            await player.send(Create(ai=AiSpec(level=1)))
+            await player.expect(Joined)
+        await players[2].send(Create(id="third", ai=AiSpec(level=1)))
+        error = await players[2].error(ErrorCode.TOO_MANY_ROOMS)
+        assert error.message.startswith("your address already plays the computer in 2 rooms")
         for player in players:
             await player.close()
 

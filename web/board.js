@@ -83,12 +83,16 @@ function walledOff(col, row, walls, n) {
 export class Board {
   /**
    * @param {HTMLElement} host
-   * @param {{onMove: (move: string) => void, onPending: (wall: string|null) => void, onNoWall?: () => void}} handlers
+   * @param {{onMove: (move: string) => void, onPending: (wall: string|null) => void, onNoWall?: (wall: string) => void,
+   *   onIdle?: () => void}} handlers `onNoWall`: a groove where the state allows no wall was
+   *   chosen; `onIdle`: the board was tapped or Enter pressed while it takes no move
+   * @param {{picture?: boolean}} [options] `picture`: a drawing only (the lobby's), hidden from
+   *   the keyboard and screen readers
    */
-  constructor(host, handlers) {
+  constructor(host, handlers, options = {}) {
     this.host = host;
     this.handlers = handlers;
-    this.svg = /** @type {SVGSVGElement} */ (s("svg", {
+    this.svg = /** @type {SVGSVGElement} */ (s("svg", options.picture ? { class: "board", role: "presentation", "aria-hidden": "true" } : {
       class: "board", role: "application", tabindex: 0,
       "aria-label": "Board. Arrows move the cursor, Enter plays, W switches to walls, R turns a wall.",
     }));
@@ -317,9 +321,10 @@ export class Board {
 
   /** @param {PointerEvent} e */
   pointerUp(e) {
-    if (e.button !== 0 || !this.view?.interactive) return;
+    if (e.button !== 0 || !this.view) return;
     const hit = this.hit(e);
     if (!hit) return;
+    if (!this.view.interactive) return this.handlers.onIdle?.();
     if (hit.square) {
       if (this.isTarget(hit.square)) {
         this.clearPending();
@@ -331,7 +336,7 @@ export class Board {
     if (!wall) return;
     if (e.pointerType === "mouse") {
       if (this.ghostLegal(wall)) this.handlers.onMove(wallName(wall.col, wall.row, wall.o));
-      else if (!this.ghost) this.handlers.onNoWall?.(); // nothing was shown there to place
+      else if (!this.ghost) this.handlers.onNoWall?.(wallName(wall.col, wall.row, wall.o)); // nothing was shown there to place
       return;
     }
     // Touch: the first tap shows the wall to confirm; tapping it again turns it.
@@ -343,7 +348,7 @@ export class Board {
       if (this.ghostLegal(fresh)) {
         this.pending = true;
         this.setGhost(fresh);
-      } else if (!this.pending) this.handlers.onNoWall?.();
+      } else if (!this.pending) this.handlers.onNoWall?.(wallName(fresh.col, fresh.row, fresh.o));
     }
   }
 
@@ -457,7 +462,7 @@ export class Board {
       this.clearPending();
     } else if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
-      if (!view.interactive) return;
+      if (!view.interactive) return this.handlers.onIdle?.();
       if (c.wall) {
         const [lx, ly] = /** @type {any} */ (this.toLogical)(c.x, c.y);
         const wall = this.logicalWallAt(lx, ly, c.o);

@@ -3,7 +3,8 @@
 // It renders the latest `state` and sends requests; the server decides everything.
 import { Board, SEAT_NAMES } from "./board.js";
 import { $, announce, fill, h, s } from "./dom.js";
-import { clockText, moveText, resultText, seatName, variantText } from "./words.js";
+import { loginForm } from "./account.js";
+import { clockText, listed, moveText, resultText, seatName, variantText, withNames } from "./words.js";
 
 const LOW_TIME_MS = 20_000;
 
@@ -47,7 +48,8 @@ export class GameView {
    * @param {HTMLElement} root
    * @param {Connection} conn
    * @param {Seat} seat
-   * @param {{leave: () => void, notice: (text: string) => void}} app
+   * @param {{leave: () => void, notice: (text: string) => void, quiet: () => void, account: () => string|null,
+   *   logIn: (loggedIn: {name: string, token: string}) => void, remake: (request: Record<string, any>) => void}} app
    */
   constructor(root, conn, seat, app) {
     this.conn = conn;
@@ -80,6 +82,12 @@ export class GameView {
       h("button", { type: "button", text: "Cancel", onclick: () => this.board.clearPending() }),
     );
     this.banner = h("div", { class: "banner", role: "status" });
+    /** The first-move countdown (`first_move_in_ms`): the game is aborted when it runs out. */
+    this.countdown = h("p", { class: "countdown", hidden: true });
+    /** What the room needs that the banner does not say: a rated room's account, an absent player. */
+    this.note = h("div", { class: "room-note", hidden: true });
+    /** Why the current game was aborted, when this view saw it happen. @type {{game: number, text: string}|null} */
+    this.aborted = null;
     this.playersList = h("ol", { class: "players", "aria-label": "Players" });
     this.evalBar = h("div", { class: "eval-bar", hidden: true, role: "meter", "aria-label": "Seat 0's chances" });
     /** Whether this spectator follows the computer's evaluation (`live_eval`). */
@@ -101,7 +109,7 @@ export class GameView {
     this.chatPanel = h("div", { class: "panel chat", role: "tabpanel", hidden: true }, this.chatLog, this.chatNote, this.chatForm);
     this.title = h("div", { class: "room-title" });
     const side = h("aside", { class: "side" },
-      this.title, this.banner, this.evalBar, this.playersList, this.actions, commandForm,
+      this.title, this.banner, this.countdown, this.note, this.evalBar, this.playersList, this.actions, commandForm,
       h("div", { class: "tabs", role: "tablist" }, this.tabMoves, this.tabChat),
       this.movesPanel, this.chatPanel,
     );
@@ -110,13 +118,8 @@ export class GameView {
     this.board = new Board(boardHost, {
       onMove: (move) => this.play(move),
       onPending: (wall) => this.pendingWall(wall),
-      // A tap or click on a groove where the position allows no wall: say so, rather than
-      // nothing (the server's legal walls decide; the client knows no rule).
-      onNoWall: () => {
-        const me = this.seat.seat;
-        const left = me === null ? 0 : this.state?.walls_left[me] ?? 0;
-        this.app.notice(left ? "No wall can go there now." : "You have no walls left.");
-      },
+      onNoWall: (wall) => this.explainWall(wall),
+      onIdle: () => this.idleTap(),
     });
     this.keys = (/** @type {KeyboardEvent} */ e) => this.historyKeys(e);
     document.addEventListener("keydown", this.keys);
@@ -158,6 +161,47 @@ export class GameView {
     if (this.state) this.render();
   }
 
+  /** Whether the link to the server is up: a move made while it is down would be lost. */
+  get online() {
+    return this.conn.status === "online";
+  }
+
+  /** The link went down or came back: the board and the banner say what can be done. */
+  onLink() {
+    if (this.state) this.render();
+  }
+
+  /** A tap on the board (or Enter) while it takes no move: why, in words. */
+  idleTap() {
+    const state = this.state;
+    if (!state || state.status === "finished") return;
+    const me = this.seat.seat;
+    let why = "";
+    if (state.status === "waiting") why = "The game starts when every seat is taken.";
+    else if (this.viewing !== null) why = "You are looking at an earlier move: go back to live to play.";
+    else if (!this.isPlayer || me === null) why = "You are watching: spectators cannot move.";
+    else if (!this.online) why = "Not connected: you can move once the connection is back.";
+    else if (!state.players[me].active) why = "You have left this game.";
+    else if (state.turn !== me && state.turn !== null) why = `It is ${seatName(state, state.turn)}'s turn.`;
+    if (why) this.app.notice(why);
+  }
+
+  /**
+   * A groove where the state's `legal_walls` allow no wall. The client knows no rule, so it
+   * sends the wall and shows the server's reason in words ("wall d3v crosses d3h"), as the
+   * move box does. `legal_walls` came from the server for this very ply, so the wall is refused,
+   * never placed.
+   * @param {string} wall
+   */
+  async explainWall(wall) {
+    const state = this.state;
+    const me = this.seat.seat;
+    if (!state || me === null || !this.canPlay()) return;
+    if (!state.walls_left[me]) return this.app.notice("You have no walls left.");
+    const reply = await this.conn.request({ type: "move", move: wall, ply: state.ply });
+    if (reply.type === "error") this.onError(reply);
+  }
+
   // -- messages ---------------------------------------------------------------
 
   /** @param {any} state */
@@ -183,8 +227,51 @@ export class GameView {
     if (state.last_move && (!old || old.ply !== state.ply || old.game !== state.game) && state.ply > 0) {
       announce(moveText(state.last_move.move, name(state.last_move.seat)));
     }
-    if (state.status === "finished" && old?.status !== "finished") announce(resultText(state.result, name));
+    if (state.status === "finished" && old?.status !== "finished") {
+      this.app.quiet(); // a tip or an error from the game just over says nothing now
+      if (old?.game === state.game && state.result?.reason === "aborted") {
+        this.aborted = { game: state.game, text: this.abortText(old, state) };
+        announce(this.aborted.text);
+      } else announce(resultText(state.result, name));
+    }
+    this.describeDraw(old, state);
     if (state.status === "playing" && old && old.game !== state.game) announce(`Game ${state.game} starts`);
+  }
+
+  /**
+   * Why a game this view saw being played was aborted. The state tells the server's own abort
+   * (the first-move countdown ran out: pushed with `id` null) from a player's (with the `id` of
+   * their `abort`); of the players, it names only this page's own.
+   * @param {any} old @param {any} state
+   */
+  abortText(old, state) {
+    const me = this.seat.seat;
+    if (state.id === null && old.first_move_in_ms !== null && old.turn !== null) {
+      return old.turn === me && this.isPlayer
+        ? "Game aborted: you did not make your first move in time."
+        : `Game aborted: ${seatName(state, old.turn)} did not make the first move in time.`;
+    }
+    if (this.conn.isMine(state)) return "Game aborted: you pressed Abort.";
+    if (state.id !== null) {
+      // Two players: the other one pressed it; more, the state does not say who.
+      const other = this.isPlayer && state.players.length === 2 && me !== null ? seatName(state, 1 - me) : "a player";
+      return `Game aborted: ${other} pressed Abort.`;
+    }
+    return "Game aborted.";
+  }
+
+  /**
+   * A draw offer gone while the game goes on at the same ply was declined (an offer lapses
+   * otherwise only by its own seat's move, which changes the ply).
+   * @param {any} old @param {any} state
+   */
+  describeDraw(old, state) {
+    if (!old || old.game !== state.game || old.ply !== state.ply || state.status !== "playing") return;
+    if (!old.draw_offers.length || state.draw_offers.length) return;
+    const me = this.seat.seat;
+    if (this.isPlayer && me !== null && old.draw_offers.includes(me)) {
+      this.app.notice(state.players.length === 2 ? `${seatName(state, 1 - me)} declined your draw offer.` : "Your draw offer was declined.");
+    } else announce("The draw offer was declined.");
   }
 
   /** @param {any} line */
@@ -199,8 +286,7 @@ export class GameView {
   /** @param {any} error */
   onError(error) {
     if (error.code === "offline") return;
-    this.app.notice(error.message);
-    announce(`Error: ${error.message}`);
+    this.app.notice(withNames(error.message, error.state ?? this.state, this.isPlayer ? this.seat.seat : null));
     if (error.state) this.onState(error.state);
   }
 
@@ -209,7 +295,7 @@ export class GameView {
   /** @param {string} move @returns {Promise<boolean>} whether the server took it */
   async play(move) {
     const state = this.state;
-    if (!state || !this.myTurn()) return false;
+    if (!state || !this.canPlay()) return false;
     window.quoridorTimes = { ...(window.quoridorTimes ?? {}), input: performance.timeOrigin + performance.now() };
     const reply = await this.conn.request({ type: "move", move, ply: state.ply });
     if (reply.type === "error") this.onError(reply);
@@ -221,15 +307,17 @@ export class GameView {
     return !!state && this.isPlayer && state.status === "playing" && state.turn === this.seat.seat && this.viewing === null;
   }
 
+  /** Your turn with the link up: the board takes a move. */
+  canPlay() {
+    return this.myTurn() && this.online;
+  }
+
   /** @param {Event} e */
   async sendCommand(e) {
     e.preventDefault();
     const text = this.command.value.trim().toLowerCase();
     if (!text) return;
-    if (!this.myTurn()) {
-      this.app.notice(this.isPlayer ? "It is not your turn." : "Spectators cannot move.");
-      return;
-    }
+    if (!this.canPlay()) return this.idleTap();
     this.command.value = "";
     // A refused move comes back into the box, selected, to be mended or typed over.
     if (!(await this.play(text)) && !this.command.value) {
@@ -306,11 +394,12 @@ export class GameView {
   render() {
     const state = this.state;
     if (!state) return;
-    fill(this.title, h("span", { class: "code", text: state.room }), " ", h("span", { class: "variant", text: variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 }) }),
-      state.rated ? h("span", { class: "rated-tag", text: "rated" }) : null);
+    fill(this.title, h("span", { class: "code", text: state.room }), state.rated ? h("span", { class: "rated-tag", text: "rated" }) : null,
+      h("span", { class: "variant", text: variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 }) }));
     this.renderBoard();
     this.renderPlayers();
     this.renderBanner();
+    this.renderNote();
     this.renderActions();
     this.renderMoves();
     this.chatForm.hidden = !this.isPlayer;
@@ -327,7 +416,6 @@ export class GameView {
     const state = this.state;
     const frame = this.viewing !== null ? this.frames?.frames[this.viewing] : null;
     const live = !frame;
-    const firstDraw = !this.board.view;
     this.board.render({
       size: state.variant.size,
       players: state.variant.players,
@@ -336,13 +424,15 @@ export class GameView {
       lastMove: frame ? frame.last_move : state.last_move?.move ?? null,
       lastFrom: live && this.previous && state.last_move && !/[hv]$/.test(state.last_move.move) ? this.previous[state.last_move.seat] : null,
       turn: frame ? (frame.winner === null ? frame.turn : null) : state.turn,
-      targets: this.myTurn() ? state.legal_pawn_moves : [],
-      legalWalls: this.myTurn() ? state.legal_walls : "",
+      targets: this.canPlay() ? state.legal_pawn_moves : [],
+      legalWalls: this.canPlay() ? state.legal_walls : "",
       turns: this.turns(),
-      interactive: this.myTurn(),
+      interactive: this.canPlay(),
     });
-    if (firstDraw && this.isPlayer) this.board.placeCursor(state.pawns[/** @type {number} */ (this.seat.seat)]);
-    this.root.classList.toggle("my-turn", this.myTurn());
+    // Until the keyboard is used (again: the cursor hides when the board loses the focus), its
+    // cursor waits on your own pawn, where it is now, rather than where the game began.
+    if (this.isPlayer && live && !this.board.cursor.shown) this.board.placeCursor(state.pawns[/** @type {number} */ (this.seat.seat)]);
+    this.root.classList.toggle("my-turn", this.canPlay());
   }
 
   renderPlayers() {
@@ -396,6 +486,14 @@ export class GameView {
         node.classList.toggle("low", ms < Math.min(LOW_TIME_MS, state.clock.base_ms / 4));
       }
     }
+    const first = state.status === "playing" && state.first_move_in_ms !== null && state.turn !== null;
+    this.countdown.hidden = !first;
+    if (first) {
+      const left = Math.max(0, Math.ceil((state.first_move_in_ms - elapsed) / 1000));
+      this.countdown.textContent = this.isPlayer && state.turn === this.seat.seat
+        ? `You have ${left} s to make your first move, or the game is aborted.`
+        : `${seatName(state, state.turn)} has ${left} s to make the first move, or the game is aborted.`;
+    }
     let claimable = false;
     for (const node of this.playersList.querySelectorAll(".away")) {
       const left = Number(/** @type {HTMLElement} */ (node).dataset.claim) - elapsed;
@@ -420,13 +518,16 @@ export class GameView {
       return;
     }
     if (state.status === "finished") {
-      text = resultText(state.result, name);
+      text = this.aborted?.game === state.game && state.result?.reason === "aborted" ? this.aborted.text : resultText(state.result, name);
       const mine = this.isPlayer && state.result?.winner === this.seat.seat;
       kind = state.result?.winner === null ? "draw" : mine ? "won" : this.isPlayer ? "lost" : "over";
       if (state.match) text += ` · match ${state.match.scores.join("–")}${state.match.over ? " (over)" : ""}`;
     } else if (this.viewing !== null) {
       text = `Viewing move ${this.viewing} of ${state.ply}`;
       kind = "history";
+    } else if (this.myTurn() && !this.online) {
+      text = "Your move, once the connection is back";
+      kind = "offline";
     } else if (this.myTurn()) {
       text = "Your move";
       kind = "turn";
@@ -441,7 +542,8 @@ export class GameView {
     } else if (state.turn !== null) {
       text = `${this.isPlayer ? "" : "Watching · "}${name(state.turn)} to move`;
     }
-    if (state.draw_offers.length && state.status === "playing") text += ` · draw offered by ${state.draw_offers.map(name).join(", ")}`;
+    const me = this.isPlayer ? this.seat.seat : null;
+    if (state.draw_offers.length && state.status === "playing") text += ` · draw offered by ${listed(state.draw_offers.map((/** @type {number} */ seat) => (seat === me ? "you" : name(seat))))}`;
     this.banner.className = `banner ${kind}`;
     this.banner.textContent = text;
   }
@@ -459,6 +561,48 @@ export class GameView {
       ];
     }
     return [h("button", { type: "button", text: "Offer draw", onclick: () => this.act({ type: "draw", action: "offer" }) })];
+  }
+
+  /** The other players (not the computer) not connected to the room: their names. @returns {string[]} */
+  absent() {
+    const state = this.state;
+    return state.players
+      .filter((/** @type {any} */ p, /** @type {number} */ seat) => seat !== this.seat.seat && p.name && p.bot === null && !p.connected)
+      .map((/** @type {any} */ p) => p.name);
+  }
+
+  /**
+   * A lasting note under the banner for what a toast would say too briefly: a rated room takes
+   * only players logged in (said to its creator while waiting, and to a guest who came to
+   * play and watches instead, with the log-in form), and a finished game's absent players.
+   */
+  renderNote() {
+    const state = this.state;
+    const free = state.status === "waiting" && state.players.some((/** @type {any} */ p) => !p.name);
+    const parts = [];
+    if (state.rated && free && this.isPlayer) {
+      parts.push(h("p", { text: "This room is rated: only a player logged in to an account can take the free seat. A guest who opens the link will watch instead." }),
+        h("button", { type: "button", class: "casual", text: "Make a casual room instead", onclick: () => this.remakeCasual() }));
+    } else if (state.rated && free && !this.app.account()) {
+      parts.push(h("p", { text: "This room is rated: only players logged in to an account can take a seat, so you are watching." }),
+        loginForm(this.conn, this.app, "Log in or register to take the seat"));
+    } else if (state.status === "finished" && this.isPlayer && this.absent().length) {
+      const gone = this.absent();
+      parts.push(h("p", { text: `${listed(gone)} ${gone.length > 1 ? "are" : "is"} not in the room: a rematch can start only if they come back.` }));
+    }
+    // Drawn again only when it changes: the log-in form keeps what is typed in it.
+    const key = parts.map((part) => part.textContent).join("|");
+    if (key === this.noteKey) return;
+    this.noteKey = key;
+    this.note.replaceChildren(...parts);
+    this.note.hidden = !parts.length;
+  }
+
+  /** The same game in a new casual room (private: it is made for a link), this one left. */
+  remakeCasual() {
+    const state = this.state;
+    const clock = state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 };
+    this.app.remake({ type: "create", variant: state.variant, clock, match: state.match !== null, private: true, rated: false });
   }
 
   renderActions() {
@@ -482,7 +626,13 @@ export class GameView {
       }
       if (state.status === "finished" && (!state.match || state.match.over)) {
         const asked = state.rematch.includes(me);
-        buttons.push(h("button", { type: "button", class: "primary", disabled: asked, text: asked ? `Rematch asked (${state.rematch.length}/${state.variant.players})` : state.rematch.length ? `Accept rematch (${state.rematch.length}/${state.variant.players})` : "Rematch", onclick: () => this.act({ type: "rematch" }) }));
+        // A rematch starts only with every player there (PROTOCOL.md section 15): said when one is not.
+        const gone = this.absent();
+        const count = `(${state.rematch.length}/${state.variant.players})`;
+        const text = asked
+          ? gone.length ? `Rematch asked: waits for ${listed(gone)} to come back` : `Rematch asked ${count}`
+          : gone.length ? `Rematch (if ${listed(gone)} comes back)` : state.rematch.length ? `Accept rematch ${count}` : "Rematch";
+        buttons.push(h("button", { type: "button", class: asked || gone.length ? "" : "primary", disabled: asked, text, onclick: () => this.act({ type: "rematch" }) }));
       }
     }
     const me = this.seat.seat;

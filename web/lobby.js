@@ -3,6 +3,7 @@
 // join by code, quick match (rated or casual when logged in), the open rooms
 // (polled while shown), the recent games and a leaderboard per rating pool.
 import { Board } from "./board.js";
+import { loginForm } from "./account.js";
 import { fill, h } from "./dom.js";
 import { ago, variantText } from "./words.js";
 
@@ -10,14 +11,6 @@ const EVAL_KEY = "quoridor.spectatorEval";
 /** Whether this browser's player lets spectators follow the computer's evaluation of its
  * games (sent with every create and join; off unless ticked in the lobby). */
 export const allowsSpectatorEval = () => localStorage.getItem(EVAL_KEY) === "1";
-
-/** Words for an account request's refusal (PROTOCOL.md section 26). */
-const ACCOUNT_ERRORS = /** @type {Record<string, string>} */ ({
-  bad_credentials: "Unknown name or wrong password.",
-  name_unavailable: "That name is taken or not allowed: choose another.",
-  rate_limited: "Too many attempts: wait a minute, then try again.",
-  accounts_unavailable: "This server has no accounts: play as a guest.",
-});
 
 export const POOLS = [["9x9-untimed", "9×9 untimed"], ["9x9-bullet", "9×9 bullet"], ["9x9-blitz", "9×9 blitz"], ["9x9-rapid", "9×9 rapid"], ["small", "5×5 and 7×7"], ["11x11", "11×11"], ["4-player", "4 players"]];
 
@@ -59,7 +52,7 @@ export class Lobby {
       h("div", { class: "row" },
         field("Players", select("players", [["2", "2 players"], ["4", "4 players"]], "2")),
         field("Board", select("size", [["5", "5×5"], ["7", "7×7"], ["9", "9×9"], ["11", "11×11"]], "9")),
-        field("Walls each", h("input", { type: "number", name: "walls", min: 0, max: 30, placeholder: "standard" })),
+        field("Walls each", h("input", { type: "number", name: "walls", min: 0, max: 30, placeholder: "standard", oninput: () => this.ratedFits() })),
       ),
       h("div", { class: "row" },
         field("Clock", select("clock", CLOCKS, "")),
@@ -73,6 +66,7 @@ export class Lobby {
           onchange: (/** @type {Event} */ e) => localStorage.setItem(EVAL_KEY, /** @type {HTMLInputElement} */ (e.target).checked ? "1" : "0") }),
           " Spectators may follow the evaluation"),
       ),
+      h("p", { class: "rated-note hint", hidden: true, text: "Only games with the standard number of walls are rated: empty “Walls each” to play rated." }),
       h("div", { class: "row buttons" },
         h("button", { type: "submit", class: "primary", text: "Create room" }),
         h("button", { type: "button", text: "Quick match", onclick: () => this.quickMatch() }),
@@ -104,7 +98,7 @@ export class Lobby {
     ));
     this.showAccount();
     // A small board in a game's middle, as a picture of what the game is.
-    new Board(picture, { onMove: () => {}, onPending: () => {} }).render({
+    new Board(picture, { onMove: () => {}, onPending: () => {} }, { picture: true }).render({
       size: 5, players: 2, pawns: ["c3", "d4"], walls: ["b3h", "c3v", "d1v"], lastMove: "c3v", lastFrom: null,
       turn: 0, targets: [], legalWalls: "", turns: 0, interactive: false,
     });
@@ -115,36 +109,14 @@ export class Lobby {
     const name = this.app.account();
     const rated = /** @type {HTMLElement} */ (this.form.querySelector(".rated"));
     rated.hidden = !name;
+    this.ratedFits();
     if (name) {
       fill(this.accountBox, h("p", { class: "logged-in" }, "Logged in as ",
         h("a", { class: "me", href: `#/profile/${encodeURIComponent(name)}`, text: name }), " "),
       h("button", { type: "button", class: "logout", text: "Log out", onclick: () => this.app.logOut() }));
       return;
     }
-    const user = h("input", { type: "text", name: "account", maxLength: 20, required: true, autocomplete: "username", spellcheck: false });
-    const password = h("input", { type: "password", name: "password", maxLength: 128, required: true, autocomplete: "current-password" });
-    const error = h("p", { class: "form-error", role: "alert", hidden: true });
-    const send = async (/** @type {"login"|"register"} */ kind) => {
-      const form = /** @type {HTMLFormElement} */ (error.parentElement);
-      if (!form.reportValidity()) return;
-      error.hidden = true;
-      const reply = await this.conn.request({ type: kind, name: /** @type {HTMLInputElement} */ (user).value.trim(), password: /** @type {HTMLInputElement} */ (password).value });
-      if (reply.type === "logged_in") return this.app.logIn({ name: reply.name, token: reply.token });
-      error.textContent = ACCOUNT_ERRORS[reply.code] ?? (reply.code === "invalid_field"
-        ? fieldError(reply.message ?? "")
-        : reply.message ?? "The server refused.");
-      error.hidden = false;
-    };
-    const field = (/** @type {string} */ label, /** @type {HTMLElement} */ control) => h("label", { class: "field" }, h("span", { text: label }), control);
-    fill(this.accountBox, this.nameForm,
-      h("details", { class: "login" }, h("summary", { text: "Log in or register to play rated games" }),
-        h("form", { class: "login-form", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); send("login"); } },
-          h("div", { class: "row" }, field("Account name", user), field("Password", password)),
-          error,
-          h("div", { class: "row buttons" },
-            h("button", { type: "submit", class: "primary", text: "Log in" }),
-            h("button", { type: "button", class: "register", text: "Register", onclick: () => send("register") })),
-          h("p", { class: "hint", text: "New here? Type a name (3–20 letters or digits) and a password (8 or more characters), then Register." }))));
+    fill(this.accountBox, this.nameForm, loginForm(this.conn, this.app, "Log in or register to play rated games"));
   }
 
   leaderboardCard() {
@@ -174,6 +146,20 @@ export class Lobby {
       h("td", { class: "names" }, h("a", { href: `#/profile/${encodeURIComponent(p.name)}`, text: p.name })),
       h("td", { text: String(p.rating) }),
       h("td", { text: `${p.wins}–${p.losses}–${p.draws}` }))));
+  }
+
+  /**
+   * A chosen wall count makes a game casual (PROTOCOL.md, `create`: only the standard count is
+   * rated): the Rated box is unticked and disabled, with the note saying why, rather than a
+   * refusal at Create. Emptied again, the box comes back ticked.
+   */
+  ratedFits() {
+    const box = /** @type {HTMLInputElement} */ (this.form.querySelector("input[name=rated]"));
+    const note = /** @type {HTMLElement} */ (this.form.querySelector(".rated-note"));
+    const chosen = /** @type {HTMLInputElement} */ (this.form.querySelector("input[name=walls]")).value !== "";
+    if (chosen !== box.disabled) box.checked = !chosen;
+    box.disabled = chosen;
+    note.hidden = !chosen || !this.app.account();
   }
 
   /** Rated by default when logged in; a guest's games are casual (the server decides). */
@@ -274,16 +260,4 @@ export class Lobby {
         h("td", { class: "act" }, h("button", { type: "button", text: "Replay", onclick: () => this.app.go(`#/replay/${game.game}`) })));
     }));
   }
-}
-
-/**
- * What is wrong with a name or password the server refused (`invalid_field`), from the path
- * its message ends with (PROTOCOL.md section 3: "- at `$.password`").
- * @param {string} message
- */
-function fieldError(message) {
-  if (message.includes("`$.name`")) return "That name is not allowed: a name has 3–20 letters or digits.";
-  if (message.includes("is the name")) return "The password must differ from the name.";
-  if (message.includes("`$.password`")) return "That password is not allowed: a password has 8–128 characters.";
-  return "Not allowed: a name has 3–20 letters or digits, a password 8–128 characters and differs from the name.";
 }

@@ -58,8 +58,10 @@ function forgetSeat(code) {
 let view = null;
 let entering = "";
 
-/** @param {string} text */
+/** A short message in the toast, said to screen readers too (the toast itself is not live:
+ * a node shown with its words already in is not read everywhere). @param {string} text */
 function notice(text) {
+  announce(text);
   toast.textContent = text;
   toast.hidden = false;
   clearTimeout(/** @type {any} */ (toast).timer);
@@ -118,8 +120,28 @@ conn.onLoginRefused = () => {
   if (view instanceof Lobby) view.showAccount();
 };
 
+/** Hide the toast: what it said is over (a tip or an error from a game that has ended). */
+function quiet() {
+  toast.hidden = true;
+}
+
+/**
+ * Leave this room and create another in its place (a rated room's creator making it casual).
+ * @param {Record<string, any>} request the `create`
+ */
+async function remake(request) {
+  if (seat) forgetSeat(seat.code);
+  await conn.request({ type: "leave" });
+  seat = null;
+  const reply = await conn.request({ ...request, spectator_eval: allowsSpectatorEval() });
+  if (reply.type === "error") {
+    notice(reply.message);
+    go("#/");
+  }
+}
+
 const app = {
-  go, notice, rename, name: savedName, account, logIn, logOut,
+  go, notice, quiet, remake, rename, name: savedName, account, logIn, logOut,
   seated: () => seat !== null,
   keptSeat,
   holdsSeat: (/** @type {string} */ code) => localStorage.getItem(SECRET_KEY + code) !== null,
@@ -268,6 +290,7 @@ conn.onStatus = (status) => {
   linkBanner.hidden = status !== "offline";
   if (status === "offline") announce("Connection lost. Reconnecting…");
   if (status === "online" && view) announce("Connected");
+  if (view instanceof GameView) view.onLink();
 };
 
 window.addEventListener("hashchange", route);

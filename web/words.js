@@ -63,3 +63,24 @@ export function ago(unixSeconds) {
   if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
   return `${Math.floor(seconds / 86400)} d ago`;
 }
+
+/**
+ * A server message with its seat numbers ("wall e5h would leave seat 1 no path to row 1",
+ * "it is seat 0's turn") said as the players' names, or "you" for the viewer's own seat.
+ * @param {string} message @param {any} state @param {number|null} me the viewer's seat
+ */
+export function withNames(message, state, me) {
+  if (!state) return message;
+  const said = message.replace(/\b([Ss])eat (\d+)('s)?/g, (/** @type {string} */ _, /** @type {string} */ s, /** @type {string} */ n, /** @type {string|undefined} */ owner) => {
+    const seat = Number(n);
+    if (!state.players?.[seat]) return _;
+    if (seat === me) return owner ? (s === "S" ? "Your" : "your") : (s === "S" ? "You" : "you");
+    return `${seatName(state, seat)}${owner ?? ""}`;
+  });
+  return said.charAt(0).toUpperCase() + said.slice(1);
+}
+
+/** The names of seats, joined ("Alice", "Alice and Bob", "Ann, Ben and Cat"). @param {string[]} names */
+export function listed(names) {
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}

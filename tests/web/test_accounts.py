@@ -3,6 +3,7 @@ rated game to the end, new ratings, profiles, the leaderboard, logout, a wrong p
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -187,3 +188,70 @@ async def test_logout_ends_the_token_and_a_wrong_password_is_told(
     await page.click(".login-form button:text-is('Log in')")
     await page.wait_for_selector(".account .me:text-is('Carla')")
     await close_all(carla)
+
+
+async def test_a_guest_invited_to_a_rated_room_is_told_why_and_logs_in_to_take_the_seat(
+    browser: Browser, rated_site: GameServer
+) -> None:
+    alicia = await open_player(browser, rated_site, "Alicia")
+    await register(alicia, "Alicia")
+    code = await create_room(alicia)  # "Rated" ticked, as by default
+    await (
+        alicia.page.locator(".room-note")
+        .filter(has_text="only a player logged in to an account can take the free seat")
+        .wait_for()
+    )
+    guest = await open_player(browser, rated_site, "Gina", f"/#/room/{code}")
+    note = guest.page.locator(".room-note")
+    await note.filter(has_text="so you are watching").wait_for()
+    await asyncio.sleep(4)  # longer than a toast stays
+    assert await note.is_visible()
+    # Registering from the note greets again as the account and takes the seat.
+    await account_form(guest, "Gina1", PASSWORD, "Register")
+    await guest.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    assert await guest.page.evaluate("document.body.dataset.role") == "player"
+    assert await note.is_hidden()
+    await close_all(alicia, guest)
+
+
+async def test_a_rated_room_can_be_made_casual_for_a_guest(
+    browser: Browser, rated_site: GameServer
+) -> None:
+    alicia = await open_player(browser, rated_site, "Alicia")
+    await register(alicia, "Alicia")
+    code = await create_room(alicia)
+    await alicia.page.click(".room-note button:has-text('Make a casual room instead')")
+    await alicia.page.wait_for_function(
+        f"() => /#\\/room\\/./.test(location.hash) && !location.hash.includes('{code}')"
+    )
+    await alicia.page.wait_for_selector(".banner.waiting")
+    assert await alicia.page.locator(".rated-tag").count() == 0
+    casual = alicia.page.url.rsplit("/", 1)[1]
+    guest = await open_player(browser, rated_site, "Gina", f"/#/room/{casual}")
+    await guest.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    assert await guest.page.evaluate("document.body.dataset.role") == "player"
+    await close_all(alicia, guest)
+
+
+async def test_a_chosen_wall_count_unticks_rated_and_says_why(
+    browser: Browser, rated_site: GameServer
+) -> None:
+    alicia = await open_player(browser, rated_site, "Alicia")
+    await register(alicia, "Alicia")
+    page = alicia.page
+    rated = page.locator("input[name=rated]")
+    assert await rated.is_checked()
+    await page.fill("input[name=walls]", "5")
+    assert not await rated.is_checked()
+    assert await rated.is_disabled()
+    await page.locator(".rated-note").filter(has_text="standard number of walls").wait_for()
+    await page.click("form.create button[type=submit]")
+    await page.wait_for_selector(".banner.waiting")
+    assert await page.locator(".rated-tag").count() == 0
+    assert "rated" not in await page.locator("#toast").inner_text()
+    await page.click(".actions button.leave")
+    await page.wait_for_selector("input[name=walls]")
+    await page.fill("input[name=walls]", "")
+    assert await rated.is_checked()
+    assert await rated.is_enabled()
+    await close_all(alicia)

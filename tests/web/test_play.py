@@ -27,9 +27,16 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     latencies = []
     for ply, move in enumerate(plan):
         mover, other = (alice, bob) if ply % 2 == 0 else (bob, alice)
-        if ply == 4:  # a click where no wall may go (d3h stands there) is answered in words
+        if ply == 2:  # the keyboard's cursor starts on Alice's pawn where it is now (c2), not c1
+            await mover.page.focus("svg.board")
+            await mover.page.keyboard.press("ArrowUp")
+            said = await mover.page.locator("#announcer").inner_text()
+            assert said.startswith("c3"), said
+            await mover.page.keyboard.press("Escape")
+        if ply == 4:  # a click where no wall may go (d3h stands there): the server's reason
             await mover.page.mouse.click(*await mover.wall_point("d3h"))
-            await toast.filter(has_text="No wall can go there now.").wait_for()
+            await toast.filter(has_text="Wall d3h is already on the board").wait_for()
+            assert await mover.page.evaluate("document.body.dataset.ply") == "4"
         if move.endswith("h"):
             await mover.place_wall(move)
         else:
@@ -60,6 +67,11 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     await bob.page.wait_for_function("() => document.body.dataset.ply === '0'")
     await bob.page.wait_for_selector(".banner.turn")
     assert "Your move" in await bob.banner()
+    # Chat after the swap: a new line has the writer's new seat's colour.
+    await bob.page.click(".tabs button:has-text('Chat')")
+    await bob.page.fill(".chatform input", "again!")
+    await bob.page.press(".chatform input", "Enter")
+    await alice.page.wait_for_selector(".chatlog b.seat0:has-text('Bob')", state="attached")
     # The finished game is in the history: its replay steps with the keyboard.
     await alice.page.click("text=Leave")
     await alice.page.click(".lobby >> text=Replay")
@@ -81,8 +93,13 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
 async def test_draws_aborts_and_resignations(browser: Browser, site: GameServer) -> None:
     (alice, bob), _ = await game_between(browser, site)
     await alice.page.click("text=Offer draw")
+    # An open offer is said as one's own, not under one's name.
+    await alice.page.wait_for_selector(".banner:has-text('draw offered by you')")
+    await bob.page.wait_for_selector(".banner:has-text('draw offered by Alice')")
     await bob.page.click("text=Decline")
     await alice.page.wait_for_selector("button:has-text('Offer draw'):enabled")
+    # A declined offer is told, not only the button turning back.
+    await alice.page.locator("#toast").filter(has_text="Bob declined your draw offer.").wait_for()
     await alice.page.click("text=Offer draw")
     await bob.page.click("text=Accept draw")
     for player in (alice, bob):
@@ -90,8 +107,10 @@ async def test_draws_aborts_and_resignations(browser: Browser, site: GameServer)
     await alice.page.click("text=Rematch")
     await bob.page.click("text=Accept rematch")
     await bob.page.wait_for_selector(".banner.turn")
-    await bob.page.click("text=Abort")
-    await alice.page.wait_for_selector(".banner:has-text('Game aborted')")
+    await bob.page.click(".actions button:has-text('Abort')")
+    # Who aborted, as far as the state tells: the other player pressed it (an id not Alice's).
+    await alice.page.wait_for_selector(".banner:has-text('Game aborted: Bob pressed Abort.')")
+    await bob.page.wait_for_selector(".banner:has-text('Game aborted: you pressed Abort.')")
     await alice.page.click("text=Rematch")
     await bob.page.click("text=Accept rematch")
     await alice.page.wait_for_selector(".banner.turn")

@@ -1,0 +1,137 @@
+"""What the page tells a player in words, in a real Chromium: the first-move countdown and why a
+game was aborted, whose turn it is when a tap cannot move, an absent opponent at a rematch, and
+a board that is offline. Everything said comes from the state or the server's own words."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser
+
+from server.app import GameServer
+from server.config import Config
+from tests.web.pages import close_all, game_between, open_player
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def quick_abort_site() -> AsyncIterator[GameServer]:
+    """First moves must come within 3 seconds (the default is 60)."""
+    config = Config(port=0, rate=1000, burst=1000, grace=30, deliberate_grace=30, first_move=3)
+    async with GameServer(config).running() as running:
+        yield running
+
+
+async def test_the_first_move_countdown_is_shown_and_its_end_is_told(
+    browser: Browser, quick_abort_site: GameServer
+) -> None:
+    (alice, bob), _ = await game_between(browser, quick_abort_site)
+    countdown = alice.page.locator(".countdown")
+    await countdown.filter(has_text="You have").wait_for()
+    assert "s to make your first move, or the game is aborted." in await countdown.inner_text()
+    assert "Alice has" in await bob.page.locator(".countdown").inner_text()
+    # Nobody moves: the server aborts the game, and each page says why.
+    await alice.page.wait_for_selector(
+        ".banner:has-text('Game aborted: you did not make your first move in time.')"
+    )
+    await bob.page.wait_for_selector(
+        ".banner:has-text('Game aborted: Alice did not make the first move in time.')"
+    )
+    assert await countdown.is_hidden()
+    await close_all(alice, bob)
+
+
+async def test_a_tap_that_cannot_move_says_why(browser: Browser, site: GameServer) -> None:
+    (alice, bob), code = await game_between(browser, site)
+    await bob.click_square("c4")
+    toast = bob.page.locator("#toast")
+    await toast.filter(has_text="It is Alice's turn.").wait_for()
+    # Said to screen readers too, through the page's live region.
+    assert "It is Alice's turn." in await bob.page.locator("#announcer").inner_text()
+    spectator = await open_player(browser, site, "Sam", f"/#/watch/{code}")
+    await spectator.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await spectator.click_square("c3")
+    await spectator.page.locator("#toast").filter(has_text="spectators cannot move").wait_for()
+    # The server's seat numbers are said as names ("you" for one's own seat).
+    said = await bob.page.evaluate(
+        """() => import('/words.js').then((words) => [
+            words.withNames("wall e5h would leave seat 0 no path to row 5",
+                {players: [{name: 'Alice'}, {name: 'Bob'}]}, 1),
+            words.withNames("it is seat 1's turn", {players: [{name: 'Alice'}, {name: 'Bob'}]}, 1),
+        ])"""
+    )
+    assert said == ["Wall e5h would leave Alice no path to row 5", "It is your turn"]
+    await close_all(alice, bob, spectator)
+
+
+async def test_offline_the_board_takes_no_move_and_says_so(
+    browser: Browser, site: GameServer
+) -> None:
+    (alice, bob), _ = await game_between(browser, site)
+    page = alice.page
+    await page.wait_for_selector("circle.target")
+    await alice.context.set_offline(True)
+    await page.wait_for_selector(".banner:has-text('Your move, once the connection is back')")
+    assert await page.locator("circle.target").count() == 0
+    await alice.click_square("c2")
+    await page.locator("#toast").filter(has_text="Not connected").wait_for()
+    await alice.context.set_offline(False)
+    await page.wait_for_function("() => document.body.dataset.link === 'online'")
+    await page.wait_for_selector(".banner.turn:has-text('Your move')")
+    await alice.click_square("c2")
+    await bob.wait_ply(1)
+    await close_all(alice, bob)
+
+
+async def test_a_rematch_with_a_player_who_left_says_it_waits_for_them(
+    browser: Browser, site: GameServer
+) -> None:
+    (alice, bob), _ = await game_between(browser, site)
+    await alice.page.click(".actions button:has-text('Resign')")
+    await alice.page.click("text=Really resign?")
+    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
+    await alice.page.click(".actions button.leave")
+    await alice.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
+    note = bob.page.locator(".room-note")
+    await note.filter(has_text="Alice is not in the room").wait_for()
+    await bob.page.click(".actions button:has-text('Rematch (if Alice comes back)')")
+    await bob.page.wait_for_selector(
+        ".actions button:disabled:has-text('Rematch asked: waits for Alice to come back')"
+    )
+    await close_all(alice, bob)
+
+
+def contrast(a: list[float], b: list[float]) -> float:
+    """WCAG contrast ratio of two sRGB colours (0-255)."""
+
+    def luminance(rgb: list[float]) -> float:
+        lin = [
+            c / 255 / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4
+            for c in rgb
+        ]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+async def test_the_lobby_picture_is_no_control_and_buttons_read_well(
+    browser: Browser, site: GameServer
+) -> None:
+    player = await open_player(browser, site, "Ann")
+    board = player.page.locator(".hero-board svg")
+    assert await board.get_attribute("role") == "presentation"
+    assert await board.get_attribute("aria-label") is None
+    assert await board.get_attribute("tabindex") is None
+    colours = await player.page.evaluate(
+        """() => {
+            const style = getComputedStyle(document.querySelector('form.create button.primary'));
+            const rgb = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
+            return [rgb(style.color), rgb(style.backgroundColor)];
+        }"""
+    )
+    assert contrast(*colours) >= 4.5
+    await close_all(player)

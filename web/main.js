@@ -18,6 +18,10 @@ const SEAT_KEY = "quoridor.seat";
 
 /** @typedef {{code: string, role: "player"|"spectator", seat: number|null}} Seat */
 
+/** Whether this browser's player has chosen a name (in the lobby, or at a link) rather than
+ * only carrying the one made up for them: a room's link opened first asks for one. */
+let nameChosen = localStorage.getItem(NAME_KEY) !== null;
+
 const main = $("#main");
 const linkBanner = $("#link");
 const toast = $("#toast");
@@ -79,6 +83,7 @@ function rename(name) {
   const clean = name.trim().slice(0, 32);
   if (!clean || clean === savedName()) return;
   localStorage.setItem(NAME_KEY, clean);
+  nameChosen = true;
   if (!seat) conn.restart(); // the name is the session's: a new one is needed
   notice(`You are now ${clean}`);
 }
@@ -188,6 +193,7 @@ function route() {
 async function enterRoom(code, watchOnly) {
   if (seat?.code === code) return openGame();
   if (conn.status !== "online" || entering === code) return; // the welcome will bring us back
+  if (!watchOnly && !nameChosen && !account() && !localStorage.getItem(SECRET_KEY + code)) return askName(code);
   entering = code;
   try {
     if (seat) {
@@ -211,6 +217,36 @@ async function enterRoom(code, watchOnly) {
   } finally {
     entering = "";
   }
+}
+
+/**
+ * A link opened before any name was chosen: "Join as [Guest 6533]", to keep or change, before
+ * the seat is taken (the name is the session's, so a new one greets again, then comes back).
+ * @param {string} code
+ */
+function askName(code) {
+  show(null);
+  document.title = `${code} · Quoridor`;
+  document.body.dataset.view = "join";
+  const input = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "name", maxLength: 32, required: true, value: savedName(), autocomplete: "nickname" }));
+  const submit = (/** @type {Event} */ e) => {
+    e.preventDefault();
+    const clean = input.value.trim().slice(0, 32);
+    if (!clean) return;
+    nameChosen = true;
+    if (clean === savedName()) return enterRoom(code, false);
+    localStorage.setItem(NAME_KEY, clean);
+    conn.restart(); // its welcome routes back here, to join under the new name
+  };
+  main.replaceChildren(h("form", { class: "card join-as", onsubmit: submit },
+    h("h1", { text: "Join the game" }),
+    h("p", { text: `You are invited to room ${code}. Choose the name the other players will see.` }),
+    h("label", { class: "field" }, h("span", { text: "Your name" }), input),
+    h("div", { class: "row buttons" },
+      h("button", { type: "submit", class: "primary", text: "Join" }),
+      h("a", { href: `#/watch/${encodeURIComponent(code)}`, text: "Only watch" }))));
+  input.focus();
+  input.select();
 }
 
 function openGame() {

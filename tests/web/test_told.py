@@ -12,7 +12,7 @@ from playwright.async_api import Browser
 
 from server.app import GameServer
 from server.config import Config
-from tests.web.pages import close_all, game_between, open_player
+from tests.web.pages import close_all, create_room, game_between, open_player
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -135,3 +135,29 @@ async def test_the_lobby_picture_is_no_control_and_buttons_read_well(
     )
     assert contrast(*colours) >= 4.5
     await close_all(player)
+
+
+async def test_a_link_opened_before_any_name_was_chosen_asks_for_one(
+    browser: Browser, site: GameServer
+) -> None:
+    alice = await open_player(browser, site, "Alice")
+    code = await create_room(alice)
+    context = await browser.new_context(viewport={"width": 360, "height": 740})
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    await page.goto(f"http://127.0.0.1:{site.port}/#/room/{code}")
+    name = page.locator("form.join-as input[name=name]")
+    await name.wait_for()
+    assert (await name.input_value()).startswith("Guest ")  # offered as it is, to keep or change
+    await name.fill("Carol")
+    await page.click("form.join-as button[type=submit]")
+    await page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await alice.page.wait_for_selector(".players .name:text-is('Carol')")
+    # Chosen once: a reload takes the seat back without asking.
+    await page.reload()
+    await page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    assert await page.locator("form.join-as").count() == 0
+    await context.close()
+    assert not errors, errors
+    await close_all(alice)

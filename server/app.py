@@ -473,8 +473,11 @@ class GameServer:
         log.debug("connection open", extra={"conn": conn, "ip": address})
 
     def received(self, link: Link, data: bytes) -> None:
-        if self.handing_over:
-            return  # this node's rooms belong to the next owner: the client asks it again
+        if self.handing_over or self.core.closing_all:
+            # This node's rooms belong to the next owner, or every connection is closing:
+            # no reply could reach the client (a resume served now changed its token for
+            # good, and the welcome with the new one never went out). It asks again.
+            return
         if link.relay is not None:  # a cluster node's relayed connection
             assert self.relay is not None
             taken = self.relay.incoming(link, data)

@@ -11,7 +11,9 @@ from pathlib import Path
 import msgspec
 import pytest
 from websockets.exceptions import InvalidStatus
+from websockets.frames import Frame, Opcode
 
+from protocol.codec import encode
 from protocol.messages import (
     VERSION,
     Create,
@@ -36,6 +38,7 @@ from server.retention import is_short
 from server.store import Store, StoreError
 from tests.http import get as http_get
 from tests.process import ServerProcess, children, cmdline, wait_gone
+from tests.server.test_wire import raw_websocket
 from tests.wsclient import Client
 
 # Seat 0 walks up column e, seat 1 steps aside to column d and walks down it.
@@ -350,3 +353,33 @@ async def test_a_database_killed_while_idle_is_noticed_at_once(tmp_path: Path) -
         with pytest.raises(InvalidStatus) as refused:
             await Client.connect(f"ws://127.0.0.1:{server.port}")
         assert refused.value.response.status_code == 503
+
+
+async def test_a_resume_read_after_the_stop_closed_every_connection_keeps_its_token(
+    tmp_path: Path,
+) -> None:
+    """A hello read after the server's 1012 close frames went out was served: the session's
+    resume token was changed and saved, and the welcome with the new one could never go
+    out, so the player's token no longer worked after the restart."""
+    db = tmp_path / "late.db"
+    server = await ServerProcess(db).start()
+    a, _, room = await seat_two(server.url)
+    assert a.welcome is not None
+    token = a.welcome.resume_token
+    await a.close()
+    reader, writer = await raw_websocket(server.port)
+    stopping = asyncio.ensure_future(server.stop(signal.SIGTERM))
+    head = await asyncio.wait_for(reader.readexactly(2), 10)
+    assert head[0] == 0x88  # the server's close frame (1012): the stop has begun
+    late = Hello(version=VERSION, name="alice", resume=token)
+    writer.write(Frame(Opcode.TEXT, encode(late)).serialize(mask=True))
+    await writer.drain()
+    assert await stopping == 0
+    writer.close()
+
+    server = await ServerProcess(db).start()
+    back = await Client.connect(server.url, hello=False)
+    await back.send(Hello(version=VERSION, name="alice", resume=token))
+    assert (await back.expect(Welcome)).room == room
+    await back.close()
+    assert await server.stop() == 0

@@ -258,8 +258,14 @@ class Controller:
         ):
             # A line each, the commands whole: a terminal wraps a long line mid-word, and
             # these are to be copied.
+            computer = any(p.bot is not None for p in state.players if p.seat != self.seat)
             return [
-                "You left a game in progress: come back soon, or the others may claim it.",
+                (
+                    "You left a game against the computer: it is lost unless you come back "
+                    "within seconds (15 by default: nobody else waits)."
+                    if computer
+                    else "You left a game in progress: come back soon, or the others may claim it."
+                ),
                 f"To come back: {self.own_command} join {state.room} (or plain {self.own_command})",
                 "From another machine:",
                 f"  {self.own_command} join {state.room} --seat {self.seat} --secret {self.secret}",

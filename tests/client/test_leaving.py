@@ -16,7 +16,7 @@ from pathlib import Path
 
 from client.__main__ import dispatch, parse
 from client.seats import SavedSeat, SeatBook
-from protocol.messages import Create, Join, Joined, MoveRequest, State
+from protocol.messages import AiSpec, Create, Join, Joined, MoveRequest, State
 from server.app import GameServer
 from server.config import Config
 from tests.client.recorder import start, until
@@ -233,6 +233,20 @@ async def test_ctrl_c_on_the_full_screen_asks_before_leaving_a_running_game(url:
         assert await asyncio.wait_for(alice.task, 5) == 0
         await bob.close()
     assert "To come back: quoridor join" in alice.out.getvalue()
+
+
+async def test_leaving_a_game_against_the_computer_says_how_soon_it_is_lost(url: str) -> None:
+    """It said "come back soon, or the others may claim it": there are no others, and the
+    game was lost 15 s later (PROTOCOL.md section 17a)."""
+    async with full_screen(url, "Alice", Create(ai=AiSpec(level=1)), interactive=True) as alice:
+        await alice.showing("Your move.")
+        alice.type("\x03")  # Ctrl-C
+        await alice.showing("y/n?")
+        alice.type("\x03")  # again: leave
+        assert await asyncio.wait_for(alice.task, 5) == 0
+    out = alice.out.getvalue()
+    assert "You left a game against the computer: it is lost unless you come back" in out
+    assert "the others may claim it" not in out
 
 
 def test_two_terminals_of_one_user_keep_two_seats_of_one_room(state_home: Path) -> None:

@@ -110,7 +110,7 @@ class Analyses:
         if mine >= self.per_session:
             raise Refused(f"you already have {mine} analysis waiting: wait for it first")
         ours = sum(1 for job in self.jobs.values() if job.address == address)
-        if ours >= self.per_address:
+        if address and ours >= self.per_address:  # as the room limits, no address no bound
             raise Refused(f"your address already has {ours} analyses waiting: wait for them first")
         self.jobs[game] = Job(game, moves, variant, owner, address, [waiter])
         self.turns.append(game)

@@ -81,8 +81,10 @@ class NodeAddresses:
         ttl = int(self.ttl * 1000)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.set(self.keys.address(self.node), self.address, px=ttl)
-            pipe.set(self.keys.secret(), self.mark, px=ttl, get=True)
-            _, before = await pipe.execute()
+            # GET, then SET, rather than SET ... GET: that one needs Redis 6.2.
+            pipe.get(self.keys.secret())
+            pipe.set(self.keys.secret(), self.mark, px=ttl)
+            _, before, _ = await pipe.execute()
         if before is not None and before != self.mark:
             self._another_secret()
 

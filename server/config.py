@@ -144,7 +144,8 @@ class Config:
     ai_workers: int = _setting(
         0,
         "processes that think for the computer opponents (searches never run in the server's "
-        "loop); 0 is one per core",
+        "loop); 0 is one per core. One IP address plays the computer in 2 rooms per process "
+        "at most",
     )
     shutdown_delay: float = _setting(
         0.0,

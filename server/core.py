@@ -461,7 +461,7 @@ class Core:
         and close its members' connections with 1012 so they reconnect and resume there."""
         actions: list[Action] = []
         for member in self.host.drop(code):
-            self.registry.sessions.pop(member.token_digest, None)
+            self.registry.release(member)
             connection = self.connections.get(member.conn) if member.conn else None
             if connection is not None:
                 connection.session = None

@@ -33,7 +33,7 @@ class Journal:
         self._dropped_rooms: set[str] = set()
         self._dropped_sessions: set[str] = set()
         self._quarantined: list[str] = []
-        self._stored: dict[str, tuple[bytes, str, int | None]] = {}
+        self._stored: dict[str, tuple[bytes, bytes | None, str, int | None]] = {}
         """Per session saved: (token hash, room, seat) as last written."""
 
     def room(self, room: Room) -> None:
@@ -109,7 +109,12 @@ class Journal:
             sessions.update(h.session for h in room.seats if h and h.session.room is room)
         for session in sessions:
             if session.room is not None:
-                stored = (session.token_digest, session.room.code, session.seat)
+                stored = (
+                    session.token_digest,
+                    session.previous_digest,
+                    session.room.code,
+                    session.seat,
+                )
                 if self._stored.get(session.id) != stored:  # most moves change none of them
                     self._stored[session.id] = stored
                     batch.sessions.append(session_record(session))

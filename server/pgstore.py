@@ -180,6 +180,13 @@ MIGRATIONS = [
     ALTER TABLE sessions ADD COLUMN token_digest TEXT;
     CREATE INDEX sessions_by_token ON sessions (token_digest);
     """,
+    # 6 (no SQLite equivalent): and by the token of their last resume, which still takes
+    # them back while the newer token is unused (its welcome may have been lost). Rows
+    # saved before have none: no resume of theirs was made by a server that kept it.
+    """
+    ALTER TABLE sessions ADD COLUMN previous_digest TEXT;
+    CREATE INDEX sessions_by_previous_token ON sessions (previous_digest);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 SQLITE_EQUIVALENT = 7
@@ -490,15 +497,18 @@ class PgStore:
         return await self._run(read)
 
     async def session_room(self, token_digest: bytes) -> str | None:
-        """The room of the session whose resume token hashes to ``token_digest`` (a player
-        coming back to a node that does not know it), or None."""
+        """The room of the session whose resume token, or the token of whose last resume,
+        hashes to ``token_digest`` (a player coming back to a node that does not know it),
+        or None. The room's node decides whether that older token takes the session back."""
 
         async def read(conn: Conn) -> str | None:
+            digest = token_digest.hex()
             rows = await _rows(
                 conn,
                 "SELECT room FROM sessions"
-                " WHERE token_digest = %s AND quarantined = 0 AND room IS NOT NULL",
-                (token_digest.hex(),),
+                " WHERE (token_digest = %s OR previous_digest = %s)"
+                " AND quarantined = 0 AND room IS NOT NULL",
+                (digest, digest),
             )
             return str(rows[0][0]) if rows else None
 
@@ -643,11 +653,16 @@ class PgStore:
                 )
             if batch.sessions:
                 await cursor.executemany(
-                    "INSERT INTO sessions (id, room, record, token_digest) VALUES (%s, %s, %s, %s)"
+                    "INSERT INTO sessions (id, room, record, token_digest, previous_digest)"
+                    " VALUES (%s, %s, %s, %s, %s)"
                     " ON CONFLICT (id) DO UPDATE SET room = EXCLUDED.room,"
-                    " record = EXCLUDED.record, token_digest = EXCLUDED.token_digest"
+                    " record = EXCLUDED.record, token_digest = EXCLUDED.token_digest,"
+                    " previous_digest = EXCLUDED.previous_digest"
                     " WHERE sessions.quarantined = 0",
-                    [(s.id, s.room, encode(s), s.token_digest) for s in batch.sessions],
+                    [
+                        (s.id, s.room, encode(s), s.token_digest, s.previous_digest)
+                        for s in batch.sessions
+                    ],
                 )
             if batch.dropped_sessions:
                 # Never a session seated in a room another node owns now (its row is theirs).

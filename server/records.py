@@ -62,6 +62,8 @@ class SessionRecord(msgspec.Struct, kw_only=True):
     seat: int | None
     account: int | None = None
     """The account the session logged in to; None for a guest."""
+    previous_digest: str | None = None
+    """The hash of the token of the session's last resume (``Session.previous_digest``)."""
 
 
 UNNUMBERED = 0

@@ -62,6 +62,8 @@ class SessionRegistry:
         self.connections: dict[int, Connection] = {}
         self.sessions: dict[bytes, Session] = {}
         """Sessions by the hash of their resume token."""
+        self.replaced: dict[bytes, Session] = {}
+        """Sessions by the hash of the token of their last resume (``previous_digest``)."""
 
     # -- connections ---------------------------------------------------------------
 
@@ -104,7 +106,7 @@ class SessionRegistry:
         self.context.compact.discard(conn)
         session = connection.session
         if session is not None:
-            self.sessions.pop(session.token_digest, None)
+            self.release(session)
             session.conn = None
         return session
 
@@ -112,7 +114,7 @@ class SessionRegistry:
         """The opened connection ``conn`` carries ``session``, greeted on another node: it
         is served here from now on, without a second welcome. A session this node already
         holds under the same token is the same one, and is kept."""
-        session = self.sessions.setdefault(session.token_digest, session)
+        session = self.sessions.get(session.token_digest) or self.hold(session)
         connection = self.connections[conn]
         connection.session = session
         session.conn = conn
@@ -149,7 +151,7 @@ class SessionRegistry:
             return self.ask(connection, hello), None
         session, token = Session.new(name, self.context.chat_bucket())
         session.address = connection.address
-        self.sessions[session.token_digest] = session
+        self.hold(session)
         log.debug("hello", extra={"conn": conn, "session": session.id})
         return [self._attach(connection, session, token, hello.id)], None
 
@@ -159,7 +161,11 @@ class SessionRegistry:
         """``looked``: the adapter looked for the session already (``Core.searched``)."""
         assert hello.resume is not None
         digest = token_hash(hello.resume)
-        session = self.sessions.pop(digest, None)
+        session = self.sessions.get(digest)
+        if session is None and (replaced := self.replaced.get(digest)) is not None:
+            # The token of its last resume: that welcome may never have arrived. Not while
+            # a connection holds the session, though: that one has the newer token.
+            session = replaced if replaced.conn is None else None
         if session is None and self.context.clustered and not looked:
             if connection.asking:  # its last hello is still being looked for
                 message = "your hello is still being looked for: try again in a moment"
@@ -180,8 +186,9 @@ class SessionRegistry:
             old = self.connections[session.conn]
             old.session = None
             actions.append(Close(old.id, CLOSE_REPLACED, "session resumed on another connection"))
-        token = session.rotate_token()
-        self.sessions[session.token_digest] = session
+        self.release(session)
+        token = session.rotate_token(digest)
+        self.hold(session)
         self.context.journal.session(session)
         self.context.counters["resumes"] += 1
         log.info("session resumed", extra={"conn": connection.id, "session": session.id})
@@ -200,7 +207,7 @@ class SessionRegistry:
             return [self.context.error(conn, ErrorCode.ALREADY_GREETED, message, hello.id)]
         session, token = Session.new(account.name, self.context.chat_bucket(), account)
         session.login = login
-        self.sessions[session.token_digest] = session
+        self.hold(session)
         log.debug("hello with a login token", extra={"conn": conn, "session": session.id})
         return [self._attach(connection, session, token, hello.id)]
 
@@ -258,10 +265,25 @@ class SessionRegistry:
 
     def keep(self, session: Session) -> None:
         """Hold a session restored from the database (seated in a game), to be resumed."""
+        self.hold(session)
+
+    def hold(self, session: Session) -> Session:
+        """Make the session's tokens take it back: its newest, and its last resume's."""
         self.sessions[session.token_digest] = session
+        if session.previous_digest is not None:
+            self.replaced[session.previous_digest] = session
+        return session
+
+    def release(self, member: Member) -> None:
+        """Make no token of this session take it back here any more."""
+        if self.sessions.get(member.token_digest) is member:
+            del self.sessions[member.token_digest]
+        previous = member.previous_digest
+        if previous is not None and self.replaced.get(previous) is member:
+            del self.replaced[previous]
 
     def forget(self, member: Member) -> None:
         """Drop a session that holds nothing worth resuming (gone, and in no room)."""
         if member.conn is None and member.room is None:
-            self.sessions.pop(member.token_digest, None)
+            self.release(member)
             self.context.journal.drop_session(member)

@@ -99,6 +99,8 @@ class Member(Protocol):
     name: str
     token_digest: bytes
     """The hash of its resume token (saved with the room, so it resumes after a restart)."""
+    previous_digest: bytes | None
+    """The hash of the token of its last resume, good until the newer one is used."""
     account: AccountRecord | None
     conn: int | None
     """Where the room's events go now; None while away."""

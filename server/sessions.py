@@ -49,6 +49,10 @@ class Session:
     """The account this session plays as; None for a guest."""
     login: bytes | None = None
     """The digest of the login token this session said hello with (for ``logout``)."""
+    previous_digest: bytes | None = None
+    """The hash of the token this session was last resumed with. Until the newer token is
+    used, it takes the session back again while no connection holds it: the ``welcome``
+    carrying the newer one may have been lost with its connection (PROTOCOL.md section 21)."""
 
     @classmethod
     def new(
@@ -59,9 +63,12 @@ class Session:
         session = cls(secrets.token_hex(8), name, token_hash(token), chat, account=account)
         return session, token
 
-    def rotate_token(self) -> str:
+    def rotate_token(self, used: bytes) -> str:
+        """A new resume token, for a resume made with the token hashing to ``used`` (which
+        stays good, as ``previous_digest``, until the new one is used)."""
         token = secrets.token_urlsafe(24)
         self.token_digest = token_hash(token)
+        self.previous_digest = used
         return token
 
 

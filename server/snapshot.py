@@ -67,6 +67,7 @@ def session_record(session: Member) -> SessionRecord:
         room=session.room.code if session.room else None,
         seat=session.seat,
         account=session.account.id if session.account else None,
+        previous_digest=None if session.previous_digest is None else session.previous_digest.hex(),
     )
 
 
@@ -74,8 +75,14 @@ def restore_session(
     record: SessionRecord, chat: TokenBucket, accounts: dict[int, AccountRecord]
 ) -> Session:
     account = accounts.get(record.account) if record.account is not None else None
+    previous = record.previous_digest
     return Session(
-        record.id, record.name, bytes.fromhex(record.token_digest), chat, account=account
+        record.id,
+        record.name,
+        bytes.fromhex(record.token_digest),
+        chat,
+        account=account,
+        previous_digest=None if previous is None else bytes.fromhex(previous),
     )
 
 

@@ -56,11 +56,44 @@ def test_resume_restores_the_seat_and_rotates_the_token() -> None:
     assert resumed.resume_token != welcome.resume_token
     assert state.players[0].connected
     assert driver.last_state(b) == state
-    # The old token is spent.
+    # The old token takes nothing from the connection that holds the session now.
     other = driver.open()
     (error,) = driver.send(other, Hello(version=VERSION, name="x", resume=welcome.resume_token))
     assert isinstance(error, Error)
     assert error.code == ErrorCode.BAD_TOKEN
+
+
+def test_a_resume_whose_welcome_was_lost_is_made_again_with_the_same_token() -> None:
+    """The welcome carries the new token; if its connection dies first, the client only
+    has the one it resumed with, which keeps working until the new one is used."""
+    driver = Driver()
+    a, _b, room = start_game(driver)
+    first = next(m for m in driver.inbox[a] if isinstance(m, Welcome))
+    driver.drop(a)
+
+    def resume(token: str) -> Welcome | Error:
+        conn = driver.open()
+        reply = driver.send(conn, Hello(version=VERSION, name="alice", resume=token))[0]
+        assert isinstance(reply, Welcome | Error)
+        if isinstance(reply, Welcome):
+            driver.drop(conn)  # ... and this welcome is lost with its connection
+        return reply
+
+    lost = resume(first.resume_token)
+    again = resume(first.resume_token)
+    assert isinstance(lost, Welcome)
+    assert isinstance(again, Welcome)
+    assert (again.session, again.room, again.seat) == (first.session, room, 0)
+    # The token of the lost welcome was never seen; the latest one works, once more.
+    assert isinstance(error := resume(lost.resume_token), Error)
+    assert error.code == ErrorCode.BAD_TOKEN
+    latest = resume(again.resume_token)
+    assert isinstance(latest, Welcome)
+    # Using the newer token spends the older one.
+    assert isinstance(error := resume(first.resume_token), Error)
+    assert error.code == ErrorCode.BAD_TOKEN
+    assert isinstance(resume(again.resume_token), Welcome)
+    assert len(driver.core.sessions) == 2  # one entry per session, whatever its tokens
 
 
 def test_the_newer_connection_wins() -> None:

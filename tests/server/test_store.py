@@ -17,6 +17,7 @@ from protocol.codec import encode
 from protocol.messages import (
     VERSION,
     Create,
+    Error,
     FetchGame,
     GameRecordReply,
     Hello,
@@ -210,6 +211,34 @@ async def test_sigkill_mid_game_loses_nothing(tmp_path: Path) -> None:
     await a2.send(FetchGame(game=summary.game))
     assert (await a2.expect(GameRecordReply)).moves == GAME
     await asyncio.gather(a2.close(), b2.close())
+    assert await server.stop() == 0
+
+
+async def test_a_resume_whose_welcome_a_crash_lost_is_made_again_after_it(
+    tmp_path: Path,
+) -> None:
+    """The server saves a resume's new token before it writes the welcome; a crash in
+    between leaves the client with the token it resumed with, which still works."""
+    db = tmp_path / "lost.db"
+    server = await ServerProcess(db).start()
+    a, b, room = await seat_two(server.url)
+    await play([a, b], GAME[:3], 0)
+    a.ws.transport.abort()
+    lost = await resume(server.url, a.welcome, "alice")  # its welcome never "arrives"
+    assert await server.stop(signal.SIGKILL) == -signal.SIGKILL
+
+    server = await ServerProcess(db).start()
+    a2 = await resume(server.url, a.welcome, "alice")
+    assert a2.welcome is not None
+    assert (a2.welcome.room, a2.welcome.seat) == (room, 0)
+    refused = await Client.connect(server.url, hello=False)
+    assert lost.welcome is not None
+    await refused.send(Hello(version=VERSION, name="alice", resume=lost.welcome.resume_token))
+    assert (await refused.expect(Error)).code == "bad_token"
+    b2 = await resume(server.url, b.welcome, "bob")
+    final = await play([a2, b2], GAME[3:], 3)
+    assert final.result is not None
+    await asyncio.gather(a2.close(), b2.close(), refused.close(), lost.close())
     assert await server.stop() == 0
 
 

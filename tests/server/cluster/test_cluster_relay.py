@@ -100,6 +100,28 @@ async def test_a_player_dropped_resumes_through_the_balancer_on_any_node(
         await asyncio.gather(alice.close(), bob.close())
 
 
+async def test_a_resume_whose_welcome_was_lost_is_made_again_on_any_node(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str
+) -> None:
+    """The token a resume was made with takes the session back again, through whichever
+    node the balancer picks, until the newer one is used: here the newer ones never are."""
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 3) as cluster:
+        alice, bob, room = await seat_across(cluster.node(0).url, cluster.node(1).url)
+        await play([alice, bob], GAME[:4], 0)
+        first, refusals = bob.welcome, list[str]()
+        for attempt in range(4):
+            bob.ws.transport.abort()  # and the welcome of the resume before is lost
+            while (await alice.state()).players[1].connected:
+                pass
+            bob = await resume_anywhere(cluster.url, first, "bob", refusals=refusals)
+            assert bob.welcome is not None
+            assert (bob.welcome.room, bob.welcome.seat) == (room, 1), attempt
+        assert refusals == []
+        final = await play([alice, bob], GAME[4:], 4)
+        assert final.result is not None
+        await asyncio.gather(alice.close(), bob.close())
+
+
 async def move_round_trips(players: list[Client], moves: list[str]) -> list[float]:
     """Each move's time from sending it to its mover's state."""
     times = []

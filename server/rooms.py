@@ -645,11 +645,8 @@ class Room:
         if clock is not None and clock.running is not None and flag is not None and now >= flag:
             self.remove(clock.running, "time", now)
             removed.append("time")
-        for seat in self.active_seats():
-            holder = self.holder(seat)
-            gone = holder.gone_since
-            patience = self._patience(holder, absence)
-            if gone is not None and now >= gone + patience and self.status == "playing":
+        for seat in self._overdue(now, absence):
+            if self.status == "playing":
                 self.remove(seat, "abandon", now)
                 removed.append("abandon")
         if self.status == "playing" and self.has_computer and not self.humans_playing():
@@ -657,6 +654,21 @@ class Room:
             self.finish(None, "abandon", now)
             removed.append("abandon")
         return removed
+
+    def _overdue(self, now: float, absence: Absence) -> list[int]:
+        """The seats away past their patience, in the order they are decided against: the
+        one whose patience ran out first. Away since the same moment (a restart nobody came
+        back from), the seat to move first, then in turn order: the game waits on it, as a
+        clock would (by seat number, seat 0 always lost)."""
+        due: list[tuple[float, int, int]] = []
+        turn, players = self.game.turn, self.spec.players
+        for seat in self.active_seats():
+            holder = self.holder(seat)
+            if holder.gone_since is not None:
+                deadline = holder.gone_since + self._patience(holder, absence)
+                if now >= deadline:
+                    due.append((deadline, (seat - turn) % players, seat))
+        return [seat for *_, seat in sorted(due)]
 
     def _computer_waits(self) -> list[float]:
         """When each absent person in a game against the computer runs out of grace."""

@@ -191,6 +191,23 @@ def test_an_unclaimed_game_is_decided_at_the_hard_limit() -> None:
     assert (final.result.winner, final.result.reason) == (0, "abandon")
 
 
+def test_players_away_since_the_same_moment_the_one_to_move_is_decided_against() -> None:
+    """Both links die together (or a restart nobody comes back from): the hard limit
+    comes for both at once, and the game waits on the seat to move, not on seat 0."""
+    for plies, loser in ((1, 1), (2, 0)):
+        driver, (a, b), _ = table()
+        for ply, (mover, square) in enumerate([(a, "e2"), (b, "e8")][:plies]):
+            assert move(driver, mover, square).ply == ply + 1
+        watcher = driver.greet("carol")[0]
+        driver.send(watcher, Watch(room=driver.last_state(a).room))
+        driver.drop(a)
+        driver.drop(b)
+        tick(driver, 600)
+        final = driver.last_state(watcher)
+        assert final.result is not None
+        assert (final.result.winner, final.result.reason) == (1 - loser, "abandon")
+
+
 def test_resume_replays_missed_events_once_and_in_order() -> None:
     driver, (a, b), _ = table()
     token = next(m for m in driver.inbox[a] if isinstance(m, Welcome)).resume_token

@@ -571,7 +571,13 @@ class Room:
         self.next_game()
 
     def match_over(self) -> bool:
-        return bool(self.match_game) and self.match_game == MATCH_GAMES and self.result is not None
+        """Its last game is finished, or a game was aborted because nobody made a first move
+        in time (the match ends there: ``continue_match``)."""
+        if not self.match_game or self.result is None:
+            return False
+        return self.match_game == MATCH_GAMES or (
+            self.result.reason == "aborted" and self.first_move_missed
+        )
 
     # -- time ----------------------------------------------------------------
 

@@ -430,3 +430,12 @@ def test_a_match_ends_when_a_first_move_is_missed() -> None:
     assert state.status == "finished"
     assert state.result == Result(winner=None, reason="aborted")
     assert state.game == 1  # not replayed: nobody came to play
+    assert state.match is not None
+    assert (state.match.over, state.match.winner, state.match.scores) == (True, None, [0.0, 0.0])
+    # ... and over: the players may start a new one (the room was stuck: game_not_over).
+    driver.send(a, Rematch())
+    fresh = driver.send(_b, Rematch())[-1]
+    assert isinstance(fresh, State)
+    assert (fresh.status, fresh.game) == ("playing", 2)
+    assert fresh.match is not None
+    assert (fresh.match.game, fresh.match.over) == (1, False)

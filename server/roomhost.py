@@ -250,7 +250,9 @@ class RoomHost:
             return []
         actions = _missed(room, conn, last_event, conn in self.context.compact)
         if session.seat is None:
-            return [*actions, self.push(room)]
+            # A spectator coming back is no event, as one arriving is not (``watch``): the
+            # room's state to it alone.
+            return [*actions, Send([conn], room.state_frame(self.context.clock()))]
         return actions + self.back(room, session.seat)
 
     def gone(self, session: Session, deliberate: bool) -> list[Action]:

@@ -24,6 +24,7 @@ from protocol.messages import (
     QuickMatch,
     State,
     VariantSpec,
+    Watch,
     Welcome,
 )
 from server.core import CLOSE_REPLACED, Limits
@@ -94,6 +95,23 @@ def test_a_resume_whose_welcome_was_lost_is_made_again_with_the_same_token() -> 
     assert error.code == ErrorCode.BAD_TOKEN
     assert isinstance(resume(again.resume_token), Welcome)
     assert len(driver.core.sessions) == 2  # one entry per session, whatever its tokens
+
+
+def test_a_spectator_resumed_on_another_connection_is_no_event() -> None:
+    driver = Driver()
+    a, b, room = start_game(driver)
+    watcher, welcome = driver.greet("carol")
+    driver.send(watcher, Watch(room=room))
+    event = driver.last_state(a).event
+    seen = {conn: len(driver.inbox[conn]) for conn in (a, b)}
+    newer = driver.open()
+    resumed = driver.send(newer, Hello(version=VERSION, name="carol", resume=welcome.resume_token))
+    assert isinstance(resumed[0], Welcome)
+    assert (resumed[0].room, resumed[0].seat) == (room, None)
+    assert isinstance(resumed[-1], State)
+    assert (resumed[-1].event, resumed[-1].spectators) == (event, 1)
+    assert driver.closed[watcher] == (CLOSE_REPLACED, "session resumed on another connection")
+    assert {conn: len(driver.inbox[conn]) for conn in (a, b)} == seen  # nothing to the players
 
 
 def test_the_newer_connection_wins() -> None:

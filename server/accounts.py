@@ -170,14 +170,16 @@ class AccountService:
         return self.core.authenticated(ask.conn, hello, account, digest)
 
     async def _register(self, ask: Ask, request: Register, address: str) -> Send:
-        if not self.registrations.take(address, self.clock()):
-            raise _Refused(ErrorCode.RATE_LIMITED, "too many new accounts from your address")
         try:
             name = names.check(request.name)
         except names.NameRefused as refused:
             raise _Refused(ErrorCode.NAME_UNAVAILABLE, f"{refused} - at `$.name`") from None
         if names.name_key(request.password) == names.name_key(name):
             raise _Refused(ErrorCode.INVALID_FIELD, "the password is the name - at `$.password`")
+        # Only now: a name or password refused on sight costs nothing, and must not use up
+        # the address's registrations (five typos locked a newcomer out for the hour).
+        if not self.registrations.take(address, self.clock()):
+            raise _Refused(ErrorCode.RATE_LIMITED, "too many new accounts from your address")
         password = await self._hash(request.password)
         create = CreateAccount(
             name=name,

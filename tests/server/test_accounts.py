@@ -241,6 +241,10 @@ async def test_registrations_per_address_trip_and_recover(tmp_path: Path) -> Non
     limits = config(tmp_path / "reg.db", registrations_per_hour=3600 * 4, registration_burst=2)
     async with GameServer(limits).running() as server:
         client = await Client.connect(url(server), hello=False)
+        # Names and passwords refused on sight use up nothing.
+        for name, password in (("ab", PASSWORD), ("admin", PASSWORD), ("first", "first")):
+            refused = await attempt(client, Register(name=name, password=password))
+            assert getattr(refused, "code", None) in ("name_unavailable", "invalid_field")
         for name in ("first", "second"):
             assert isinstance(
                 await attempt(client, Register(name=name, password=PASSWORD)), LoggedIn

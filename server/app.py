@@ -414,10 +414,11 @@ class GameServer:
             return http.text(HTTPStatus.NOT_FOUND, f"nothing at {path}; games are at /")
         if self.failed:
             return http.text(HTTPStatus.SERVICE_UNAVAILABLE, "the server cannot save games now")
-        if not allowed_origin(request.headers, self.origins):
-            log.info("connection refused: origin %s", request.headers.get("Origin"))
-            return http.text(HTTPStatus.FORBIDDEN, "this site may not connect here")
         address = self._address(link, request)
+        if not allowed_origin(request.headers, self.origins):
+            origin = request.headers.get("Origin")
+            log.info("connection refused: origin %s", origin, extra={"ip": address})
+            return http.text(HTTPStatus.FORBIDDEN, "this site may not connect here")
         if self.per_ip[address] >= self.config.max_per_ip:
             log.warning("connection refused: too many from one address", extra={"ip": address})
             return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
@@ -526,7 +527,7 @@ class GameServer:
         connection = self.core.connections.get(link.conn)
         greeted = connection is not None and connection.session is not None
         reason = "idle for too long" if greeted else "no hello in time"
-        log.info("closing: %s", reason, extra={"conn": link.conn})
+        log.info("closing: %s", reason, extra={"conn": link.conn, "ip": link.ip})
         link.close(CLOSE_GOING_AWAY if greeted else CLOSE_POLICY, reason)
 
     def gone(self, link: Link) -> None:
@@ -688,7 +689,7 @@ class GameServer:
                 link = self.sockets.get(action.target)
                 if link is not None and link.close(action.code, action.reason):
                     why = f"{action.reason} ({action.code})"
-                    log.info("closing: %s", why, extra={"conn": action.target})
+                    log.info("closing: %s", why, extra={"conn": action.target, "ip": link.ip})
             elif isinstance(action, Think):
                 self.searches.think(action)
             elif isinstance(action, AnalyseStep):
@@ -790,7 +791,8 @@ class GameServer:
         """
         if transport.get_write_buffer_size() <= WRITE_BUFFER_LIMIT:
             return True
-        log.warning("cutting off a client that stopped reading", extra={"ip": link.address})
+        extra = {"conn": link.conn, "ip": link.ip}
+        log.warning("cutting off a client that stopped reading", extra=extra)
         transport.abort()
         return False
 

@@ -128,6 +128,7 @@ def restore_room(
         pool_of(record.variant, record.time_control) if record.rated else None,
     )
     room.event, room.number, room.match_game = record.event, record.number, record.match_game
+    room.announced = record.number  # its start was logged where it started: not again
     room.started, room.result = record.started, record.result
     for action in record.actions:
         room.game.apply(action)

@@ -100,6 +100,12 @@ class Link(asyncio.Protocol):
     transport: asyncio.Transport
     """Set once the TCP connection is made."""
 
+    @property
+    def ip(self) -> str:
+        """For the logs: the client's address once known (a trusted proxy's client's),
+        before that the peer's."""
+        return self.address or self.remote_address[0]
+
     def __init__(self, host: Host, max_message: int, ping_interval: float) -> None:
         self.host = host
         self.ping_interval = ping_interval
@@ -169,7 +175,7 @@ class Link(asyncio.Protocol):
         sent = protocol.close_sent
         if protocol.parser_exc is not None and sent is not None:  # websockets closed it
             why = f"{protocol.parser_exc} ({sent.code})"
-            log.info("closed: %s", why, extra={"conn": self.conn, "ip": self.remote_address[0]})
+            log.info("closed: %s", why, extra={"conn": self.conn, "ip": self.ip})
         for timer in (self.timer, self.keepalive, self.patience):
             if timer is not None:
                 timer.cancel()
@@ -318,7 +324,7 @@ class Link(asyncio.Protocol):
         if protocol.state is not OPEN:
             return
         if not self.heard:
-            log.info("dropping a silent connection", extra={"conn": self.conn})
+            log.info("dropping a silent connection", extra={"conn": self.conn, "ip": self.ip})
             protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
             self._flush()
             transport.abort()

@@ -5,17 +5,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
+from websockets.typing import Origin
 
 from protocol.messages import Create, ErrorCode, Joined, MoveRequest, Ping, Pong, Resign, State
 from server.app import GameServer
 from server.config import Config
 from tests.http import get as http_get
 from tests.server.test_games import seat_players
-from tests.server.test_store import seat_two
+from tests.server.test_store import resume, seat_two
 from tests.wsclient import Client
 
 
@@ -102,6 +104,8 @@ async def test_the_log_says_why_a_client_was_cut_off_and_when_games_start_and_en
             for _ in range(server.core.limits.strikes + 8):
                 await flood.send_raw('{"type": "ping"}')
             assert (await flood.closed())[0] == 1008
+            with pytest.raises(InvalidStatus):
+                await connect(url(server), origin=Origin("https://elsewhere.example"))
             alice, bob, _ = await seat_two(url(server))
             await alice.send(Resign())
             while (await bob.expect(State)).result is None:
@@ -109,6 +113,12 @@ async def test_the_log_says_why_a_client_was_cut_off_and_when_games_start_and_en
     lines = caplog.text
     assert "exceeds limit of 1024 bytes (1009)" in lines
     assert lines.count("closing: rate limit exceeded (1008)") == 1
+    # Each names the client's address (an outside operator review: only "conn" was there).
+    cut = [r for r in caplog.records if r.getMessage().startswith(("closing:", "closed:"))]
+    refused = [r for r in caplog.records if r.getMessage().startswith("connection refused")]
+    assert len(cut) == 2
+    assert len(refused) == 1
+    assert all(getattr(record, "ip", None) == "127.0.0.1" for record in cut + refused)
     assert "game started: alice v bob" in lines
     assert "finished: resign, winner seat 1, 0 moves" in lines
 
@@ -164,3 +174,23 @@ async def test_the_per_ip_cap_sees_through_trusted_proxies() -> None:
         assert refused.value.response.status_code == 429
         await first.close()
         await second.close()
+
+
+async def test_a_game_taken_back_after_a_restart_is_not_logged_as_started_again(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    """Counting ``game started`` lines counts games (an outside operator review found each
+    restart, restore or takeover logging every game in progress as started once more)."""
+    config = Config(port=0, db=str(tmp_path / "q.db"))
+    with caplog.at_level(logging.INFO, "quoridor"):
+        async with GameServer(config).running() as server:
+            alice, bob, _ = await seat_two(url(server))
+            await alice.send(MoveRequest(move="e2", ply=0))
+            await bob.state()
+        async with GameServer(config).running() as server:
+            back = await resume(url(server), alice.welcome, "alice")
+            while not (await back.state()).players[0].connected:
+                pass
+            await back.close()
+    assert caplog.text.count("game started: alice v bob") == 1
+    assert "1 games in progress recovered" in caplog.text

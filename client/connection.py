@@ -31,6 +31,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import (
     ConnectionClosed,
     InvalidHandshake,
+    InvalidMessage,
     InvalidStatus,
     InvalidURI,
 )
@@ -155,8 +156,18 @@ def invoked_as(url: str) -> str:
     return command
 
 
-def describe_connect_error(url: str, exc: BaseException) -> ConnectError:
-    """A failed connection attempt as something the player can act on."""
+def passing(status: int) -> bool:
+    """An HTTP answer that says "not now" rather than "not here": a reverse proxy (nginx,
+    Caddy) whose server is down or restarting answers 502, 503 or 504, a busy one 429."""
+    return status == 429 or 500 <= status < 600
+
+
+def describe_connect_error(
+    url: str, exc: BaseException, reconnecting: bool = False
+) -> ConnectError:
+    """A failed connection attempt as something the player can act on; ``reconnecting``
+    once a session was established there: an HTTP 5xx or 429, or a connection closed before
+    its answer, is then worth trying again (as websockets' own ``process_exception`` has it)."""
     where = urlsplit(url).netloc or url
     if isinstance(exc, InvalidURI):
         return ConnectError(f"{url} is not a websocket address: use ws://host:port", retry=False)
@@ -171,10 +182,17 @@ def describe_connect_error(url: str, exc: BaseException) -> ConnectError:
         return ConnectError(f"no answer from {where} in time: is the address right?")
     if isinstance(exc, InvalidStatus):
         status = exc.response.status_code
+        if reconnecting and passing(status):
+            # The address did speak websockets to us: a proxy in front of a server that is
+            # not back yet, as "nothing answers" is without one.
+            return ConnectError(f"{where} answered HTTP {status}: the server is not back yet")
         return ConnectError(
             f"{where} answered HTTP {status} instead of a websocket: is it a Quoridor server?",
             retry=False,
         )
+    if reconnecting and isinstance(exc, InvalidMessage) and isinstance(exc.__cause__, EOFError):
+        # Closed before its answer (a server stopping, a proxy losing it): a dropped link.
+        return ConnectError(f"{where} closed the connection before answering")
     if isinstance(exc, InvalidHandshake):
         return ConnectError(
             f"{where} does not speak websockets ({exc}): is it a Quoridor server?", retry=False
@@ -329,7 +347,7 @@ class Connection:
 
     # -- inside ---------------------------------------------------------------
 
-    async def _connect(self) -> tuple[ClientConnection, Welcome, bool]:
+    async def _connect(self, reconnecting: bool = False) -> tuple[ClientConnection, Welcome, bool]:
         try:
             ws = await connect(
                 self.url,
@@ -341,7 +359,7 @@ class Connection:
                 user_agent_header=f"quoridor-client (protocol {VERSION})",
             )
         except Exception as exc:
-            raise describe_connect_error(self.url, exc) from None
+            raise describe_connect_error(self.url, exc, reconnecting) from None
         try:
             welcome, resumed = await self._greet(ws)
         except BaseException:
@@ -464,7 +482,7 @@ class Connection:
             if self._closing:
                 return False
             try:
-                ws, welcome, resumed = await self._connect()
+                ws, welcome, resumed = await self._connect(reconnecting=True)
             except ConnectError as error:
                 if not error.retry:
                     self.post(Failed(error.message))

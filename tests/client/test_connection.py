@@ -13,6 +13,9 @@ from typing import cast
 
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import InvalidMessage, InvalidStatus
+from websockets.http11 import Response
 
 from client.__main__ import run
 from client.connection import (
@@ -103,6 +106,22 @@ def test_close_codes_decide_whether_to_come_back() -> None:
 def test_an_unknown_host_is_told_as_such() -> None:
     error = describe_connect_error("ws://nowhere.invalid:1", socket.gaierror(-2, "unknown"))
     assert error.message == "cannot find the host in ws://nowhere.invalid:1: check the address"
+
+
+def test_only_passing_http_answers_are_tried_again_and_only_when_reconnecting() -> None:
+    """A proxy answers 502, 503 or 504 while its server restarts (tests/client/test_restart.py
+    has it for real); another status, or any status at the first connection, is final."""
+    url = "ws://127.0.0.1:1"
+    for status, again in [(503, True), (502, True), (504, True), (429, True), (404, False)]:
+        answer = InvalidStatus(Response(status, "", Headers()))
+        assert describe_connect_error(url, answer, reconnecting=True).retry is again
+        first = describe_connect_error(url, answer)
+        assert not first.retry
+        assert first.message.endswith("instead of a websocket: is it a Quoridor server?")
+    cut = InvalidMessage("did not receive a valid HTTP response")
+    cut.__cause__ = EOFError("connection closed while reading HTTP status line")
+    assert describe_connect_error(url, cut, reconnecting=True).retry
+    assert not describe_connect_error(url, cut).retry
 
 
 async def test_a_server_that_is_down() -> None:

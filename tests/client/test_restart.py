@@ -1,0 +1,126 @@
+"""Clients across restarts of a real server process with its SQLite database: behind a
+reverse proxy that answers 503 while the server is down, and after the database was put back
+to an older backup (event numbers going back)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+import pytest
+
+from client.connection import ConnectError, Connection
+from protocol.messages import Create, Join
+from tests.client.recorder import start, until
+from tests.process import ServerProcess
+
+WITHIN = 20.0
+"""Seconds for a restart and the reconnections after it (a loaded machine is slow)."""
+
+UNAVAILABLE = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/html\r\nContent-Length: 19\r\n"
+    b"Connection: close\r\n\r\n<h1>503 down</h1>\r\n"
+)
+
+
+class Proxy:
+    """What nginx or Caddy does in front of the server: every connection forwarded to the
+    server's port, or answered ``503 Service Unavailable`` while nothing listens there."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.unavailable = 0
+        """Connections answered 503."""
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"ws://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
+
+    async def start(self) -> Proxy:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return self
+
+    async def close(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        for writer in list(self._writers):
+            writer.transport.abort()
+        await self._server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)
+        try:
+            try:
+                upstream = await asyncio.open_connection("127.0.0.1", self.port)
+            except OSError:
+                with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+                    await reader.readuntil(b"\r\n\r\n")
+                    self.unavailable += 1
+                    writer.write(UNAVAILABLE)
+                    await writer.drain()
+                writer.close()
+                return
+            self._writers.add(upstream[1])
+            await asyncio.gather(_pipe(reader, upstream[1]), _pipe(upstream[0], writer))
+        finally:
+            self._writers.discard(writer)
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Copy until either side is done, then close the writing side."""
+    with contextlib.suppress(OSError):
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    writer.close()
+
+
+async def test_reconnecting_through_a_proxy_that_answers_503_while_the_server_restarts(
+    tmp_path: Path,
+) -> None:
+    """The operator review's case: the server behind nginx restarts (1012), nginx answers 503
+    until it is back; the client used to stop at the first 503 ("is it a Quoridor server?")."""
+    db = tmp_path / "q.db"
+    server = await ServerProcess(db).start()
+    proxy = await Proxy(server.port).start()
+    try:
+        alice, alice_view, alice_task = await start(proxy.url, "Alice", Create())
+        room = (await alice_view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
+        bob, bob_view, bob_task = await start(proxy.url, "Bob", Join(room=room))
+        alice.type("e2")
+        await bob_view.wait_for("Alice moved to e2.")
+
+        await server.stop()  # SIGTERM: every connection closed with 1012
+        await alice_view.wait_for("Connection lost: the server is restarting.")
+        # The proxy stands alone: each try is answered 503, and the clients keep trying.
+        await until(lambda: proxy.unavailable >= 6 or None, WITHIN)
+        assert "answered HTTP 503: the server is not back yet" in alice.link_note
+        assert alice.link == bob.link == "reconnecting"
+        # A first connection answered 503 is still told plainly, and not tried again.
+        with pytest.raises(ConnectError) as refused:
+            await Connection(proxy.url, "Carol", lambda event: None).open()
+        assert refused.value.message == (
+            f"{proxy.url[5:]} answered HTTP 503 instead of a websocket: is it a Quoridor server?"
+        )
+        assert not refused.value.retry
+
+        server = await ServerProcess(db, "--port", str(proxy.port)).start()
+        await alice_view.wait_for(f"Reconnected: back in room {room}.", WITHIN)
+        await bob_view.wait_for(f"Reconnected: back in room {room}.", WITHIN)
+        bob.type("e8")
+        await alice_view.wait_for("Bob moved to e8.")
+        alice.type("e3")
+        await bob_view.wait_for("Alice moved to e3.")
+        assert not alice_view.texts("error")
+        assert not bob_view.texts("error")
+        alice.type("quit")
+        bob.type("quit")
+        assert await asyncio.wait_for(alice_task, 5) == 0
+        assert await asyncio.wait_for(bob_task, 5) == 0
+    finally:
+        await proxy.close()
+        await server.stop()

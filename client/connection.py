@@ -367,6 +367,7 @@ class Connection:
             raise
         self.welcome = welcome
         self.resume_token = welcome.resume_token
+        self.follower.rebase()
         return ws, welcome, resumed
 
     async def _greet(self, ws: ClientConnection) -> tuple[Welcome, bool]:

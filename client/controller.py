@@ -157,6 +157,10 @@ class Controller:
         self.received_at = 0.0
         """When the state arrived (event loop time), to run its clocks down."""
         self.last_event: int | None = None
+        self.rebase = False
+        """A new connection: its first state of the room is the truth, whatever its event
+        (a server restored from an older backup numbers events from there); older events are
+        ignored only within one connection."""
         self.room: str | None = None
         self.role: str | None = None
         self.seat: int | None = None
@@ -593,8 +597,16 @@ class Controller:
         if isinstance(state.id, int):
             self._pending.pop(state.id, None)
         before = self.state
-        if before is not None and before.room == state.room and state.event < before.event:
+        if self._older(state):
             return  # older than what we show (a replayed event)
+        if state.room == self.room and self.rebase:
+            self.rebase = False
+            self.last_event = None
+            if before is not None and before.room == state.room and state.event < before.event:
+                self.view.notice(
+                    "link",
+                    "The server is back at an earlier point of the game: playing on from there.",
+                )
         if state.room == self.room:
             self._saw(state.event)
         flight = self._in_flight
@@ -617,6 +629,13 @@ class Controller:
             self._forget_seat()  # nothing left to come back to
         if over and self.exit_when_over and not _awaiting_ratings(state):
             self.finish(0)
+
+    def _older(self, state: State) -> bool:
+        """Whether ``state`` is older than the one shown, in the same room and connection."""
+        before = self.state
+        if before is None or before.room != state.room or state.event >= before.event:
+            return False
+        return not (self.rebase and state.room == self.room)
 
     def _watch_claims(self, state: State) -> None:
         """Tell the player when an absent opponent may be claimed against."""
@@ -653,9 +672,7 @@ class Controller:
 
     async def _error(self, error: Error) -> None:
         pending = self._pending.pop(error.id, None) if isinstance(error.id, int) else None
-        if error.state is not None and (
-            self.state is None or error.state.event >= self.state.event
-        ):
+        if error.state is not None and not self._older(error.state):
             self.state = error.state
             self.received_at = asyncio.get_running_loop().time()
             self.view.changed()
@@ -705,6 +722,7 @@ class Controller:
         return self.state is not None and self.state.status == "waiting"
 
     async def _reconnected(self, welcome: Welcome) -> None:
+        self.rebase = True
         self.link = "connected"
         self.lost_at = None
         self.link_note = ""

@@ -73,13 +73,24 @@ class Follower:
         self.gap = False
         """A ``moved`` did not follow: the next whole state repairs it."""
         self._asked = False
+        self._rebase = False
+
+    def rebase(self) -> None:
+        """A new connection: the next whole state is held whatever its number (a server
+        restored from an older backup numbers the room's events from there)."""
+        self._rebase = True
 
     def take(self, message: ServerMessage) -> ServerMessage | None:
         if isinstance(message, State):
             held = self.state
-            if held is None or held.room != message.room or message.event >= held.event:
+            if (
+                self._rebase
+                or held is None
+                or held.room != message.room
+                or message.event >= held.event
+            ):
                 self.state = message
-                self.gap = self._asked = False
+                self.gap = self._asked = self._rebase = False
             return message
         if isinstance(message, Moved):
             state = apply_moved(self.state, message) if self.state is not None else None

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
+import sqlite3
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from client.connection import ConnectError, Connection
-from protocol.messages import Create, Join
+from client.controller import Controller
+from protocol.messages import Create, Join, State
 from tests.client.recorder import start, until
 from tests.process import ServerProcess
 
@@ -123,4 +127,75 @@ async def test_reconnecting_through_a_proxy_that_answers_503_while_the_server_re
         assert await asyncio.wait_for(bob_task, 5) == 0
     finally:
         await proxy.close()
+        await server.stop()
+
+
+def restored(player: Controller) -> State | None:
+    """The state ``player`` shows once it is the backup's (ply 1), else None."""
+    return player.state if player.state is not None and player.state.ply == 1 else None
+
+
+def restore(backup: Path, db: Path) -> None:
+    """Put the backup in the database's place, as an operator does with the server stopped."""
+    for path in db.parent.glob(db.name + "*"):  # its -wal and -shm files too
+        path.unlink()
+    shutil.copyfile(backup, db)
+
+
+async def test_a_database_put_back_to_an_older_backup_is_played_on_from_there(
+    tmp_path: Path,
+) -> None:
+    """The operator review's case: the server restarted on an older backup; the clients came
+    back to their seats but kept showing the newer position, as the room's event numbers had
+    gone back and they ignored every state not newer than the last they saw. Bob (resumed
+    with his token) and Alice (whose token is newer than the backup's: she takes her seat
+    back with its secret) must both show the restored position and play on."""
+    db, backup = tmp_path / "q.db", tmp_path / "backup.db"
+    server = await ServerProcess(db).start()
+    try:
+        alice, alice_view, alice_task = await start(server.url, "Alice", Create())
+        room = (await alice_view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
+        bob, bob_view, bob_task = await start(server.url, "Bob", Join(room=room))
+        alice.type("e2")
+        await bob_view.wait_for("Alice moved to e2.")
+        # The operator's backup, taken while the server runs: Bob to move.
+        with (
+            contextlib.closing(sqlite3.connect(db)) as live,
+            contextlib.closing(sqlite3.connect(backup)) as copy,
+        ):
+            live.backup(copy)
+        assert alice.connection.ws is not None
+        alice.connection.ws.transport.abort()  # Alice resumes: her token is newer than the backup's
+        await alice_view.wait_for(f"Reconnected: back in room {room}.", WITHIN)
+        bob.type("e8")
+        await alice_view.wait_for("Bob moved to e8.")
+        for line in ("one", "two", "three"):  # events too: the restored room is further behind
+            alice.type(f"chat {line}")
+        await bob_view.wait_for("Alice: three")
+        assert bob.state is not None
+        assert (bob.state.ply, bob.state.turn) == (2, 0)
+
+        await server.stop()
+        restore(backup, db)
+        server = await ServerProcess(db, "--port", str(server.port)).start()
+
+        await alice_view.wait_for(f"Back in room {room}.", WITHIN)  # with the seat secret
+        await bob_view.wait_for(f"Reconnected: back in room {room}.", WITHIN)  # resumed
+        for player in (alice, bob):
+            state = await until(partial(restored, player))
+            assert (state.turn, state.pawns) == (1, ["e2", "e9"])
+        assert bob_view.has("The server is back at an earlier point of the game")
+        bob.type("d9")
+        await alice_view.wait_for("Bob moved to d9.")
+        alice.type("e3")
+        await bob_view.wait_for("Alice moved to e3.")
+        assert alice.state is not None
+        assert alice.state.pawns == ["e3", "d9"]
+        assert not alice_view.texts("error")
+        assert not bob_view.texts("error")
+        alice.type("quit")
+        bob.type("quit")
+        assert await asyncio.wait_for(alice_task, 5) == 0
+        assert await asyncio.wait_for(bob_task, 5) == 0
+    finally:
         await server.stop()

@@ -33,7 +33,7 @@ from server.database import (
     decode_rooms,
 )
 from server.dburl import is_postgresql, shown
-from server.pgstore import SQLITE_EQUIVALENT, Conn, PgStore
+from server.pgstore import SQLITE_EQUIVALENT, Conn, PgStore, index_session_tokens
 from server.store import StoreError, _lock
 
 TABLES: dict[str, list[str]] = {
@@ -67,7 +67,7 @@ async def copy(source: Path, url: str) -> dict[str, int]:
         raise CopyError(
             f"this copy knows SQLite schema {SQLITE_EQUIVALENT}, the server's is {SCHEMA_VERSION}"
         )
-    lock = _lock(source)
+    lock = _lock(source, "stop it first: copy a database no server uses")
     try:
         database = Database(source)
         rows = {
@@ -137,6 +137,10 @@ async def _fill(conn: Conn, rows: dict[str, list[tuple[object, ...]]]) -> None:
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
                 f" (SELECT COALESCE(max(id), 0) + 1 FROM {table}), false)".encode()
             )
+        # The columns a cluster's nodes find a returning player's session by: SQLite has
+        # them only in the records (without, a resume through a node that did not host the
+        # game yet was answered bad_token).
+        await index_session_tokens(conn)
         for table in TABLES:
             cursor = await conn.execute(f"SELECT count(*) FROM {table}".encode())
             counted = await cursor.fetchone()

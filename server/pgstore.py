@@ -573,7 +573,7 @@ class PgStore:
             if before < 2:
                 await _mark_short_games(conn)
             if before < 5:
-                await _index_session_tokens(conn)
+                await index_session_tokens(conn)
             await conn.execute("DELETE FROM schema_version")
             await conn.execute("INSERT INTO schema_version VALUES (%s)", (SCHEMA_VERSION,))
             await conn.cursor().executemany(
@@ -784,13 +784,18 @@ async def _mark_short_games(conn: Conn) -> None:
     await conn.execute("UPDATE games SET short = 1 WHERE id = ANY(%s)", (short,))
 
 
-async def _index_session_tokens(conn: Conn) -> None:
-    """Fill in ``sessions.token_digest`` for the sessions saved before the column existed
-    (a session whose record does not decode is left without: it is set aside at start-up)."""
+async def index_session_tokens(conn: Conn) -> None:
+    """Fill in ``sessions.token_digest`` and ``previous_digest`` from the records, for rows
+    written without them: saved before the columns existed, or copied from SQLite
+    (``server.copydb``). A session whose record does not decode is left without: it is set
+    aside at start-up."""
     rows = await _rows(conn, "SELECT id, record FROM sessions", ())
     await conn.cursor().executemany(
-        "UPDATE sessions SET token_digest = %s WHERE id = %s",
-        [(s.token_digest, s.id) for s in decode_rows(rows, SessionRecord, "sessions", [])],
+        "UPDATE sessions SET token_digest = %s, previous_digest = %s WHERE id = %s",
+        [
+            (s.token_digest, s.previous_digest, s.id)
+            for s in decode_rows(rows, SessionRecord, "sessions", [])
+        ],
     )
 
 

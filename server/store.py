@@ -66,7 +66,7 @@ LOCK_SUFFIX = ".lock"
 """Beside the database, the file a server holds locked while it uses it."""
 
 
-def _lock(path: Path) -> int:
+def _lock(path: Path, remedy: str = "stop it first, or give this one another --db") -> int:
     """Lock ``path`` + ``.lock`` for this process (released when it exits, even killed).
 
     SQLite alone lets two servers share a file, and two servers would each
@@ -89,8 +89,7 @@ def _lock(path: Path) -> int:
         holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
         os.close(fd)
         raise StoreLocked(
-            f"the database {path} is in use by another server (process {holder}); "
-            "stop it first, or give this one another --db"
+            f"the database {path} is in use by another server (process {holder}); {remedy}"
         ) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)

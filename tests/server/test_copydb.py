@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from server import accountdb
 from server.accountdb import CreateAccount, IssueToken, Profile, ProfileOf, TokenAccount
@@ -30,7 +31,7 @@ def fill(path: Path) -> None:
     database.write(
         Batch(
             rooms=[(room("AAAA", ["e2", "e8"]), "playing")],
-            sessions=[session("s1", "AAAA", alice)],
+            sessions=[replace(session("s1", "AAAA", alice), previous_digest="ef")],
             games=[game(1, [alice, bob], [1, 2], POOL), game(2, [alice, bob], [2, 1], POOL)],
             analyses=[(1, b'{"moves":[]}')],
         )
@@ -64,6 +65,9 @@ async def test_everything_copied_reads_back_the_same_and_numbering_goes_on(
     assert after.analyses == before.analyses
     query = ProfileOf(key="alice", recent=10)
     assert await postgres.ask(query, Profile) == await sqlite.ask(query, Profile)
+    # A player coming back through any node of a cluster finds the game, by either token.
+    assert await postgres.session_room(bytes.fromhex("ab")) == "AAAA"
+    assert await postgres.session_room(bytes.fromhex("ef")) == "AAAA"
     token = TokenAccount(digest=b"t" * 32, now=2.0)
     assert (await postgres.ask(token, AccountRecord)).name == "alice"
     # New accounts are numbered after the copied ones.
@@ -80,7 +84,7 @@ async def test_a_database_in_use_or_a_target_not_empty_is_refused(
     fill(path)
     server = Store(path)
     await server.open()  # a server holds the file
-    with pytest.raises(StoreLocked):
+    with pytest.raises(StoreLocked, match="copy a database no server uses"):
         await copy(path, postgres_url)
     await server.close()
     await copy(path, postgres_url)

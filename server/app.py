@@ -134,6 +134,7 @@ class GameServer:
         """The core's open connections by number (read for every frame: no property)."""
         if self.store is not None:
             self.store.write_seconds = self.metrics.db_write_seconds.observe
+            self.store.pruned = self._pruned
             self.store.lost = self._database_lost
             store = self.store
             self.metrics.count_db_reconnects(lambda: store.reconnects)
@@ -782,6 +783,15 @@ class GameServer:
     def _rated(self, games: list[RatedGame]) -> None:
         """Rating changes just committed with their games: the rooms show them."""
         self._carry_out(self.core.ratings_committed(games))
+
+    def _pruned(self, count: int) -> None:
+        """The store's own pruning deleted finished games: the operator is told."""
+        self.core.counters["history_pruned"] += count
+        log.info(
+            "history: %d finished games deleted by the retention rule"
+            " (--history-days, --short-game-days)",
+            count,
+        )
 
     def _reading(self, link: Link, transport: asyncio.Transport) -> bool:
         """False, and the connection cut, for a client whose unread backlog grew too big.

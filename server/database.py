@@ -230,6 +230,8 @@ class Loaded:
     """The analyses of the games loaded, by game id."""
     last_game: int = 0
     """The highest game id in the database, quarantined rows included (never reused)."""
+    pruned: int = 0
+    """Finished games the retention rule deleted as the database opened."""
 
 
 class WriteReply(msgspec.Struct, kw_only=True):
@@ -237,6 +239,9 @@ class WriteReply(msgspec.Struct, kw_only=True):
     """How long the commit took."""
     rated: list[RatedGame]
     """The rating changes of the rated games in the batch, committed with them."""
+    pruned: int = 0
+    """Finished games the database process deleted by itself (the retention rule) since it
+    last said: it prunes between requests, so a pruning is told with the next reply."""
 
 
 CHECKPOINT_EVERY = 1.0
@@ -426,6 +431,8 @@ class Database:
         self.retention = retention or Retention()
         self.prune_due = 0.0
         """When the next pruning is due (``prune_if_due``): at once, on opening."""
+        self.unreported = 0
+        """Games ``prune_if_due`` deleted that no reply told of yet."""
         self.checkpoints = Checkpoints(self.path, synchronous)
         self.checkpoints.start()
 
@@ -457,6 +464,7 @@ class Database:
             sys.stderr.write(f"pruning the history failed, trying again later: {error}\n")
             deleted = 0
         self.prune_due = now if deleted >= PRUNE_CHUNK else now + PRUNE_EVERY
+        self.unreported += deleted
         return deleted
 
     def load(self) -> Loaded:
@@ -486,7 +494,10 @@ class Database:
         oldest = min((game.id for game in games), default=0)
         rows = db.execute("SELECT game, body FROM analyses WHERE game >= ?", (oldest,))
         analyses = {game: bytes(body) for game, body in rows}
-        return Loaded(rooms, sessions, games[::-1], accounts, unreadable, analyses, last_game)
+        pruned, self.unreported = self.unreported, 0
+        return Loaded(
+            rooms, sessions, games[::-1], accounts, unreadable, analyses, last_game, pruned
+        )
 
     def _quarantine_rows(self, unreadable: list[Unreadable]) -> None:
         """Set the unreadable session and game rows aside (room rows are done already)."""
@@ -561,7 +572,8 @@ class Database:
             rated = accountdb.record_games(db, batch.games, now)
             analyses: list[tuple[object, ...]] = list(batch.analyses)
             _insert(db, "INSERT OR REPLACE INTO analyses (game, body)", analyses)
-        return WriteReply(seconds=time.perf_counter() - started, rated=rated)
+        pruned, self.unreported = self.unreported, 0
+        return WriteReply(seconds=time.perf_counter() - started, rated=rated, pruned=pruned)
 
     def close(self) -> None:
         self.checkpoints.stop()

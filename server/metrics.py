@@ -72,6 +72,7 @@ class CoreCollector(Collector):
             ("games_finished", "Games that ended, for any reason"),
             ("registrations", "Accounts registered"),
             ("rated_games", "Rated games whose rating changes were committed"),
+            ("history_pruned", "Finished games deleted from the history by the retention rule"),
         ):
             yield CounterMetricFamily(f"quoridor_{name}", text, value=counts[name])
         logins = CounterMetricFamily(

@@ -261,6 +261,7 @@ class PgStore:
         failing the store for good (``lost``)."""
         self._watch: asyncio.Task[None] | None = None
         self.write_seconds: Callable[[float], None] = lambda seconds: None
+        self.pruned: Callable[[int], None] = lambda count: None
         self.lost: Callable[[str], None] = lambda reason: None
         self.rated: Callable[[list[RatedGame]], None] = lambda games: None
         self.epochs: dict[str, int] = {}
@@ -409,6 +410,8 @@ class PgStore:
             except StoreError as error:  # the history grows a while longer; games go on
                 log.warning("pruning the history failed, trying again later: %s", error)
                 return
+            if deleted:
+                self.pruned(deleted)
             if deleted >= PRUNE_CHUNK:
                 self._prune_due = now
 

@@ -37,6 +37,8 @@ class Storage(Protocol):
     """Called once, with the reason, when the store can no longer write."""
     rated: Callable[[list[RatedGame]], None]
     """Called with the rating changes a commit made, once it is durable (before ``done``)."""
+    pruned: Callable[[int], None]
+    """Called with how many finished games the store's own pruning deleted, when it did."""
     reconnects: int
     """Connections made again after the database went away between writes (a metric; always
     0 for SQLite, whose process is the server's own child)."""

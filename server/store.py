@@ -171,6 +171,7 @@ class Store:
         self.retention = retention or Retention()
         """Which finished games the database keeps (``server.retention``)."""
         self.write_seconds: Callable[[float], None] = lambda seconds: None
+        self.pruned: Callable[[int], None] = lambda count: None
         """Called with each commit's duration (metrics hook)."""
         self.lost: Callable[[str], None] = lambda reason: None
         """Called as soon as the database process dies or closes its pipes unasked (even
@@ -219,7 +220,10 @@ class Store:
         return self._transport.get_pid() if self._transport is not None else None
 
     async def load(self) -> Loaded:
-        return await self._call(LoadRequest(), Loaded)
+        loaded: Loaded = await self._call(LoadRequest(), Loaded)
+        if loaded.pruned:
+            self.pruned(loaded.pruned)
+        return loaded
 
     async def write(self, batch: Batch) -> None:
         """Commit ``batch`` and wait for it."""
@@ -238,6 +242,8 @@ class Store:
 
     def _written(self, reply: WriteReply) -> None:
         self.write_seconds(reply.seconds)
+        if reply.pruned:
+            self.pruned(reply.pruned)
         if reply.rated:
             self.rated(reply.rated)
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
+from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from protocol.messages import (
     Abort,
@@ -25,6 +30,7 @@ from server.app import GameServer
 from server.config import Config
 from server.history import GameHistory
 from server.retention import DAY, SHORT_KEPT
+from tests.http import get as http_get
 from tests.wsclient import Client
 
 
@@ -131,3 +137,25 @@ async def test_real_games_survive_pruning_after_a_flood(tmp_path: Path) -> None:
         assert (await a.expect(GameRecordReply)).moves == ["e2", "e8", "e3", "e7"]
         assert len(server.core.history.short) == SHORT_KEPT
         await a.close()
+
+
+async def test_the_log_and_the_metrics_tell_of_games_pruned(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An operator who shortens --history-days is told what the server deleted (an outside
+    operator review: games were gone from the history without a word). The database
+    process prunes as it opens and then by itself: it tells with its next reply."""
+    config = Config(port=0, db=str(tmp_path / "games.db"))
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        a, b = await Client.connect(url, "ann"), await Client.connect(url, "bob")
+        await one_game(a, b, ["e2", "e8", "e3", "e7"], Resign())
+        await asyncio.gather(a.close(), b.close())
+    await asyncio.sleep(0.2)
+    shorter = replace(config, history_days=1e-6)  # 86 ms
+    with caplog.at_level(logging.INFO, "quoridor"):
+        async with GameServer(shorter).running() as server:
+            assert not server.core.history.games
+            _, metrics = await http_get(server.port, "/metrics")
+    assert "history: 1 finished games deleted by the retention rule" in caplog.text
+    assert "quoridor_history_pruned_total 1.0" in metrics

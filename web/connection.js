@@ -53,6 +53,12 @@ export class Connection {
     this.held = null;
     /** A `moved` did not follow the state held and a `sync` is on its way. */
     this.syncing = false;
+    /** A new connection was greeted: its first `state` is the new baseline whatever its `event`
+     * (a server restarted on an older backup numbers from there); within one connection an older
+     * event is ignored (PROTOCOL.md section 7). */
+    this.rebase = false;
+    /** The state that last became the baseline that way, for the game view. @type {Message|null} */
+    this.baseline = null;
     window.addEventListener("offline", () => this.drop());
     window.addEventListener("online", () => this.reconnectNow());
   }
@@ -144,12 +150,13 @@ export class Connection {
       sessionStorage.setItem(TOKEN_KEY, message.resume_token);
       this.session = message.session;
       this.greeted = true;
+      this.rebase = true;
       this.attempt = 0;
       this.setStatus("online");
       this.onWelcome(message);
     }
     if ((message.type === "state" || message.type === "chat_line") && message.id !== undefined) {
-      if (this.lastEvent === null || message.event > this.lastEvent) this.lastEvent = message.event;
+      if (this.lastEvent === null || message.event > this.lastEvent || message === this.baseline) this.lastEvent = message.event;
     }
     const id = message.id;
     if (typeof id === "string" && this.waiting.has(id) && this.isMine(message)) {
@@ -169,7 +176,11 @@ export class Connection {
   follow(message) {
     if (message.type === "state") {
       const held = this.held;
-      if (!held || held.room !== message.room || message.event >= held.event) {
+      if (this.rebase) {
+        this.rebase = false;
+        this.baseline = message;
+      }
+      if (message === this.baseline || !held || held.room !== message.room || message.event >= held.event) {
         this.held = message;
         this.syncing = false;
       }

@@ -204,10 +204,13 @@ export class GameView {
 
   // -- messages ---------------------------------------------------------------
 
-  /** @param {any} state */
-  onState(state) {
+  /**
+   * @param {any} state
+   * @param {boolean} [baseline] the first state on a new connection: the truth whatever its event
+   */
+  onState(state, baseline = false) {
     const old = this.state;
-    if (old && state.event < old.event) return; // an older state arrived late: ignore
+    if (old && !baseline && state.event < old.event) return; // an older state arrived late: ignore
     if (old && state.event === old.event && state.ply === old.ply && state.status === old.status) {
       this.state = state;
       this.receivedAt = performance.now();

@@ -307,7 +307,7 @@ conn.onMessage = (message) => {
       break;
     case "state":
       if (seat?.code === message.room) seatFinished = message.status === "finished";
-      if (view instanceof GameView && seat?.code === message.room) view.onState(message);
+      if (view instanceof GameView && seat?.code === message.room) view.onState(message, message === conn.baseline);
       break;
     case "chat_line":
       if (view instanceof GameView && seat?.code === message.room) view.onChat(message);

@@ -32,17 +32,22 @@ class Proxy:
     """What nginx or Caddy does in front of the server: every connection forwarded to the
     server's port, or answered ``503 Service Unavailable`` while nothing listens there."""
 
-    def __init__(self, port: int) -> None:
-        self.port = port
+    def __init__(self, upstream: int) -> None:
+        self.upstream = upstream
+        """The server's port."""
         self.unavailable = 0
         """Connections answered 503."""
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
 
     @property
-    def url(self) -> str:
+    def port(self) -> int:
         assert self._server is not None
-        return f"ws://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
+        return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
 
     async def start(self) -> Proxy:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
@@ -59,7 +64,7 @@ class Proxy:
         self._writers.add(writer)
         try:
             try:
-                upstream = await asyncio.open_connection("127.0.0.1", self.port)
+                upstream = await asyncio.open_connection("127.0.0.1", self.upstream)
             except OSError:
                 with contextlib.suppress(OSError, asyncio.IncompleteReadError):
                     await reader.readuntil(b"\r\n\r\n")
@@ -112,7 +117,7 @@ async def test_reconnecting_through_a_proxy_that_answers_503_while_the_server_re
         )
         assert not refused.value.retry
 
-        server = await ServerProcess(db, "--port", str(proxy.port)).start()
+        server = await ServerProcess(db, "--port", str(proxy.upstream)).start()
         await alice_view.wait_for(f"Reconnected: back in room {room}.", WITHIN)
         await bob_view.wait_for(f"Reconnected: back in room {room}.", WITHIN)
         bob.type("e8")

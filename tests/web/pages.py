@@ -5,10 +5,17 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from playwright.async_api import Browser, BrowserContext, Page
 
-from server.app import GameServer
+
+class Site(Protocol):
+    """Where the pages come from: a server in the test's loop (``server.app.GameServer``), a
+    server process (``tests.process.ServerProcess``) or a proxy in front of one."""
+
+    @property
+    def port(self) -> int: ...
 
 
 @dataclass
@@ -77,7 +84,7 @@ class Player:
 
 async def open_player(
     browser: Browser,
-    site: GameServer,
+    site: Site,
     name: str,
     path: str = "/",
     viewport: tuple[int, int] = (1280, 800),
@@ -123,7 +130,7 @@ async def create_room(
 
 
 async def game_between(
-    browser: Browser, site: GameServer, size: int = 5, names: tuple[str, ...] = ("Alice", "Bob")
+    browser: Browser, site: Site, size: int = 5, names: tuple[str, ...] = ("Alice", "Bob")
 ) -> tuple[list[Player], str]:
     """Players in one new room, each joined through the room's link."""
     first = await open_player(browser, site, names[0])

@@ -263,11 +263,16 @@ class GameServer:
             self._server = server
             self._arm_timer()
             self.ready = True
+            cluster = ""
+            if member is not None:
+                node = member.node.id
+                cluster = f"; node {node} of the cluster on {shown(config.redis)}"
             log.info(
-                "listening on ws://%s:%d (%s)",
+                "listening on ws://%s:%d (%s)%s",
                 config.host,
                 self.port,
                 _where(config.host, self.port),
+                cluster,
             )
         except BaseException:
             self.stall_clock.stop()

@@ -202,7 +202,10 @@ class Leases:
                 if not self.healthy:
                     given_up += len(lost)
                     log.info(
-                        "redis reachable again; %d leases kept, %d lost", len(self.held), given_up
+                        "redis reachable again; %d leases kept, %d lost (rooms hosted and"
+                        " room codes held spare for new rooms alike)",
+                        len(self.held),
+                        given_up,
                     )
                     given_up = 0
                 self.healthy = True  # before on_lost: Redis answers, so a lease may be had again
@@ -255,6 +258,13 @@ class Leases:
         one still renewed past that is another node's, alive: ``NameTaken``."""
         key = self.keys.alive(self.node)
         deadline = time.monotonic() + self.ttl * 1.5
+        if await self.redis.exists(key):
+            log.info(
+                "waiting up to %.0f s for the node named %r to be gone (this node's last run,"
+                " if it did not stop cleanly: its name lives for the lease TTL)",
+                self.ttl * 1.5,
+                self.node,
+            )
         while await self.redis.exists(key):
             if time.monotonic() > deadline:
                 raise NameTaken(

@@ -344,10 +344,17 @@ async def test_a_second_live_node_of_one_name_is_refused_and_a_killed_ones_name_
         started = time.monotonic()
         await cluster.restart(0)
         assert time.monotonic() - started < DEFAULT_TTL * 1.5 + 5
+        # ... and says why it waits (an outside operator review saw a silent pause), and
+        # which node of which cluster it is.
+        log = cluster.node(0).log.decode()
+        assert "waiting up to" in log
+        assert "for the node named 'n1' to be gone" in log
+        assert f"; node n1 of the cluster on {redis_server.url}" in log
         # Stopped gracefully, it lets its name go at once.
         assert await cluster.node(0).stop(signal.SIGTERM) == 0
         started = time.monotonic()
         await cluster.restart(0)
+        assert "waiting up to" not in cluster.node(0).log.decode()
         waited = time.monotonic() - started
         print(f"restart after SIGTERM: {waited:.2f} s")
 

@@ -206,8 +206,11 @@ def unknown_variables(env: Mapping[str, str] | None = None) -> list[str]:
     said = []
     for name in sorted(env):
         if name.startswith(ENV_PREFIX) and name not in known | OTHER_VARIABLES:
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            # The part after the prefix: the prefix alone made QUORIDOR_X "resemble"
+            # QUORIDOR_PORT.
+            settings = {known_name.removeprefix(ENV_PREFIX): known_name for known_name in known}
+            close = difflib.get_close_matches(name.removeprefix(ENV_PREFIX), settings, n=1)
+            hint = f" (did you mean {settings[close[0]]}?)" if close else ""
             said.append(f"{name} is not a setting of the server and is ignored{hint}")
     return said
 

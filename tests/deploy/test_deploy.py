@@ -318,12 +318,14 @@ def test_a_setting_that_makes_no_sense_is_one_sentence_not_a_traceback(
 def test_a_misspelt_variable_is_named_with_the_setting_it_resembles() -> None:
     env = {
         "QUORIDOR_PROT": "9000",
+        "QUORIDOR_FOO": "1",
         "QUORIDOR_PORT": "9001",
         "QUORIDOR_SERVER": "ws://x",
         "HOME": "",
     }
     assert unknown_variables(env) == [
-        "QUORIDOR_PROT is not a setting of the server and is ignored (did you mean QUORIDOR_PORT?)"
+        "QUORIDOR_FOO is not a setting of the server and is ignored",  # resembles nothing
+        "QUORIDOR_PROT is not a setting of the server and is ignored (did you mean QUORIDOR_PORT?)",
     ]
 
 

@@ -602,7 +602,7 @@ class Controller:
         if state.room == self.room and self.rebase:
             self.rebase = False
             self.last_event = None
-            if before is not None and before.room == state.room and state.event < before.event:
+            if self._went_back(state):
                 self.view.notice(
                     "link",
                     "The server is back at an earlier point of the game: playing on from there.",
@@ -630,12 +630,14 @@ class Controller:
         if over and self.exit_when_over and not _awaiting_ratings(state):
             self.finish(0)
 
+    def _went_back(self, state: State) -> bool:
+        """Whether ``state`` is numbered before the one shown, in the same room."""
+        before = self.state
+        return before is not None and before.room == state.room and state.event < before.event
+
     def _older(self, state: State) -> bool:
         """Whether ``state`` is older than the one shown, in the same room and connection."""
-        before = self.state
-        if before is None or before.room != state.room or state.event >= before.event:
-            return False
-        return not (self.rebase and state.room == self.room)
+        return self._went_back(state) and not (self.rebase and state.room == self.room)
 
     def _watch_claims(self, state: State) -> None:
         """Tell the player when an absent opponent may be claimed against."""

@@ -599,10 +599,12 @@ class Controller:
         before = self.state
         if self._older(state):
             return  # older than what we show (a replayed event)
+        restored = False
         if state.room == self.room and self.rebase:
             self.rebase = False
             self.last_event = None
             if self._went_back(state):
+                restored = True
                 self.view.notice(
                     "link",
                     "The server is back at an earlier point of the game: playing on from there.",
@@ -615,7 +617,10 @@ class Controller:
         ):
             self._in_flight = None
         self.received_at = asyncio.get_running_loop().time()
-        if before is None or before.event != state.event or before.room != state.room:
+        # After a restore the notice above says it all: the moves missing from the board
+        # were not taken back by anyone, as ``describe`` would have put it.
+        changed = before is None or before.event != state.event or before.room != state.room
+        if changed and not restored:
             text = describe(
                 before, state, self.seat, brief=self.exit_when_over, screen=self.view.live_board
             )

@@ -190,6 +190,7 @@ async def test_a_database_put_back_to_an_older_backup_is_played_on_from_there(
             state = await until(partial(restored, player))
             assert (state.turn, state.pawns) == (1, ["e2", "e9"])
         assert bob_view.has("The server is back at an earlier point of the game")
+        assert not bob_view.has("taken back.")  # nobody took a move back
         bob.type("d9")
         await alice_view.wait_for("Bob moved to d9.")
         alice.type("e3")

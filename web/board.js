@@ -104,12 +104,15 @@ export class Board {
     this.ghost = null;
     this.pending = false;
     this.rotated = false;
+    /** The wall under the mouse pointer, in the orientation chosen, legal or not. */
+    /** @type {{col: number, row: number, o: "h"|"v"}|null} */
+    this.under = null;
     /** The groove spot the pointer was last on (a turn holds only there). */
     this.spot = "";
     /** Keyboard cursor in display coordinates; wall mode puts it on a groove crossing. */
     this.cursor = { x: 0, y: 0, wall: false, o: /** @type {"h"|"v"} */ ("h"), shown: false };
     this.svg.addEventListener("pointermove", (e) => this.pointerMove(e));
-    this.svg.addEventListener("pointerleave", () => { if (!this.pending) this.setGhost(null); });
+    this.svg.addEventListener("pointerleave", () => { this.under = null; if (!this.pending) this.setGhost(null); });
     this.svg.addEventListener("pointerup", (e) => this.pointerUp(e));
     this.svg.addEventListener("contextmenu", (e) => { e.preventDefault(); this.rotate(); });
     this.svg.addEventListener("keydown", (e) => this.key(e));
@@ -281,12 +284,12 @@ export class Board {
     const line = Math.round(horizontal ? y : x);
     const along = horizontal ? x : y;
     if (line < 1 || line > n - 1) return null;
+    // The wall centred on the groove crossing nearest the pointer, whatever the state allows
+    // there: never a neighbour put in its place (a click must place, or be refused for, the
+    // wall under the pointer, in the orientation chosen).
     const mid = Math.min(n - 1, Math.max(1, Math.round(along)));
-    const alt = Math.min(n - 1, Math.max(1, along >= mid ? mid + 1 : mid - 1));
-    /** @param {number} m @returns {{col: number, row: number, o: "h"|"v"}} */
-    const make = (m) => (horizontal ? { col: m - 1, row: line - 1, o: "h" } : { col: line - 1, row: m - 1, o: "v" });
-    let wall = make(mid);
-    if (!this.ghostLegal(this.turned(wall)) && this.ghostLegal(this.turned(make(alt)))) wall = make(alt);
+    /** @type {{col: number, row: number, o: "h"|"v"}} */
+    const wall = horizontal ? { col: mid - 1, row: line - 1, o: "h" } : { col: line - 1, row: mid - 1, o: "v" };
     return { wall: this.turned(wall), spot: `${horizontal ? "h" : "v"}${line},${mid}` };
   }
 
@@ -315,6 +318,7 @@ export class Board {
     if (e.pointerType !== "mouse" || this.pending) return;
     const hit = this.hitHere(e);
     if (hit?.spot) this.spot = hit.spot;
+    this.under = hit?.wall ?? null;
     this.svg.classList.toggle("pointing", !!hit?.square && this.isTarget(hit.square));
     this.setGhost(hit?.wall && this.ghostLegal(hit.wall) ? hit.wall : null);
   }
@@ -322,7 +326,7 @@ export class Board {
   /** @param {PointerEvent} e */
   pointerUp(e) {
     if (e.button !== 0 || !this.view) return;
-    const hit = this.hit(e);
+    const hit = e.pointerType === "mouse" ? this.hitHere(e) : this.hit(e);
     if (!hit) return;
     if (!this.view.interactive) return this.handlers.onIdle?.();
     if (hit.square) {
@@ -335,8 +339,9 @@ export class Board {
     const wall = hit.wall;
     if (!wall) return;
     if (e.pointerType === "mouse") {
+      // The wall under the pointer: the ghost shown there, or, where none may go, the server's refusal.
       if (this.ghostLegal(wall)) this.handlers.onMove(wallName(wall.col, wall.row, wall.o));
-      else if (!this.ghost) this.handlers.onNoWall?.(wallName(wall.col, wall.row, wall.o)); // nothing was shown there to place
+      else this.handlers.onNoWall?.(wallName(wall.col, wall.row, wall.o));
       return;
     }
     // Touch: the first tap shows the wall to confirm; tapping it again turns it.
@@ -358,12 +363,23 @@ export class Board {
   }
 
   rotate() {
-    if (this.ghost) {
-      const other = { ...this.ghost, o: /** @type {"h"|"v"} */ (this.ghost.o === "h" ? "v" : "h") };
-      this.rotated = !this.rotated;
-      if (this.ghostLegal(other)) this.setGhost(other);
+    /** @param {{col: number, row: number, o: "h"|"v"}} wall */
+    const flip = (wall) => ({ ...wall, o: /** @type {"h"|"v"} */ (wall.o === "h" ? "v" : "h") });
+    if (this.pending && this.ghost) {
+      // The wall waiting for a tap turns only if it may stand the other way; if not, the
+      // server says why, and the wall shown stays the one Place wall places.
+      const other = flip(this.ghost);
+      if (this.ghostLegal(other)) {
+        this.rotated = !this.rotated;
+        this.setGhost(other);
+      } else this.handlers.onNoWall?.(wallName(other.col, other.row, other.o));
     } else {
+      // The pointer's wall turns where it is: a ghost only if it may go there that way.
       this.rotated = !this.rotated;
+      if (this.under) {
+        this.under = flip(this.under);
+        this.setGhost(this.ghostLegal(this.under) ? this.under : null);
+      }
     }
     if (this.cursor.wall) {
       this.cursor.o = this.cursor.o === "h" ? "v" : "h";
@@ -429,7 +445,7 @@ export class Board {
     const view = this.view;
     if (!view) return;
     // The cursor appears once the keyboard is used; not for R turning the mouse's wall.
-    const turningHovered = (e.key === "r" || e.key === "R") && this.ghost && !this.cursor.wall;
+    const turningHovered = (e.key === "r" || e.key === "R") && (this.ghost || this.under) && !this.cursor.wall;
     if (!this.cursor.shown && e.key !== "Tab" && !turningHovered) {
       this.cursor.shown = true;
       this.drawOverlay();

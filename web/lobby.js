@@ -12,6 +12,22 @@ const EVAL_KEY = "quoridor.spectatorEval";
  * games (sent with every create and join; off unless ticked in the lobby). */
 export const allowsSpectatorEval = () => localStorage.getItem(EVAL_KEY) === "1";
 
+/**
+ * The room code in what was typed or pasted in "Join a room": a code, or a room's link
+ * (`http://HOST:8765/#/room/CODE`, or `#/watch/CODE`), whose code is taken from it.
+ * @param {string} text
+ */
+export function roomCode(text) {
+  const trimmed = text.trim();
+  const link = /\/(?:room|watch)\/([^/?#\s]+)/.exec(trimmed);
+  if (!link) return trimmed;
+  try {
+    return decodeURIComponent(link[1]);
+  } catch {
+    return link[1];
+  }
+}
+
 export const POOLS = [["9x9-untimed", "9×9 untimed"], ["9x9-bullet", "9×9 bullet"], ["9x9-blitz", "9×9 blitz"], ["9x9-rapid", "9×9 rapid"], ["small", "5×5 and 7×7"], ["11x11", "11×11"], ["4-player", "4 players"]];
 
 const CLOCKS = [["", "Untimed"], ["60+0", "1+0 bullet"], ["180+2", "3+2 blitz"], ["300+3", "5+3 blitz"], ["600+5", "10+5 rapid"], ["900+10", "15+10 rapid"]];
@@ -20,7 +36,7 @@ const CLOCKS = [["", "Untimed"], ["60+0", "1+0 bullet"], ["180+2", "3+2 blitz"],
  * @typedef {import("./connection.js").Connection} Connection
  * @typedef {{go: (hash: string) => void, notice: (text: string) => void, rename: (name: string) => void, name: () => string,
  *   account: () => string|null, logIn: (loggedIn: {name: string, token: string}) => void, logOut: () => void,
- *   seated: () => boolean, keptSeat: () => string|null, holdsSeat: (code: string) => boolean}} App
+ *   seated: () => boolean, keptSeat: () => string|null, holdsSeat: (code: string) => boolean, enter: (hash: string) => void}} App
  */
 
 export class Lobby {
@@ -76,7 +92,8 @@ export class Lobby {
     const kept = this.app.keptSeat();
     const back = !kept ? null : h("p", { class: "kept-seat" }, `You have a seat in room ${kept}. `,
       h("button", { type: "button", class: "primary", text: "Back to your game", onclick: () => this.app.go(`#/room/${kept}`) }));
-    this.codeInput = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "code", maxLength: 32, placeholder: "room code or link", autocomplete: "off", spellcheck: false }));
+    // A room's whole link may be pasted (its code is taken from it): room for a long host name.
+    this.codeInput = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "code", maxLength: 2048, placeholder: "room code or link", autocomplete: "off", spellcheck: false }));
     const joinForm = h("form", { class: "join", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.join(false); } },
       field("Join a room", this.codeInput),
       h("div", { class: "row buttons" }, h("button", { type: "submit", class: "primary", text: "Join" }), h("button", { type: "button", text: "Watch", onclick: () => this.join(true) })));
@@ -205,10 +222,9 @@ export class Lobby {
 
   /** @param {boolean} watch */
   join(watch) {
-    const text = this.codeInput.value.trim();
-    const code = text.includes("/room/") ? text.split("/room/").pop() ?? "" : text;
+    const code = roomCode(this.codeInput.value);
     if (!code) return;
-    this.app.go(`#/${watch ? "watch" : "room"}/${encodeURIComponent(code)}`);
+    this.app.enter(`#/${watch ? "watch" : "room"}/${encodeURIComponent(code)}`);
   }
 
   async refresh() {
@@ -241,8 +257,8 @@ export class Lobby {
         h("td", { class: "names", text: names }),
         h("td", { text: `${variantText(room.variant, room.clock)}${room.rated ? " · rated" : ""}${room.match ? " · match" : ""}${room.spectators ? ` · ${room.spectators} watching` : ""}` }),
         h("td", { class: "act" }, mine || free
-          ? h("button", { type: "button", class: "primary", text: mine ? "Return" : "Join", onclick: () => this.app.go(`#/room/${room.room}`) })
-          : h("button", { type: "button", text: "Watch", onclick: () => this.app.go(`#/watch/${room.room}`) })));
+          ? h("button", { type: "button", class: "primary", text: mine ? "Return" : "Join", onclick: () => this.app.enter(`#/room/${room.room}`) })
+          : h("button", { type: "button", text: "Watch", onclick: () => this.app.enter(`#/watch/${room.room}`) })));
     }));
   }
 

@@ -150,6 +150,12 @@ const app = {
   seated: () => seat !== null,
   keptSeat,
   holdsSeat: (/** @type {string} */ code) => localStorage.getItem(SECRET_KEY + code) !== null,
+  /** Go to a room from the lobby, where the name is shown and may be changed: it is chosen, so
+   * the page joins at once (a wrong code is refused there), without the invitation's name page. */
+  enter: (/** @type {string} */ hash) => {
+    nameChosen = true;
+    go(hash);
+  },
   leave: async () => {
     localStorage.removeItem(SEAT_KEY); // left on purpose: not offered back
     await conn.request({ type: "leave" });

@@ -65,6 +65,8 @@ export class GameView {
     /** Pawn squares of the state before this one, to mark where the last move came from. */
     this.previous = /** @type {any} */ (null);
     this.confirming = false;
+    /** Whether Leave, pressed during a game this page plays, waits for its confirmation. */
+    this.leaving = false;
     /** Whether this view has shown how a move is made (once, at the player's first move). */
     this.toldHow = false;
     /** The how-to-move toast this view showed (hidden with the view). */
@@ -650,9 +652,35 @@ export class GameView {
         : h("button", { type: "button", text: this.following ? "Hide evaluation" : "Follow evaluation", onclick: () => this.follow() }));
     }
     this.confirming = this.confirming && state.status === "playing";
-    buttons.push(h("button", { type: "button", class: "leave", text: "Leave", onclick: () => this.app.leave() }));
+    buttons.push(...this.leaveButtons());
     this.actions.replaceChildren(...buttons);
     this.tick();
+  }
+
+  /**
+   * Leave: at once for a spectator or a game over; during a game this page plays, asked again
+   * (as Resign is), saying what leaving does (PROTOCOL.md sections 12 and 13): the seat is kept
+   * and the link brings the player back, but the clock runs and the others may claim the game.
+   */
+  leaveButtons() {
+    const state = this.state;
+    const me = this.seat.seat;
+    const playing = this.isPlayer && me !== null && state.status === "playing" && state.players[me].active;
+    this.leaving = this.leaving && playing;
+    if (!this.leaving) {
+      return [h("button", { type: "button", class: "leave", text: "Leave", onclick: () => {
+        if (!playing) return this.app.leave();
+        this.leaving = true;
+        this.renderActions();
+      } })];
+    }
+    const others = state.players.length === 2 ? seatName(state, 1 - /** @type {number} */ (me)) : "the others";
+    const clock = state.clock ? ", your clock keeps running" : "";
+    return [
+      h("p", { class: "leave-note", role: "alert", text: `Leave the game? Your seat is kept for you (the room's link brings you back)${clock}, and once you have been away a short while ${others} may claim the game.` }),
+      h("button", { type: "button", class: "danger leave-confirm", text: "Leave anyway", onclick: () => { this.leaving = false; this.app.leave(); } }),
+      h("button", { type: "button", class: "stay", text: "Stay", onclick: () => { this.leaving = false; this.renderActions(); } }),
+    ];
   }
 
   renderMoves() {

@@ -65,8 +65,9 @@ async def test_a_player_back_in_a_new_tab_is_offered_the_seat_from_the_lobby(
     await bob.page.wait_for_function(
         "() => !document.querySelector('.players').innerText.includes('away')"
     )
-    # Leaving on purpose: not offered again.
-    await page.click("text=Leave")
+    # Leaving on purpose (confirmed: the game is on): not offered again.
+    await page.click(".actions button.leave")
+    await page.click(".actions button.leave-confirm")
     await page.wait_for_selector(".lobby")
     assert await page.locator(".kept-seat").count() == 0
     await close_all(alice, bob)

@@ -72,8 +72,10 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     await bob.page.fill(".chatform input", "again!")
     await bob.page.press(".chatform input", "Enter")
     await alice.page.wait_for_selector(".chatlog b.seat0:has-text('Bob')", state="attached")
-    # The finished game is in the history: its replay steps with the keyboard.
-    await alice.page.click("text=Leave")
+    # The finished game is in the history: its replay steps with the keyboard. (The rematch
+    # is on: leaving it is confirmed.)
+    await alice.page.click(".actions button.leave")
+    await alice.page.click(".actions button.leave-confirm")
     await alice.page.click(".lobby >> text=Replay")
     await alice.page.wait_for_function("() => document.body.dataset.replay === '7'")
     await alice.page.keyboard.press("ArrowLeft")
@@ -141,3 +143,31 @@ async def test_quick_match_pairs_two_browsers(browser: Browser, site: GameServer
         await player.wait_ply(1)
     assert "away" not in await alice.page.locator(".players").inner_text()
     await close_all(alice, bob)
+
+
+async def test_leave_during_a_game_asks_first(browser: Browser, site: GameServer) -> None:
+    (alice, bob), code = await game_between(browser, site)
+    page = alice.page
+    await page.click(".actions button.leave")
+    note = page.locator(".leave-note")
+    await note.filter(has_text="Your seat is kept for you").wait_for()
+    assert "Bob may claim the game" in await note.inner_text()
+    await page.click(".actions button.stay")  # changed their mind: nothing happened
+    assert await note.count() == 0
+    assert await page.evaluate("() => document.body.dataset.view") == "game"
+    assert "online" in await bob.page.locator(".player.seat0").inner_html()
+    await page.click(".actions button.leave")
+    await page.click(".actions button.leave-confirm")
+    await page.wait_for_function("() => document.body.dataset.view === 'lobby'")
+    await bob.page.locator(".away").first.wait_for()
+    # A spectator, or a player of a game over, leaves at once.
+    spectator = await open_player(browser, site, "Sam", f"/#/watch/{code}")
+    await spectator.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await spectator.page.click(".actions button.leave")
+    await spectator.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
+    await bob.page.click(".actions button:has-text('Resign')")
+    await bob.page.click("text=Really resign?")
+    await bob.page.wait_for_selector(".banner:has-text('Alice wins')")
+    await bob.page.click(".actions button.leave")
+    await bob.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
+    await close_all(alice, bob, spectator)

@@ -401,6 +401,7 @@ export class GameView {
     if (!state) return;
     fill(this.title, h("span", { class: "code", text: state.room }), state.rated ? h("span", { class: "rated-tag", text: "rated" }) : null,
       h("span", { class: "variant", text: variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 }) }));
+    this.root.classList.toggle("four", state.variant.players === 4);
     this.renderBoard();
     this.renderPlayers();
     this.renderBanner();

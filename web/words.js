@@ -77,6 +77,9 @@ export function withNames(message, state, me) {
     if (seat === me) return owner ? (s === "S" ? "Your" : "your") : (s === "S" ? "You" : "you");
     return `${seatName(state, seat)}${owner ?? ""}`;
   });
+  // A message may open with a move in notation ("e5 is not one step or jump away from e1",
+  // "a9h is not a wall…"): notation is lower case, so it stays so.
+  if (/^[a-z]\d/.test(said)) return said;
   return said.charAt(0).toUpperCase() + said.slice(1);
 }
 

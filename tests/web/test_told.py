@@ -161,3 +161,21 @@ async def test_a_link_opened_before_any_name_was_chosen_asks_for_one(
     await context.close()
     assert not errors, errors
     await close_all(alice)
+
+
+async def test_a_refusal_that_opens_with_a_move_keeps_it_lower_case(
+    browser: Browser, site: GameServer
+) -> None:
+    (alice, bob), _ = await game_between(browser, site)
+    page = alice.page
+    await page.fill("form.command input", "a5")
+    await page.press("form.command input", "Enter")
+    refusal = page.locator("#toast").filter(has_text="a5 is not one step or jump away from c1")
+    await refusal.wait_for()
+    assert (await refusal.inner_text()).startswith("a5 ")
+    await page.fill("form.command input", "a9h")
+    await page.press("form.command input", "Enter")
+    toast = page.locator("#toast").filter(has_text="a9h")
+    await toast.wait_for()
+    assert (await toast.inner_text()).startswith("a9h ")
+    await close_all(alice, bob)

@@ -86,15 +86,16 @@ export class Board {
    * @param {{onMove: (move: string) => void, onPending: (wall: string|null) => void, onNoWall?: (wall: string) => void,
    *   onIdle?: () => void}} handlers `onNoWall`: a groove where the state allows no wall was
    *   chosen; `onIdle`: the board was tapped or Enter pressed while it takes no move
-   * @param {{picture?: boolean}} [options] `picture`: a drawing only (the lobby's), hidden from
-   *   the keyboard and screen readers
+   * @param {{picture?: boolean, label?: string}} [options] `picture`: a drawing only (the lobby's),
+   *   hidden from the keyboard and screen readers; `label`: its accessible name, where the board
+   *   is not played on (the replay's)
    */
   constructor(host, handlers, options = {}) {
     this.host = host;
     this.handlers = handlers;
     this.svg = /** @type {SVGSVGElement} */ (s("svg", options.picture ? { class: "board", role: "presentation", "aria-hidden": "true" } : {
       class: "board", role: "application", tabindex: 0,
-      "aria-label": "Board. Arrows move the cursor, Enter plays, W switches to walls, R turns a wall.",
+      "aria-label": options.label ?? "Board. Arrows move the cursor, Enter plays, W switches to walls, R turns a wall.",
     }));
     host.replaceChildren(this.svg);
     /** @type {BoardView|null} */

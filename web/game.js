@@ -91,7 +91,7 @@ export class GameView {
     /** Why the current game was aborted, when this view saw it happen. @type {{game: number, text: string}|null} */
     this.aborted = null;
     this.playersList = h("ol", { class: "players", "aria-label": "Players" });
-    this.evalBar = h("div", { class: "eval-bar", hidden: true, role: "meter", "aria-label": "Seat 0's chances" });
+    this.evalBar = h("div", { class: "eval-bar", hidden: true, role: "meter", "aria-label": "Chances" });
     /** Whether this spectator follows the computer's evaluation (`live_eval`). */
     this.following = false;
     /** Whether the server said this room's players did not allow it (`cannot_evaluate`). */
@@ -240,7 +240,10 @@ export class GameView {
       } else announce(resultText(state.result, name));
     }
     this.describeDraw(old, state);
-    if (state.status === "playing" && old && old.game !== state.game) announce(`Game ${state.game} starts`);
+    if (state.status === "playing" && old && old.game !== state.game) {
+      announce(`Game ${state.game} starts`);
+      this.command.value = ""; // a move refused in the last game means nothing in this one
+    }
   }
 
   /**
@@ -402,6 +405,8 @@ export class GameView {
     fill(this.title, h("span", { class: "code", text: state.room }), state.rated ? h("span", { class: "rated-tag", text: "rated" }) : null,
       h("span", { class: "variant", text: variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 }) }));
     this.root.classList.toggle("four", state.variant.players === 4);
+    // The bar's share is the first seat's, named as the players are everywhere on the page.
+    this.evalBar.setAttribute("aria-label", `${seatName(state, 0)}'s chances`);
     this.renderBoard();
     this.renderPlayers();
     this.renderBanner();

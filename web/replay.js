@@ -39,7 +39,9 @@ export class ReplayView {
     root.replaceChildren(h("div", { class: "game replay" },
       h("div", { class: "board-area" }, host),
       h("aside", { class: "side" }, h("div", { class: "room-title", text: `Replay of game ${game}` }), this.caption, this.bar, this.players, controls, this.graph, h("div", { class: "panel moves" }, this.list))));
-    this.board = new Board(host, { onMove: () => {}, onPending: () => {} });
+    this.board = new Board(host, { onMove: () => {}, onPending: () => {} }, {
+      label: "Replay board. Left and right arrows step through the moves, Home and End go to the start and the end.",
+    });
     this.keys = (/** @type {KeyboardEvent} */ e) => {
       const next = { ArrowLeft: this.index - 1, ArrowRight: this.index + 1, Home: 0, End: this.frames.length - 1 }[e.key];
       if (next === undefined || /** @type {HTMLElement} */ (e.target).closest("input")) return;
@@ -63,6 +65,7 @@ export class ReplayView {
     }
     this.summary = record.summary;
     this.moves = record.moves;
+    this.bar.setAttribute("aria-label", `${record.summary.players[0]}'s chances`);
     const frames = await this.conn.request({ type: "replay", variant: record.summary.variant, moves: record.moves });
     if (frames.type !== "replay_frames") {
       this.caption.textContent = frames.message;

@@ -38,9 +38,16 @@ async def test_the_replay_shows_the_analysis_graph_bar_and_marks(
     await finished_game(site)
     viewer = await open_player(browser, site, "Viewer", "/#/replay/1")
     await viewer.page.wait_for_function("() => document.body.dataset.replay === '16'")
+    # The replay's board is not played on: its name says how to step, not "Enter plays".
+    label = await viewer.page.locator("svg.board").get_attribute("aria-label")
+    assert label is not None
+    assert label.startswith("Replay board.")
+    assert "Enter" not in label
     await viewer.page.click("text=Analyse")
     analysed = "() => document.body.dataset.analysed === '1'"
     await viewer.page.wait_for_function(analysed, timeout=60000)
+    # The meter is named after the player, as the page names seats everywhere.
+    assert await viewer.page.locator(".eval-bar").get_attribute("aria-label") == "Alice's chances"
     assert await viewer.page.locator(".eval-graph polyline").count() == 1
     blunder = viewer.page.locator('.movelist button[data-ply="15"]')
     assert await blunder.text_content() == "b3??"

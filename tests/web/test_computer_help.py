@@ -29,6 +29,7 @@ async def test_a_spectator_follows_the_evaluation(browser: Browser, site: GameSe
     assert text is not None
     assert text.startswith("Alice ")
     assert "best " in text
+    assert await fan.page.locator(".eval-bar").get_attribute("aria-label") == "Alice's chances"
     assert not [m for m in alice.seen + bob.seen if type(m).__name__ == "Evaluation"]
     assert fan.errors == []
     await alice.close()

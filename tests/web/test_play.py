@@ -171,3 +171,21 @@ async def test_leave_during_a_game_asks_first(browser: Browser, site: GameServer
     await bob.page.click(".actions button.leave")
     await bob.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
     await close_all(alice, bob, spectator)
+
+
+async def test_a_new_game_starts_with_an_empty_move_box(browser: Browser, site: GameServer) -> None:
+    (alice, bob), _ = await game_between(browser, site)
+    box = alice.page.locator("form.command input")
+    await box.fill("e7v")
+    await box.press("Enter")  # refused: it comes back into the box
+    await alice.page.locator("#toast").filter(has_text="e7v").wait_for()
+    assert await box.input_value() == "e7v"
+    await alice.page.click(".actions button:has-text('Resign')")
+    await alice.page.click("text=Really resign?")
+    await bob.page.click("text=Rematch")
+    await alice.page.click("text=Accept rematch (1/2)")
+    await alice.page.wait_for_function(
+        "() => document.body.dataset.status === 'playing' && document.body.dataset.ply === '0'"
+    )
+    assert await box.input_value() == ""  # the last game's refused move means nothing here
+    await close_all(alice, bob)

@@ -19,6 +19,7 @@ import os
 import shlex
 import signal
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TextIO
 
@@ -497,7 +498,7 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
             return 0
         stdout.write(f"You {also}have a game in progress in {where}\non {url}. Resume it? [Y/n] ")
         stdout.flush()
-        answer = (await asyncio.to_thread(stdin.readline)).strip().lower()
+        answer = (await read_answer(stdin)).strip().lower()
         if answer not in ("", "y", "yes"):
             command = own_command(url, named or saved.name or default_name())
             stdout.write(f"Later, then: {command} join {saved.room}\n")
@@ -510,6 +511,29 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         if controller is None or not controller.seat_refused:
             return code
         also = "also "  # that one was gone (and is forgotten): the next, if any
+
+
+async def read_answer(stdin: TextIO) -> str:
+    """One line typed at a question, read by a daemon thread: Ctrl-C ends the run at once
+    (``asyncio.to_thread``'s worker would be waited for at exit, until Enter or a third
+    Ctrl-C: a newcomer review found the client seemingly frozen at "Resume it?")."""
+    loop = asyncio.get_running_loop()
+    answered: asyncio.Future[str] = loop.create_future()
+
+    def settle(line: str) -> None:
+        if not answered.done():
+            answered.set_result(line)
+
+    def read() -> None:
+        try:
+            line = stdin.readline()
+        except (OSError, ValueError):
+            line = ""
+        with contextlib.suppress(RuntimeError):  # the loop is gone: we are exiting
+            loop.call_soon_threadsafe(settle, line)
+
+    threading.Thread(target=read, name="answer", daemon=True).start()
+    return await answered
 
 
 def own_command(url: str, name: str) -> str:

@@ -6,11 +6,15 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import pty
 import queue
 import re
+import select
 import signal
 import stat
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +25,7 @@ from server.app import GameServer
 from server.config import Config
 from tests.client.recorder import start, until
 from tests.client.terminal import full_screen, room_of
-from tests.client.test_e2e import WITHIN, client
+from tests.client.test_e2e import WITHIN, client, environment
 from tests.wsclient import Client
 
 
@@ -118,6 +122,41 @@ async def test_a_plain_quoridor_offers_the_game_in_progress(url: str) -> None:
     keyboard.press("y")
     assert await asyncio.wait_for(task, 5) == 0
     await bob.close()
+
+
+async def test_ctrl_c_at_the_resume_question_ends_the_client_at_once() -> None:
+    """A real ``quoridor`` process on a terminal asks "Resume it?"; one Ctrl-C ends it, with
+    status 130 (a newcomer review: it waited for Enter or a third Ctrl-C, as if frozen)."""
+    url = "ws://127.0.0.1:9"  # nothing is connected to before the answer
+    seat = SavedSeat(server=url, room="k3m9qr2xvb", seat=0, secret="s" * 24, name="Alice")
+    quit_before = subprocess.Popen(["true"])  # the seat is a client's that has quit
+    quit_before.wait()
+    seat.pid, seat.saved = quit_before.pid, time.time()
+    SeatBook()._write([seat])
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "client", "--server", url],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=subprocess.PIPE,
+        env=environment(),
+    )
+    os.close(terminal)
+    try:
+        shown = b""
+        async with asyncio.timeout(WITHIN):
+            while b"Resume it? [Y/n]" not in shown:
+                await asyncio.sleep(0.05)
+                if select.select([controller], [], [], 0)[0]:
+                    shown += os.read(controller, 4096)  # EIO if it exited: its stderr tells
+        process.send_signal(signal.SIGINT)
+        assert await asyncio.to_thread(process.wait, 5) == 130
+        assert process.stderr is not None
+        assert process.stderr.read() == b"quoridor: interrupted\n"
+    finally:
+        process.kill()
+        process.wait()
+        os.close(controller)
 
 
 async def test_a_finished_game_is_forgotten(url: str) -> None:

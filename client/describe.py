@@ -329,5 +329,6 @@ def rooms_text(rooms: list[RoomInfo], command: str = "quoridor") -> list[str]:
         clock = time_control_text(room.clock)
         line = f"{room.room:<10} {game:<17} {clock:<8} {room.status:<8} {names}{watching}"
         lines.append(line if len(line) <= 80 else line[:79] + "~")
-    lines.append("Join one: quoridor join ROOM   Watch one: quoridor watch ROOM")
+    lines.append(f"Join one:  {command} join ROOM")
+    lines.append(f"Watch one: {command} watch ROOM")
     return lines

@@ -125,6 +125,13 @@ def test_the_room_list_is_a_table() -> None:
     )
     assert all(len(line) <= 80 for line in rooms_text([crowded]))
     assert rooms_text([])[0].startswith("No public rooms")
+    # The hint is the command as this client was run (a newcomer review typed
+    # "quoridor join ROOM" from a .venv/bin/quoridor --server ... run: not found).
+    command = ".venv/bin/quoridor --server ws://127.0.0.1:9200"
+    assert rooms_text(rooms, command)[-2:] == [
+        f"Join one:  {command} join ROOM",
+        f"Watch one: {command} watch ROOM",
+    ]
 
 
 def test_the_panel_names_players_in_offers_and_uses_the_servers_computer_name() -> None:

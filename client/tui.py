@@ -432,8 +432,8 @@ class TuiView:
         def text() -> StyleAndTextTuples:
             width, rows = self.terminal()
             text = (
-                f"This terminal is {width}x{rows}: the board needs {MIN_SIZE} "
-                "(make the window larger, or press Ctrl-C twice to leave)."
+                f"This terminal is {width}x{rows}: too small for this board ({MIN_SIZE} fits "
+                "every board; make the window larger, or press Ctrl-C twice to leave)."
             )
             return [("class:situation", "\n".join(wrap(text, width, indent="")))]
 

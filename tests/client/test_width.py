@@ -46,5 +46,6 @@ async def test_a_terminal_too_small_says_the_size_it_needs(url: str) -> None:
     async with full_screen(url, "Alice", Create(ai=AiSpec(level=1)), size=(60, 20)) as alice:
         await alice.at(0)
         screen = await alice.showing("80x24")
-        assert "This terminal is 60x20: too small for this board (80x24 fits every board;" in " ".join(screen)
+        told = "This terminal is 60x20: too small for this board (80x24 fits every board;"
+        assert told in " ".join(screen)
         assert all(len(row) <= 60 for row in screen)

@@ -137,3 +137,28 @@ async def test_a_server_on_every_address_says_what_to_give_a_friend(tmp_path: Pa
         ) in server.log.decode()
     finally:
         assert await server.stop() == 0
+
+
+INTERRUPTED_WHILE_LOADING = """
+import os, signal, sys, threading, time
+def interrupt():  # Ctrl-C while the server's modules load, before it listens
+    while "server.app" not in sys.modules:
+        time.sleep(0.0005)
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=interrupt, daemon=True).start()
+from server.__main__ import main
+main(["--port", "0", "--db", ""])
+"""
+
+
+async def test_ctrl_c_while_starting_is_one_line_not_a_stack() -> None:
+    """An outside newcomer review pressed Ctrl-C in the server's first 0.2 s: a traceback."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", INTERRUPTED_WHILE_LOADING, stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )  # fmt: skip
+    ServerProcess.started.append(process)
+    _, err = await asyncio.wait_for(process.communicate(), 20)
+    assert process.returncode == 130
+    assert "Traceback" not in err.decode()
+    assert err.decode().endswith("\nquoridor-server: interrupted while starting\n")

@@ -24,6 +24,7 @@ from typing import TextIO
 from client.archive import Failure, _connect, _fetch, _is_terminal, _refusal, print_replay
 from client.archive import _server_game as server_game
 from client.connection import ConnectError, Connection
+from client.width import clip, pad
 from protocol.messages import Analyse, AnalysisReply, Error, ErrorCode, MoveAnalysis
 
 SUFFIX = {"inaccuracy": "?!", "mistake": "?", "blunder": "??", None: ""}
@@ -77,11 +78,17 @@ def score_text(score: float, win_in: int | None = None) -> str:
     return f"{score:+.1f}"
 
 
+NAME_COLUMNS = 10
+"""The player column of the move table."""
+
+
 def move_line(move: MoveAnalysis, names: list[str]) -> str:
     """One move: number, player, move and mark, the evaluation after it, the better move."""
     number = f"{(move.ply + 1) // 2}." if move.seat == 0 else f"{(move.ply + 1) // 2}..."
     played = f"{move.move}{SUFFIX[move.mark]}"
-    line = f"{number:<5} {names[move.seat]:<10} {played:<7} {score_text(move.score_after):>6}"
+    # Measured in columns and cut at 10 ("~"), so a long or wide name keeps the columns.
+    name = pad(clip(names[move.seat], NAME_COLUMNS, "~"), NAME_COLUMNS)
+    line = f"{number:<5} {name} {played:<7} {score_text(move.score_after):>6}"
     line += f"  {move.win_after:4.0%}"
     if move.best != move.move and move.loss > 0:
         better = score_text(move.score_before, move.win_in)

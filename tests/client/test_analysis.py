@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 import re
 
-from client.analysis import chart, sparkline
-from protocol.messages import Create, Join, Joined, MoveRequest, VariantSpec
+from client.analysis import chart, move_line, sparkline
+from client.width import columns
+from protocol.messages import Create, Join, Joined, MoveAnalysis, MoveRequest, VariantSpec
 from tests.client.recorder import until
 from tests.client.test_replay import _answered, command
 from tests.wsclient import Client
@@ -105,3 +106,28 @@ def test_the_new_words_parse() -> None:
     assert commands.parse("score") == commands.Eval(True)
     assert commands.parse("score off") == commands.Eval(False)
     assert isinstance(commands.parse("score maybe"), commands.Invalid)
+
+
+def test_the_move_table_keeps_its_columns_whatever_the_names() -> None:
+    """A newcomer review: names longer than 10 shifted the columns by their excess."""
+    names = ["Computer L2", "\u738b\u5c0f\u660e"]  # 11 columns; three wide characters: 6
+    moves = [
+        MoveAnalysis(
+            ply=ply,
+            seat=(ply - 1) % 2,
+            move=move,
+            best=move,
+            pv=[move],
+            score_before=0.0,
+            win_before=0.5,
+            win_in=None,
+            score_after=0.0,
+            win_after=0.5,
+            loss=0.0,
+            mark=None,
+        )
+        for ply, move in enumerate(["e2", "e8", "e3", "e7"], start=1)
+    ]
+    lines = [move_line(move, names) for move in moves]
+    assert lines[0].startswith("1.    Computer ~ e2 ")
+    assert [columns(line.split(" e")[0]) for line in lines] == [16, 16, 16, 16]

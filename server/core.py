@@ -203,7 +203,11 @@ class Core:
         if self._maybe_overdue(now):
             overdue = self.next_deadline()
             if overdue is not None and overdue <= now:
-                return self.tick() + self.receive(conn, data)
+                # Once: a tick may leave a deadline that is overdue again (``RoomHost.tick``).
+                return self.tick() + self._take(conn, data, now)
+        return self._take(conn, data, now)
+
+    def _take(self, conn: int, data: bytes | str, now: float) -> list[Action]:
         connection = self.connections[conn]
         if (refused := self.registry.throttled(connection, data, now)) is not None:
             return refused

@@ -311,8 +311,16 @@ class RoomHost:
     def tick(self, now: float) -> list[Action]:
         """Act on every room deadline that has come: flags and abandoned seats."""
         actions: list[Action] = []
+        acted: set[str] = set()
         while (when := self.next_deadline()) is not None and when <= now:
-            _, _, code = heapq.heappop(self._timers)
+            code = self._timers[0][2]
+            if code in acted:
+                # Its new deadline has passed already: acted on at the next tick, after the
+                # event loop's other work, so that a room whose every new game is over at once
+                # can never hold the server in this loop (it did: a computer match restarting).
+                break
+            acted.add(code)
+            heapq.heappop(self._timers)
             room = self.rooms[code]
             if removed := room.expire(now, self.context.limits.absence):
                 # Every seat taken out is pushed now, not only a game's end: in a

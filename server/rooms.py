@@ -233,7 +233,9 @@ class Room:
         self.turn_since: float | None = None
         """While the first moves are played: when the seat to move got its turn (set by
         ``arm`` once the game has started)."""
-        self.first_move_missed = False
+        self.nobody_played = False
+        """The game was aborted because nobody played it: a first move did not come in time,
+        or the person left the computer before it began."""
         self._result: Result | None = None
         self.status: Status = "waiting"
         """The current game's: waiting (for seats), playing or finished (``result``)."""
@@ -539,8 +541,8 @@ class Room:
         """After a match game ended: start the next one (or replay an aborted one)."""
         if not self.match_game or self.result is None:
             return False
-        if self.result.reason == "aborted" and self.first_move_missed:
-            return False  # nobody came to play: the match ends there
+        if self._ends_match():
+            return False
         if self.result.reason == "aborted":
             # A restarted game scores nothing and keeps its opener.
             self._new_game()
@@ -571,13 +573,22 @@ class Room:
         self.next_game()
 
     def match_over(self) -> bool:
-        """Its last game is finished, or a game was aborted because nobody made a first move
-        in time (the match ends there: ``continue_match``)."""
+        """Its last game is finished, or the game that ended ends the match
+        (``_ends_match``)."""
         if not self.match_game or self.result is None:
             return False
-        return self.match_game == MATCH_GAMES or (
-            self.result.reason == "aborted" and self.first_move_missed
-        )
+        return self.match_game == MATCH_GAMES or self._ends_match()
+
+    def _ends_match(self) -> bool:
+        """Whether the game that ended ends its match, with no next game: nobody played it
+        (``nobody_played``), or a player stayed away too long (``abandon``). Either way the
+        next game would be lost by the same absence at once: replayed or started again with
+        the person still gone, a match against the computer aborted and restarted itself
+        without end, millions of games a minute (an outside review), and a second game
+        started only to be decided against the absent player with no move."""
+        assert self.result is not None
+        reason = self.result.reason
+        return reason == "abandon" or (reason == "aborted" and self.nobody_played)
 
     # -- time ----------------------------------------------------------------
 
@@ -637,11 +648,12 @@ class Room:
             return []
         first = self.first_move_due()
         if first is not None and now >= first:
-            self.first_move_missed = True
+            self.nobody_played = True
             self.finish(None, "aborted", now)
             return ["aborted"]
         if first is not None and any(now >= wait for wait in self._computer_waits()):
-            self.finish(None, "aborted", now)  # left the computer before the game began
+            self.nobody_played = True  # left the computer before the game began
+            self.finish(None, "aborted", now)
             return ["aborted"]
         removed: list[Reason] = []
         clock = self.clock

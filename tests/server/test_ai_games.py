@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from protocol.messages import (
     AiSpec,
     Create,
@@ -11,6 +13,8 @@ from protocol.messages import (
     Joined,
     Leave,
     MoveRequest,
+    Ping,
+    Pong,
     Resign,
     State,
     VariantSpec,
@@ -18,6 +22,7 @@ from protocol.messages import (
 from server.app import GameServer
 from server.config import Config
 from server.core import Think
+from server.rooms import Room
 from tests.server.driver import Driver
 from tests.wsclient import Client
 
@@ -175,3 +180,66 @@ def test_a_game_left_to_the_computer_alone_is_capped() -> None:
     assert room.game.ply == BOT_PLY_CAP
     assert room.result.reason == "ply_cap"
     assert room.result.winner is None
+
+
+def _leave_a_match_against_the_computer(moved: bool) -> tuple[Driver, int, str]:
+    """A person opens a match against the computer (making a first move or not, and the
+    computer answering) and leaves; its grace runs out."""
+    driver = Driver()
+    conn, _ = driver.greet("leaver")
+    driver.send(conn, Create(ai=AiSpec(level=1), match=True))
+    room = driver.last_state(conn).room
+    if moved:
+        driver.send(conn, MoveRequest(move="e2", ply=0))
+        driver.run(driver.core.bot_move(room, 1, 1, "e8"))
+    driver.send(conn, Leave())
+    driver.clock.advance(16)  # past the grace after leaving on purpose (15 s)
+    return driver, conn, room
+
+
+def test_leaving_a_computer_match_before_moving_ends_the_match() -> None:
+    """An outside review: the game was aborted for the person gone, replayed at once with the
+    person still gone, aborted again, without end (millions of games a minute, a server that
+    answered nobody, and again after every restart). The match ends there."""
+    driver, _, code = _leave_a_match_against_the_computer(moved=False)
+    room = driver.core.rooms.get(code)
+    driver.run(driver.core.tick())
+    assert room is not None
+    assert (room.number, room.status, room.result and room.result.reason) == (
+        1,
+        "finished",
+        "aborted",
+    )
+    assert room.match_over()
+    deadline = driver.core.next_deadline()
+    assert deadline is None or deadline > driver.clock.now  # nothing left overdue
+
+
+def test_a_computer_match_left_after_moving_ends_with_the_abandoned_game() -> None:
+    """The same review: game 1 ended by abandon, then game 2 started only to be decided
+    against the absent person at once, with no move. The match ends with game 1."""
+    driver, _, code = _leave_a_match_against_the_computer(moved=True)
+    room = driver.core.rooms[code]
+    driver.run(driver.core.tick())
+    assert (room.number, room.result and room.result.reason) == (1, "abandon")
+    assert room.result is not None
+    assert room.result.winner == 1  # the computer
+    assert room.match_over()
+
+
+def test_a_tick_acts_on_a_room_once_however_its_deadlines_fall(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The guard behind the fix above: a room whose every new game is overdue at once (the
+    match rule as it was, put back here) is acted on once a tick, so the event loop serves
+    the others in between, instead of looping inside one tick for ever."""
+    monkeypatch.setattr(Room, "_ends_match", lambda room: False)
+    driver, _, code = _leave_a_match_against_the_computer(moved=False)
+    room = driver.core.rooms[code]
+    driver.run(driver.core.tick())
+    assert room.number == 2  # aborted once, replayed: overdue again, left for the next tick
+    other, _ = driver.greet("other")  # served, after acting on the room once more
+    assert room.number == 3
+    (pong,) = driver.send(other, Ping(id=1))  # likewise
+    assert isinstance(pong, Pong)
+    assert room.number == 4

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from protocol.messages import (
     AiSpec,
     Create,
@@ -13,8 +11,6 @@ from protocol.messages import (
     Joined,
     Leave,
     MoveRequest,
-    Ping,
-    Pong,
     Resign,
     State,
     VariantSpec,
@@ -22,7 +18,6 @@ from protocol.messages import (
 from server.app import GameServer
 from server.config import Config
 from server.core import Think
-from server.rooms import Room
 from tests.server.driver import Driver
 from tests.wsclient import Client
 
@@ -225,21 +220,3 @@ def test_a_computer_match_left_after_moving_ends_with_the_abandoned_game() -> No
     assert room.result is not None
     assert room.result.winner == 1  # the computer
     assert room.match_over()
-
-
-def test_a_tick_acts_on_a_room_once_however_its_deadlines_fall(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The guard behind the fix above: a room whose every new game is overdue at once (the
-    match rule as it was, put back here) is acted on once a tick, so the event loop serves
-    the others in between, instead of looping inside one tick for ever."""
-    monkeypatch.setattr(Room, "_ends_match", lambda room: False)
-    driver, _, code = _leave_a_match_against_the_computer(moved=False)
-    room = driver.core.rooms[code]
-    driver.run(driver.core.tick())
-    assert room.number == 2  # aborted once, replayed: overdue again, left for the next tick
-    other, _ = driver.greet("other")  # served, after acting on the room once more
-    assert room.number == 3
-    (pong,) = driver.send(other, Ping(id=1))  # likewise
-    assert isinstance(pong, Pong)
-    assert room.number == 4

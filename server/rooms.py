@@ -41,6 +41,10 @@ Reason = Literal["goal", "resign", "time", "abandon", "draw", "aborted", "last_s
 
 BOT_PLY_CAP = 400
 """Plies after which a game left to computers alone is drawn (they could shuffle forever)."""
+PLY_CAP = 1000
+"""Plies after which any game is drawn: far above any real game (a long one has 200), and
+the most moves a ``replay`` takes. Without it two players could shuffle forever, each move's
+state (about 5 bytes a ply) and work growing with the game."""
 LOG_LENGTH = 512
 """Events a room keeps for replay to clients that come back."""
 LOG_BYTES = 1 << 20
@@ -471,7 +475,9 @@ class Room:
         winner = game.winner
         if winner is not None:
             return self.finish(winner, "goal", now)
-        if ply >= BOT_PLY_CAP and all(self.holder(s).bot for s in self.active_seats()):
+        if ply >= PLY_CAP or (
+            ply >= BOT_PLY_CAP and all(self.holder(s).bot for s in self.active_seats())
+        ):
             return self.finish(None, "ply_cap", now)
         return []
 

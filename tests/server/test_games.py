@@ -133,3 +133,21 @@ async def test_quick_match_pairs_two_players(connect: Connect) -> None:
     state = await a.state()
     assert state.status == "playing"
     assert state == await b.state()
+
+
+async def test_a_game_between_people_is_drawn_at_the_move_limit(connect: Connect) -> None:
+    PLY_CAP = 1000  # the documented move limit (section 11)
+    (a, b), _ = await seat_players(connect, size=5)
+    shuffle = ["c2", "c4", "c1", "c5"] * (PLY_CAP // 4 + 1)  # nobody ever gets nearer
+    before = await play([a, b], shuffle[: PLY_CAP - 1])
+    assert before.status == "playing"
+    last, other = (a, b) if PLY_CAP % 2 else (b, a)
+    await last.send(MoveRequest(id=1, move=shuffle[PLY_CAP - 1], ply=PLY_CAP - 1))
+    final = await other.state()
+    assert (await last.state()).result == final.result
+    assert final.status == "finished"
+    assert final.ply == PLY_CAP
+    assert final.result is not None
+    assert (final.result.winner, final.result.reason) == (None, "ply_cap")
+    await other.send(MoveRequest(id=2, move=shuffle[PLY_CAP], ply=PLY_CAP))
+    assert (await other.error(ErrorCode.GAME_OVER)).state is not None

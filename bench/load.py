@@ -325,7 +325,7 @@ def our_server(
     argv = [
         *python, "-m", "server", "--host", HOST, "--db", db,
         "--max-per-ip", "1000000", "--rate", "1000000", "--burst", "1000000",
-        "--rooms-per-ip", "1000000", "--max-rooms", "1000000",
+        "--rooms-per-ip", "1000000", "--max-rooms", "1000000", "--hello-burst", "1000000",
         "--log-level", "WARNING", *extra,
     ]  # fmt: skip
     return ServerProcess(label, argv, root)

@@ -230,7 +230,7 @@ async def run(args: argparse.Namespace, rounds: int) -> list[float]:
 
 async def _run(args: argparse.Namespace, rounds: int, moves: int, db: str) -> list[float]:
     config = Config(
-        port=0, db=db, max_per_ip=10**6, rate=1e9, burst=1e9, rooms_per_ip=10**6,
+        port=0, db=db, max_per_ip=10**6, rate=1e9, burst=1e9, rooms_per_ip=10**6, hello_burst=1e9,
         max_rooms=10**6, log_level="WARNING",
     )  # fmt: skip
     server = GameServer(config)

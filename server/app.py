@@ -910,6 +910,8 @@ def _limits(config: Config, absence: Absence) -> Limits:
         computer_rooms_per_address=address_share(config.ai_workers),
         spectators=config.max_spectators,
         replay_plies=config.replay_plies,
+        hellos_per_second=config.hellos_per_second,
+        hello_burst=config.hello_burst,
         max_rooms=config.max_rooms,
         provisional_games=config.provisional_games,
     )

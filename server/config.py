@@ -114,6 +114,15 @@ class Config:
         "in play keep the server",
     )
     max_spectators: int = _setting(100, "spectators one room takes; more get room_full")
+    hellos_per_second: float = _setting(
+        1.0,
+        "hellos the connections of one IP address may say a second on average; a resume "
+        "that replays events costs one more per 64 KiB of them; over it hello gets "
+        "rate_limited",
+    )
+    hello_burst: float = _setting(
+        20.0, "hellos one IP address may say at once before that rate applies"
+    )
     rooms_per_ip: int = _setting(
         20, "rooms the players of one IP address may hold open at once; more get too_many_rooms"
     )
@@ -222,12 +231,12 @@ CHOICES = {
 }
 AT_LEAST_ONE = {
     "max_message", "max_per_ip", "rooms_per_ip", "max_rooms", "burst", "login_burst",
-    "registration_burst",
+    "registration_burst", "hello_burst",
 }  # fmt: skip
 """Settings below 1 would refuse everyone (``--max-per-ip 0``: every connection a 429)."""
 POSITIVE = {
     "rate", "ping_interval", "hello_timeout", "idle_timeout", "lease_ttl", "replay_plies",
-    "logins_per_minute", "registrations_per_hour", "token_days",
+    "logins_per_minute", "registrations_per_hour", "token_days", "hellos_per_second",
 }  # fmt: skip
 """Settings that must be above 0; every other number may be 0 but not negative."""
 

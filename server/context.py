@@ -39,6 +39,12 @@ class Limits:
     """Seconds added, after a restart, to the bank of the seat whose clock was running."""
     replay_plies: float = 4000.0
     """Plies all ``replay`` requests together may replay a second (about 5% of a core)."""
+    hellos_per_second: float = 1.0
+    """Hellos the connections of one IP address may say a second, on average: a resume
+    with ``last_event`` replays up to 1 MiB of the room's log, and nothing else limited how
+    often one address asked for that (44 resumes a second from two addresses: 28.7 MB/s)."""
+    hello_burst: float = 20.0
+    """...and at once: as many as its connections (``--max-per-ip``) all coming back."""
     spectators: int = 100
     """Spectators one room takes at most."""
     rooms_per_session: int = 3

@@ -37,7 +37,7 @@ from server.actions import (
     Send,
 )
 from server.context import Context
-from server.ratelimit import TokenBucket
+from server.ratelimit import KeyedBuckets, TokenBucket
 from server.records import AccountRecord
 from server.rooms import Member
 from server.sessions import Connection, Session, token_hash
@@ -45,6 +45,8 @@ from server.sessions import Connection, Session, token_hash
 log = logging.getLogger("quoridor.core")
 
 SERVER_NAME = "quoridor-server/0.1"
+REPLAY_BYTES_PER_HELLO = 64 * 1024
+"""A resume costs one more hello of its address's allowance per this many bytes replayed."""
 
 
 class SessionRegistry:
@@ -64,6 +66,9 @@ class SessionRegistry:
         """Sessions by the hash of their resume token."""
         self.replaced: dict[bytes, Session] = {}
         """Sessions by the hash of the token of their last resume (``previous_digest``)."""
+        limits = context.limits
+        self.hellos = KeyedBuckets(limits.hellos_per_second, limits.hello_burst)
+        """Each address's allowance of hellos (a resume's replay paid by the byte)."""
 
     # -- connections ---------------------------------------------------------------
 
@@ -137,6 +142,9 @@ class SessionRegistry:
             )
             refusal = error(conn, ErrorCode.UNSUPPORTED_VERSION, message, hello.id)
             return [refusal, Close(conn, CLOSE_POLICY, "unsupported protocol version")], None
+        hellos = self.hellos.get(connection.address, self.context.clock())
+        if not looked and not hellos.spend(1, self.context.clock()):
+            return [self._too_many_hellos(conn, hello.id)], None
         if hello.compact:
             self.context.compact.add(conn)
         else:
@@ -180,6 +188,12 @@ class SessionRegistry:
         if session is None:
             message = "unknown or expired resume token; say hello without one for a new session"
             return [self.context.error(connection.id, ErrorCode.BAD_TOKEN, message, hello.id)], None
+        room = session.room
+        replay = room.replay_bytes(hello.last_event) if room is not None else 0
+        if replay >= REPLAY_BYTES_PER_HELLO:
+            hellos = self.hellos.get(connection.address, self.context.clock())
+            if not hellos.spend(replay // REPLAY_BYTES_PER_HELLO, self.context.clock()):
+                return [self._too_many_hellos(connection.id, hello.id)], None
         actions: list[Action] = []
         if session.conn is not None:
             # Two connections for one session: the newer one wins.
@@ -194,6 +208,14 @@ class SessionRegistry:
         log.info("session resumed", extra={"conn": connection.id, "session": session.id})
         actions.append(self._attach(connection, session, token, hello.id))
         return actions, session
+
+    def _too_many_hellos(self, conn: int, rid: RequestId) -> Send:
+        limits = self.context.limits
+        message = (
+            f"your address said hello too often (more than {limits.hellos_per_second:g} "
+            "a second); wait a moment and say it again"
+        )
+        return self.context.error(conn, ErrorCode.RATE_LIMITED, message, rid)
 
     def authenticated(
         self, conn: int, hello: Hello, account: AccountRecord, login: bytes

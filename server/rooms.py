@@ -364,6 +364,14 @@ class Room:
     def active_seats(self) -> list[int]:
         return [seat for seat in range(self.spec.players) if self.active(seat)]
 
+    def replay_bytes(self, last_event: int | None) -> int:
+        """The bytes of the logged events after ``last_event`` (what a resume replays, or a
+        little more: ``moved`` events go only to compact connections); 0 if none are."""
+        log = self.log
+        if last_event is None or not log or last_event + 1 < log[0][0]:
+            return 0
+        return sum(len(frame) for event, frame in log if event > last_event)
+
     def remember(self, event: int, frame: bytes) -> None:
         """Keep an event for replay: the last LOG_LENGTH, within LOG_BYTES (always the last)."""
         log = self.log

@@ -16,7 +16,9 @@ from tests.wsclient import Client
 
 @pytest.fixture
 async def server() -> AsyncIterator[GameServer]:
-    config = Config(port=0, max_per_ip=10000, rooms_per_ip=10000, rate=1000, burst=1000)
+    config = Config(
+        port=0, max_per_ip=10000, rooms_per_ip=10000, rate=1000, burst=1000, hello_burst=10000
+    )
     async with GameServer(config).running() as running:
         yield running
 

@@ -203,3 +203,67 @@ async def test_a_resumed_session_still_in_the_quick_match_queue_is_told(
     await b.expect(Queued)
     joined = await again.expect(Joined)
     assert (joined.id, joined.seat) == ("q", 0)
+
+
+async def test_an_address_saying_hello_too_often_is_refused() -> None:
+    config = Config(
+        port=0, rate=1000, burst=1000, trusted_proxies="127.0.0.1", hellos_per_second=0.001
+    )  # the default burst, refilled too slowly to matter however slow the machine
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        for _ in range(20):  # the burst: a whole address's connections coming back at once
+            client = await Client.connect(url, address="10.0.0.1")
+            await client.close()
+        late = await Client.connect(url, hello=False, address="10.0.0.1")
+        await late.send(Hello(id=7, version=VERSION, name="late"))
+        refused = await late.error("rate_limited")
+        assert refused.id == 7
+        await late.quiet()  # still waiting for a hello: nothing else came
+        await late.close()
+        other = await Client.connect(url, address="10.0.0.2")  # another address is not held up
+        assert other.welcome is not None
+        await other.close()
+
+
+async def test_resumes_that_replay_a_long_log_are_paid_for_by_the_byte() -> None:
+    config = Config(
+        port=0, rate=1000, burst=1000, trusted_proxies="127.0.0.1", hellos_per_second=0.001
+    )
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        a = await Client.connect(url, "alice", address="10.0.0.1")
+        b = await Client.connect(url, "bob", address="10.0.0.2")
+        await a.send(Create())
+        room = (await a.expect(Joined)).room
+        await b.send(Join(room=room))
+        await b.expect(Joined)
+        shuffle = ["e2", "e8", "e1", "e9"] * 30  # 120 states: more than 64 KiB of log
+        for ply, move in enumerate(shuffle):
+            await (a, b)[ply % 2].send(MoveRequest(move=move, ply=ply))
+            while (await a.state()).ply < ply + 1:
+                pass
+        assert a.welcome is not None
+        token = a.welcome.resume_token
+        await a.close()
+        resumed = 0
+        while True:  # each resume asks for the whole log again
+            again = await Client.connect(url, hello=False, address="10.0.0.1")
+            await again.send(Hello(version=VERSION, name="alice", resume=token, last_event=1))
+            answer = await again.recv()
+            await again.close()
+            if isinstance(answer, Error):
+                assert answer.code == "rate_limited"
+                break
+            assert isinstance(answer, Welcome)
+            token = answer.resume_token
+            resumed += 1
+            assert resumed < 20, "never limited"
+        # The burst of 20 hellos, less alice's first, and the log replayed from event 2 is
+        # between 128 and 192 KiB: each resume costs three (plain hellos: 19 would pass).
+        assert resumed == 6
+        # The refused hello changed nothing: the token takes the session back elsewhere.
+        back = await Client.connect(url, hello=False, address="10.0.0.3")
+        await back.send(Hello(version=VERSION, name="alice", resume=token, last_event=1))
+        assert (await back.expect(Welcome)).room == room
+        await back.close()
+        await b.close()

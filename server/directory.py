@@ -15,6 +15,11 @@ from typing import Protocol
 from protocol.messages import RoomInfo
 from server.rooms import Room
 
+LISTED_PER_ADDRESS = 3
+"""Rooms of one creator's IP address in one list at most (its newest): five addresses
+re-creating public rooms every two seconds filled the whole list, and nobody else's room
+showed."""
+
 
 class RoomDirectory(Protocol):
     def find(self, code: str) -> Room | None:
@@ -37,6 +42,24 @@ class LocalDirectory:
         return self.rooms.get(code)
 
     def listing(self, limit: int) -> list[RoomInfo]:
+        return [room.info() for room in self.listed()[:limit]]
+
+    def listed(self) -> list[Room]:
+        """The listable rooms, newest first, at most LISTED_PER_ADDRESS of each address."""
         listed = [room for room in self.rooms.values() if room.listable()]
         listed.sort(key=lambda room: room.created, reverse=True)
-        return [room.info() for room in listed[:limit]]
+        return fair(listed)
+
+
+def fair(rooms: list[Room]) -> list[Room]:
+    """``rooms`` (newest first) less those of an address that has LISTED_PER_ADDRESS newer
+    ones. A room with no address (restored after a restart) counts for itself alone."""
+    shown: dict[str, int] = {}
+    kept = []
+    for room in rooms:
+        address = next((o for o in room.owners if o.startswith("address:")), room.code)
+        count = shown.get(address, 0)
+        if count < LISTED_PER_ADDRESS:
+            shown[address] = count + 1
+            kept.append(room)
+    return kept

@@ -81,9 +81,10 @@ class ClusterDirectory(LocalDirectory):
         for code in [code for code in opened if code not in self.rooms]:
             del opened[code]
         return [
-            Listed(opened=opened.setdefault(code, since_epoch + room.created), info=room.info())
-            for code, room in self.rooms.items()
-            if room.listable()
+            Listed(
+                opened=opened.setdefault(room.code, since_epoch + room.created), info=room.info()
+            )
+            for room in self.listed()
         ]
 
     def published(self) -> dict[str, bytes]:

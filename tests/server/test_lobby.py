@@ -41,3 +41,22 @@ async def test_the_list_leaves_out_rooms_nobody_can_play_in() -> None:
         await until(lambda: None if server.core.rooms[playing].connected(1) else True)
         assert playing in server.core.rooms  # the game is kept for them to come back...
         assert playing not in await listed(url)  # ...but there is nothing to watch
+
+
+async def test_one_address_shows_at_most_three_rooms_in_the_list() -> None:
+    config = Config(port=0, rate=1000, burst=1000, trusted_proxies="127.0.0.1")
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        real = await Client.connect(url, "Alice", address="10.0.0.1")
+        await real.send(Create())
+        alice = (await real.expect(Joined)).room
+        flooders = [await Client.connect(url, f"f{n}", address="10.0.0.2") for n in range(6)]
+        flooded = []
+        for flooder in flooders:  # one address re-creating public rooms, one a connection
+            await flooder.send(Create())
+            flooded.append((await flooder.expect(Joined)).room)
+        shown = await listed(url)
+        assert alice in shown  # the older room of another address still shows
+        assert [room for room in flooded if room in shown] == flooded[-3:]
+        for client in [real, *flooders]:
+            await client.close()

@@ -101,13 +101,18 @@ class HistoryDesk:
         spec = full_variant(request.variant)
         game = Game(spec.players, spec.size, spec.walls)
         frames, problem = [_frame(game, None)], None
+        standing: int | None = None  # a four-player game's last seat in it: the game is over
         for move in request.moves:
             try:
+                if standing is not None:
+                    raise ValueError(f"the game is over: seat {standing} is the last one in it")
                 game.apply(move)
             except ValueError as reason:
                 problem = f"move {game.ply + 1} ({move}): {reason}"
                 break
-            frames.append(_frame(game, move))
+            if spec.players == 4 and len(retired := game.retired) == 3:
+                standing = next(seat for seat in range(4) if seat not in retired)
+            frames.append(_frame(game, move, standing))
         reply = ReplayFrames(id=request.id, variant=spec, frames=frames, error=problem)
         return Send([conn], encode(reply))
 
@@ -175,14 +180,15 @@ class HistoryDesk:
         return bool(self.history.unsaved) or bool(self.analyses.unsaved)
 
 
-def _frame(game: Game, last: str | None) -> Frame:
+def _frame(game: Game, last: str | None, standing: int | None = None) -> Frame:
+    """The position; ``standing``: the winner of a four-player game all others left."""
     return Frame(
         ply=game.ply,
         pawns=game.pawns,
         walls=game.walls,
         walls_left=game.walls_left,
-        turn=game.turn,
+        turn=game.turn if standing is None else standing,
         last_move=last,
-        winner=game.winner,
+        winner=game.winner if standing is None else standing,
         distances=game.distances(),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from protocol.messages import Error, ErrorCode, ReplayFrames, ReplayRequest
+from protocol.messages import Error, ErrorCode, ReplayFrames, ReplayRequest, VariantSpec
 from server.app import GameServer
 from server.config import Config
 from tests.server.driver import Driver
@@ -81,3 +81,17 @@ def test_an_address_replaying_often_leaves_the_budget_to_another() -> None:
     other, _ = driver.greet("other", "203.0.113.9")
     answered, _ = _replay_heavily(driver, other)  # each of other's replays answered
     assert 1000 * 10 <= answered <= 1000 * 10 + 1000
+
+
+async def test_a_four_player_replay_stops_when_one_seat_is_left() -> None:
+    async with GameServer(Config(port=0)).running() as server:
+        client = await Client.connect(f"ws://127.0.0.1:{server.port}")
+        moves = ["e2", "retire 1", "retire 2", "retire 3", "e3", "e4"]
+        await client.send(ReplayRequest(variant=VariantSpec(players=4), moves=moves))
+        reply = await client.expect(ReplayFrames)
+        assert [frame.last_move for frame in reply.frames] == [None, *moves[:4]]
+        assert [frame.winner for frame in reply.frames] == [None] * 4 + [0]
+        assert reply.frames[-1].turn == 0
+        assert reply.error is not None
+        assert reply.error.startswith("move 2 (e3): the game is over")
+        await client.close()

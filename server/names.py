@@ -43,6 +43,10 @@ RESERVED = (
 """Names nobody may register (compared by key, so their look-alikes neither)."""
 RESERVED_PARTS = ("computer",)
 """Nor any name containing one of these."""
+GUEST_NAMES = ("anonymous", "guest")
+"""Reserved names a guest may go by all the same: they say what a guest is."""
+GUEST_MARK = " (guest)"
+"""Added to a guest's name that would pass for the server's or the computer's."""
 
 
 class NameRefused(ValueError):
@@ -68,10 +72,23 @@ def check(name: str) -> str:
         raise NameRefused(f"a name starts and ends with a letter or digit, not {JOINERS}")
     if confusables.is_dangerous(shown):
         raise NameRefused("a name may not mix scripts with look-alike letters")
-    keys = (name_key(shown), name_look(shown))
-    if any(k in _reserved_keys() or any(p in k for p in _reserved_parts()) for k in keys):
+    if reserved(shown):
         raise NameRefused("that name is reserved")
     return shown
+
+
+def reserved(name: str, guest: bool = False) -> bool:
+    """Whether ``name`` is, or looks like, a reserved one (or contains "computer"); for a
+    ``guest``'s name, leaving out those that only say it is a guest ("Guest")."""
+    keys = (name_key(name), name_look(name))
+    names = _guest_reserved_keys() if guest else _reserved_keys()
+    return any(k in names or any(p in k for p in _reserved_parts()) for k in keys)
+
+
+def guest_name(name: str) -> str:
+    """A guest's (cleaned) name as shown: marked as a guest's if it would pass for the
+    server's or the computer's ("admin", "Computer L5")."""
+    return name + GUEST_MARK if reserved(name, guest=True) else name
 
 
 def name_key(name: str) -> str:
@@ -112,6 +129,11 @@ def _alikes(char: str) -> set[str]:
 @cache
 def _reserved_keys() -> frozenset[str]:
     return frozenset(name_key(name) for name in RESERVED)
+
+
+@cache
+def _guest_reserved_keys() -> frozenset[str]:
+    return _reserved_keys() - {name_key(name) for name in GUEST_NAMES}
 
 
 @cache

@@ -25,7 +25,7 @@ from protocol.messages import (
     RequestId,
     Welcome,
 )
-from server import text
+from server import names, text
 from server.actions import (
     CLOSE_POLICY,
     CLOSE_REPLACED,
@@ -157,7 +157,7 @@ class SessionRegistry:
             return self._resume(connection, hello, looked)
         if hello.token is not None:
             return self.ask(connection, hello), None
-        session, token = Session.new(name, self.context.chat_bucket())
+        session, token = Session.new(names.guest_name(name), self.context.chat_bucket())
         session.address = connection.address
         self.hold(session)
         log.debug("hello", extra={"conn": conn, "session": session.id})

@@ -15,6 +15,7 @@ from server.app import GameServer
 from server.config import Config
 from server.http import default_connection_cap
 from tests.http import get as http_get
+from tests.wsclient import Client
 
 
 @pytest.fixture
@@ -62,3 +63,18 @@ async def test_the_server_keeps_below_its_connection_cap(small: GameServer) -> N
 def test_the_default_cap_is_below_the_file_limit() -> None:
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert default_connection_cap() < soft
+
+
+async def test_a_guest_cannot_pass_for_the_computer_or_the_server(server: GameServer) -> None:
+    for said, shown in [
+        ("Computer L5", "Computer L5 (guest)"),
+        ("admin", "admin (guest)"),
+        ("SERVER", "SERVER (guest)"),
+        ("S\u0443stem", "S\u0443stem (guest)"),  # a Cyrillic u (U+0443): looks like "System"
+        ("Guest", "Guest"),  # reserved for accounts, but it says what a guest is
+        ("alice", "alice"),
+    ]:
+        client = await Client.connect(f"ws://127.0.0.1:{server.port}", said)
+        assert client.welcome is not None
+        assert client.welcome.name == shown
+        await client.close()

@@ -264,7 +264,13 @@ class Lobby:
         ai: AiSpec | None,
     ) -> tuple[str | None, tuple[ErrorCode, str] | None]:
         """The rating pool of a game asked for as ``rated`` (None: rated if it can be), or
-        None for a casual one; or why it cannot be rated when that was asked for."""
+        None for a casual one; or why it cannot be rated when that was asked for (or why
+        the clock cannot be)."""
+        if clock is not None and round(clock.base * 1000) == 0:
+            # Clocks are shown in whole milliseconds (half to even): a base below that showed
+            # a 0 ms clock, and its game was lost on time at the first move that counted.
+            message = "a clock's base is more than 0.0005 seconds (0 ms) - at `$.clock.base`"
+            return None, (ErrorCode.INVALID_FIELD, message)
         pool = ratings.pool_of(spec, clock)
         why: tuple[ErrorCode, str] | None = None
         if session.account is None:

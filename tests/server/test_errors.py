@@ -207,6 +207,20 @@ async def test_invalid_variant_is_an_invalid_field(connect: Connect, server: Gam
     assert server.core.rooms == {}
 
 
+async def test_a_clock_that_rounds_to_no_time_is_an_invalid_field(
+    connect: Connect, server: GameServer
+) -> None:
+    client = await connect()
+    for kind in ("create", "quick_match"):
+        for base in ("0.0001", "0.0005"):  # 0 ms once rounded (half to even)
+            await client.send_raw(f'{{"type": "{kind}", "clock": {{"base": {base}}}}}')
+            error = await client.error(ErrorCode.INVALID_FIELD)
+            assert error.message.endswith("- at `$.clock.base`")
+    assert server.core.rooms == {}
+    await client.send_raw('{"type": "create", "clock": {"base": 0.0006}}')  # 1 ms: a clock
+    assert (await client.expect(Joined)).room in server.core.rooms
+
+
 async def test_already_in_room(table: Table) -> None:
     before = table.snapshot()
     await table.a.send(Create(id=3))

@@ -33,6 +33,8 @@ import itertools
 import multiprocessing
 import os
 import signal
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -214,7 +216,24 @@ def address_share(workers: int) -> int:
     return max(1, SATURATION * (workers or default_workers()) // 2)
 
 
+PARENT_CHECK = 1.0
+"""Seconds between a worker's looks at whether the server is still its parent."""
+
+
 def _leave_interrupts_to_the_server() -> None:
     """In each worker: Ctrl-C in a terminal interrupts every process of the server; the
-    server stops its workers itself (a worker interrupted printed a traceback)."""
+    server stops its workers itself (a worker interrupted printed a traceback). And the
+    worker ends when the server dies without stopping it (SIGKILL): orphaned workers went
+    on for minutes, and multiprocessing's resource tracker with them (it ends once nobody
+    holds its pipe)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    threading.Thread(target=_exit_with, args=(parent,), name="server-watch", daemon=True).start()
+
+
+def _exit_with(parent: int) -> None:
+    """Exit the worker once ``parent`` is no longer its parent: it died, the worker was
+    handed to another process (init)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK)
+    os._exit(1)

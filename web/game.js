@@ -229,6 +229,8 @@ export class GameView {
   /** Announce what changed, in words. @param {any} old @param {any} state */
   describe(old, state) {
     const name = (/** @type {number} */ seat) => seatName(state, seat);
+    // The game moved on: a refusal or a tip about the position before says nothing now.
+    if (old && (old.ply !== state.ply || old.game !== state.game)) this.app.quiet();
     if (state.last_move && (!old || old.ply !== state.ply || old.game !== state.game) && state.ply > 0) {
       announce(moveText(state.last_move.move, name(state.last_move.seat)));
     }
@@ -294,8 +296,9 @@ export class GameView {
   /** @param {any} error */
   onError(error) {
     if (error.code === "offline") return;
-    this.app.notice(withNames(error.message, error.state ?? this.state, this.isPlayer ? this.seat.seat : null));
-    if (error.state) this.onState(error.state);
+    const text = withNames(error.message, error.state ?? this.state, this.isPlayer ? this.seat.seat : null);
+    if (error.state) this.onState(error.state); // first: a newer position would hide the words
+    this.app.notice(text);
   }
 
   // -- requests ---------------------------------------------------------------

@@ -25,6 +25,7 @@ let nameChosen = localStorage.getItem(NAME_KEY) !== null;
 const main = $("#main");
 const linkBanner = $("#link");
 const toast = $("#toast");
+toast.addEventListener("click", () => { toast.hidden = true; });
 
 function savedName() {
   let name = localStorage.getItem(NAME_KEY);

@@ -114,7 +114,9 @@ async def test_a_spectator_sees_the_game_and_cannot_touch_it(
 
 
 async def test_a_player_who_stays_away_can_be_claimed_against(browser: Browser) -> None:
-    config = Config(port=0, rate=1000, burst=1000, grace=1, deliberate_grace=1)
+    # 3 s, not 1: the "claim in" countdown must stay on screen long enough to be seen on a
+    # busy machine (with 1 s it failed now and then, gone before the page was looked at).
+    config = Config(port=0, rate=1000, burst=1000, grace=3, deliberate_grace=3)
     async with GameServer(config).running() as site:
         (alice, bob), _ = await game_between(browser, site)
         await play([alice, bob], ["c2"])

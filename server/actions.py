@@ -80,6 +80,8 @@ class Think(NamedTuple):
     variant: VariantSpec
     level: int
     seconds: float | None
+    group: str = ""
+    """Whose share of the workers the search uses (``Room.share``)."""
 
 
 class Suggest(NamedTuple):
@@ -91,6 +93,8 @@ class Suggest(NamedTuple):
     ply: int
     actions: list[str]
     variant: VariantSpec
+    group: str = ""
+    """Whose share of the workers the search uses (``Room.share``)."""
 
 
 class LiveEvalStep(NamedTuple):

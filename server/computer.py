@@ -30,7 +30,14 @@ def think(room: Room) -> list[Think]:
     game = room.game
     return [
         Think(
-            room.code, game.turn, game.ply, list(room.actions), room.spec, holder.bot, holder.think
+            room.code,
+            game.turn,
+            game.ply,
+            list(room.actions),
+            room.spec,
+            holder.bot,
+            holder.think,
+            room.share,
         )
     ]
 

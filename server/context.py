@@ -53,9 +53,9 @@ class Limits:
     rooms_per_address: int = 20
     """Rooms the sessions of one IP address may own at once."""
     computer_rooms_per_address: int = 4
-    """Of those, how many against the computer (the server: half of what saturates its
-    workers, ``server.workers.address_share``): twenty games of one address, each moving at
-    once, kept the workers saturated, and every other player's new computer game refused."""
+    """Of those, how many against the computer (the server: 2 per worker process,
+    ``server.workers.address_share``): an address's rooms take turns within its share of the
+    workers, so more would only make each of them slower."""
     max_rooms: int = 5000
     """Rooms the server holds at most; past it new rooms are refused with ``server_busy``."""
     history: int = 1000

@@ -222,7 +222,8 @@ class Play:
             return self.host.after_results(room, request.id)
         self._hinting.add(conn)
         self.context.counters["hints"] += 1
-        return [Suggest(conn, request.id, room.code, game.ply, list(room.actions), room.spec)]
+        actions = list(room.actions)
+        return [Suggest(conn, request.id, room.code, game.ply, actions, room.spec, room.share)]
 
     def hint_move(self, suggest: Suggest, move: str | None) -> list[Action]:
         """The computer's hint came back (None: it failed)."""

@@ -709,6 +709,16 @@ class Room:
         return [h.gone_since + h.grace for h in self.seats if h and h.gone_since is not None]
 
     @property
+    def share(self) -> str:
+        """Whose share of the computer's workers this room's searches use: its creator's
+        address (``owners``), so that one address's rooms take turns among themselves; the
+        room itself when that is not known (a room taken back after a restart)."""
+        for owner in self.owners:
+            if owner.startswith("address:"):
+                return owner
+        return f"room:{self.code}"
+
+    @property
     def has_computer(self) -> bool:
         return any(h is not None and h.bot is not None for h in self.seats)
 

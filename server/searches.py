@@ -29,7 +29,7 @@ from server.core import (
     Suggest,
     Think,
 )
-from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
+from server.workers import ANALYSIS, MOVE, SHORT_SEARCH, PoolFull, WorkerPool
 
 log = logging.getLogger("quoridor.server")
 
@@ -69,7 +69,10 @@ class Searches:
             budget=think.seconds,
         )
         wanted = functools.partial(self.core.still_thinking, think)
-        future = self.workers.submit(f"room:{think.room}", search, MOVE, wanted)
+        long = think.seconds is not None and think.seconds > SHORT_SEARCH
+        future = self.workers.submit(
+            f"room:{think.room}", search, MOVE, wanted, group=think.group, long=long
+        )
         answer = functools.partial(self.core.bot_move, think.room, think.seat, think.ply)
         self._follow(future, answer, "the computer's search failed", {"room": think.room})
 
@@ -86,7 +89,8 @@ class Searches:
             budget=HINT_SECONDS,
         )
         answer = functools.partial(self.core.hint_move, suggest)
-        if (future := self._submit(f"hint:{suggest.conn}", search, answer)) is not None:
+        owner = f"hint:{suggest.conn}"
+        if (future := self._submit(owner, search, answer, group=suggest.group)) is not None:
             self._follow(future, answer, "the computer's hint failed", {"room": suggest.room})
 
     def live(self, step: LiveEvalStep) -> None:
@@ -131,11 +135,12 @@ class Searches:
         work: Callable[[], Any],
         answer: Answer,
         wanted: Callable[[], bool] = lambda: True,
+        group: str | None = None,
     ) -> asyncio.Future[Any] | None:
         """Queue a job behind the computer's moves; None, and the core told it failed, when
         the pool has too much waiting."""
         try:
-            return self.workers.submit(owner, work, ANALYSIS, wanted)
+            return self.workers.submit(owner, work, ANALYSIS, wanted, group=group)
         except PoolFull:
             self.carry_out(answer(None))
             return None

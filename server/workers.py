@@ -6,11 +6,20 @@ executor's first-come-first-served queue, decide who goes next:
 
 - a lower ``priority`` first (a computer's move in a game in progress before an
   analysis someone asked for);
-- then the owner with the fewest searches running (an owner is a room, or a
-  session: whoever the work is for), and among those the one served least
-  recently, so owners take turns and a room that queued many long searches
-  cannot keep every worker while another waits;
+- then the group with the fewest searches running, and among those the one served
+  least recently (a group is an address: all the rooms against the computer that
+  one address opened, and their hints), so addresses take turns;
+- then the owner served least recently (an owner is a room, or a session: whoever
+  the work is for), so one address's rooms take turns among themselves;
 - then the oldest.
+
+And two caps, so that there is always a worker for someone else (an outside
+review held every worker with four rooms of one address asking 30 s searches,
+and another address's level-1 move waited 55 s): a group runs on at most half
+the workers at once (``per_group``), and searches longer than ``SHORT_SEARCH``
+seconds (a ``computer.seconds`` the player chose) run on at most half the
+workers in all. Each cap leaves a worker idle rather than break it; with one
+worker there is nothing to share.
 
 Bounds: each owner may have ``per_owner`` searches waiting, and the queue holds
 at most ``queued`` in all; ``submit`` raises ``PoolFull`` past either. A
@@ -41,6 +50,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+SHORT_SEARCH = 2.0
+"""Seconds a search may be given and still count as short: the levels' own budgets (level 5
+thinks 2 s) and hints."""
 MOVE = 0
 """Priority of a computer's move in a game in progress."""
 ANALYSIS = 1
@@ -64,6 +76,8 @@ class _Job:
     priority: int
     number: int
     owner: str = field(compare=False)
+    group: str = field(compare=False)
+    long: bool = field(compare=False)
     work: Callable[[], Any] = field(compare=False)
     future: asyncio.Future[Any] = field(compare=False)
     wanted: Callable[[], bool] = field(compare=False)
@@ -76,10 +90,16 @@ class WorkerPool:
         self.workers = workers or default_workers()
         self.per_owner = per_owner
         self.queued_limit = queued or 16 * self.workers
+        self.per_group = max(1, self.workers // 2)
+        """Searches one group may run at once."""
+        self.long_at_once = max(1, self.workers // 2)
+        """Long searches (over ``SHORT_SEARCH`` seconds) that may run at once, all groups."""
         self._waiting: list[_Job] = []
         self._running: Counter[str] = Counter()
+        """Searches running, by owner and by group (the two kinds of names never meet)."""
+        self._long = 0
         self._served: dict[str, int] = {}
-        """When each owner with work waiting or running last got a worker."""
+        """When each owner and group with work waiting or running last got a worker."""
         self._numbers = itertools.count()
         self._executor: ProcessPoolExecutor | None = None
         self._closed = False
@@ -89,13 +109,18 @@ class WorkerPool:
     @property
     def pending(self) -> int:
         """Searches waiting or running."""
-        return len(self._waiting) + self._running.total()
+        return len(self._waiting) + self._busy
 
     @property
     def saturated(self) -> bool:
-        """Whether new long-running work (a new computer game) should be refused: there is
-        already more than ``SATURATION`` searches' worth of work per worker."""
-        return self.pending >= SATURATION * self.workers
+        """Whether new long-running work (a new computer game) should be refused: more than
+        ``SATURATION`` groups per worker have searches waiting or running. Counted by group,
+        not search: a group's searches take turns among themselves, so a new address waits
+        for the others' turns, not for their number of rooms (two addresses with four rooms
+        each refused everybody else's computer games)."""
+        groups = {job.group for job in self._waiting}
+        groups.update(name for name in self._running if name.startswith(GROUP))
+        return len(groups) >= SATURATION * self.workers
 
     def waiting_for(self, owner: str) -> int:
         return sum(1 for job in self._waiting if job.owner == owner)
@@ -106,8 +131,12 @@ class WorkerPool:
         work: Callable[[], Any],
         priority: int = ANALYSIS,
         wanted: Callable[[], bool] = lambda: True,
+        group: str | None = None,
+        long: bool = False,
     ) -> asyncio.Future[Any]:
-        """Queue ``work`` (picklable, run in a worker process) for ``owner``; its result.
+        """Queue ``work`` (picklable, run in a worker process) for ``owner``, in ``group``'s
+        share (None: a group of its own); its result. ``long``: it may run past
+        ``SHORT_SEARCH`` seconds.
 
         ``wanted`` is asked again just before the work starts: False drops it (the
         future is cancelled), so a search for a game that moved on costs nothing.
@@ -122,7 +151,11 @@ class WorkerPool:
         if priority > MOVE and len(self._waiting) >= self.queued_limit:
             raise PoolFull("the server's computer players are all busy; try again in a minute")
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiting.append(_Job(priority, next(self._numbers), owner, work, future, wanted))
+        job = _Job(
+            priority, next(self._numbers), owner, GROUP + (group or owner), long, work, future,
+            wanted,
+        )  # fmt: skip
+        self._waiting.append(job)
         self._dispatch()
         return future
 
@@ -145,8 +178,11 @@ class WorkerPool:
 
     def _dispatch(self) -> None:
         """Start waiting jobs while a worker is free, the fairest first."""
-        while self._waiting and self._running.total() < self.workers:
-            job = min(self._waiting, key=self._rank)
+        while self._waiting and self._busy < self.workers:
+            allowed = [job for job in self._waiting if self._may_start(job)]
+            if not allowed:
+                return  # what waits is over a cap: it goes when one of its own ends
+            job = min(allowed, key=self._rank)
             self._waiting.remove(job)
             if job.future.cancelled() or not job.wanted():
                 job.future.cancel()
@@ -159,9 +195,20 @@ class WorkerPool:
             self._waiting.remove(job)
             job.future.cancel()
 
-    def _rank(self, job: _Job) -> tuple[int, int, int, int]:
-        served = self._served.get(job.owner, -1)
-        return job.priority, self._running[job.owner], served, job.number
+    @property
+    def _busy(self) -> int:
+        """Workers running a search (each is counted under its owner and its group)."""
+        return self._running.total() // 2
+
+    def _may_start(self, job: _Job) -> bool:
+        if self._running[job.group] >= self.per_group:
+            return False
+        return not job.long or self._long < self.long_at_once
+
+    def _rank(self, job: _Job) -> tuple[int, int, int, int, int]:
+        served = self._served.get
+        group = (self._running[job.group], served(job.group, -1))
+        return job.priority, *group, served(job.owner, -1), job.number
 
     def _start(self, job: _Job) -> None:
         if self._executor is None:
@@ -171,17 +218,21 @@ class WorkerPool:
                 self.workers, mp_context=context, initializer=_leave_interrupts_to_the_server
             )
         self._running[job.owner] += 1
-        self._served[job.owner] = next(self._numbers)
+        self._running[job.group] += 1
+        self._long += job.long
+        self._served[job.owner] = self._served[job.group] = next(self._numbers)
         loop = asyncio.get_running_loop()
         done = self._executor.submit(job.work)
         done.add_done_callback(functools.partial(_back_to, loop, self._finish, job))
 
     def _finish(self, job: _Job, ended: Future[Any]) -> None:
-        self._running[job.owner] -= 1
-        if not self._running[job.owner]:
-            del self._running[job.owner]
-            if not self.waiting_for(job.owner):
-                del self._served[job.owner]  # nothing left: forget it (owners come and go)
+        self._long -= job.long
+        for name in (job.owner, job.group):
+            self._running[name] -= 1
+            if not self._running[name]:
+                del self._running[name]
+                if not any(name in (other.owner, other.group) for other in self._waiting):
+                    del self._served[name]  # nothing left: forget it (owners come and go)
         if not job.future.done():
             if ended.cancelled():
                 job.future.cancel()
@@ -205,14 +256,16 @@ def _back_to(
         loop.call_soon_threadsafe(finish, job, ended)
 
 
+GROUP = "group:"
+"""Prefix of a group's name in the counters, apart from the owners' names."""
 SATURATION = 4
 """Searches (waiting or running) per worker beyond which new computer games are refused."""
 
 
 def address_share(workers: int) -> int:
-    """Rooms against the computer one IP address may hold: half of what saturates
-    ``workers`` (0: one per core), so that one address alone cannot keep every other
-    player's new computer game refused."""
+    """Rooms against the computer one IP address may hold: 2 per worker (0: one per core).
+    Its searches take turns within its share of the workers (``WorkerPool``); the cap bounds
+    how long each of its own rooms waits for its turn."""
     return max(1, SATURATION * (workers or default_workers()) // 2)
 
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from protocol.messages import AiSpec, Create, ErrorCode, Joined, MoveRequest
+from protocol.messages import AiSpec, Create, ErrorCode, Joined, MoveRequest, State
 from server.app import GameServer
 from server.config import Config
 from server.workers import ANALYSIS, MOVE, PoolFull, WorkerPool
@@ -142,3 +142,54 @@ async def test_ctrl_c_stops_a_server_with_workers_without_a_traceback() -> None:
     log = server.log.decode()
     assert "KeyboardInterrupt" not in log
     assert "Traceback" not in log
+
+
+async def test_long_searches_of_a_few_addresses_leave_a_worker_for_the_others() -> None:
+    """An outside review: one address's four rooms asking the computer for 30 s moves held
+    every worker, and another address's level-1 move waited 55 s; two such addresses got
+    every new computer game refused. Here two addresses, two rooms each, ask for 20 s moves
+    on two workers: a third address starts a game and gets its level-1 moves at once."""
+    config = Config(port=0, rate=1000, burst=1000, ai_workers=2, trusted_proxies="127.0.0.1")
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        hogs = [await Client.connect(url, f"hog{n}", address=f"10.0.1.{n % 2}") for n in range(4)]
+        for hog in hogs:
+            await hog.send(Create(ai=AiSpec(level=5, seconds=20)))
+            await hog.expect(Joined)
+            await hog.state()
+            await hog.send(MoveRequest(move="e2", ply=0))
+            await hog.state()
+        victim = await Client.connect(url, "victim", address="10.0.2.1")
+        await victim.send(Create(id="game", ai=AiSpec(level=1)))
+        assert (await victim.expect(Joined)).id == "game"  # not refused as busy
+        await victim.state()
+        for ply, move in enumerate(["e2", "e3"]):
+            await victim.send(MoveRequest(move=move, ply=2 * ply))
+            await victim.state()
+            started = time.monotonic()
+            while (await victim.expect(State, within=30)).ply < 2 * ply + 2:
+                pass
+            # A worker was free (before, a 20 s wait); a margin for starting one on a busy machine.
+            assert time.monotonic() - started < 8
+        for client in [*hogs, victim]:
+            await client.close()
+
+
+async def test_a_group_runs_on_half_the_workers_and_long_searches_likewise() -> None:
+    pool = WorkerPool(workers=2)
+    started: list[str] = []
+
+    def submit(owner: str, group: str, long: bool = False) -> asyncio.Future[None]:
+        future = pool.submit(owner, nap(0.3), MOVE, group=group, long=long)
+        started.append(owner)
+        return future
+
+    first = [submit("room:a1", "address:a"), submit("room:a2", "address:a")]
+    await asyncio.sleep(0.05)
+    assert (pool.pending, pool._busy) == (2, 1)  # a's second search waits for its first
+    long = [submit("room:b1", "address:b", long=True), submit("room:c1", "address:c", True)]
+    await asyncio.sleep(0.05)
+    assert pool._busy == 2  # b's long one took the free worker; c's waits (half for long)
+    assert not pool.saturated  # three addresses, eight allowed
+    await asyncio.gather(*first, *long)
+    pool.shutdown()

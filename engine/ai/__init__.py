@@ -80,8 +80,6 @@ LEVELS: dict[int, Level] = {
 _MAP_CACHES: dict[tuple[int, int], dict[tuple[int, int], tuple[GoalMap, ...]]] = {}
 """Per (players, size), goal maps by closed edges, kept between calls in one
 process (a pure function of the walls, so it changes no answer)."""
-_MAP_CACHE_LIMIT = 20_000
-"""About 2.5 kB an entry: cleared past this (checked between searches)."""
 
 
 def choose_move(
@@ -139,8 +137,6 @@ def analyse(
     if game.is_over:
         raise ValueError(f"the game is over: seat {game.winner} has won")
     cache = _MAP_CACHES.setdefault((game.variant.players, game.variant.size), {})
-    if len(cache) > _MAP_CACHE_LIMIT:
-        cache.clear()
     position = Position(game, cache)
     rng = random.Random(seed)
     found = _exact(position, rng, deadline) if not settings.noise else None

@@ -30,6 +30,10 @@ WALL_V = 512
 """Moves from here on are vertical walls (``WALL_V + slot``)."""
 
 
+MAP_CACHE_LIMIT = 20_000
+"""Goal maps cached (about 2.5 kB an entry), emptied past this."""
+
+
 class GoalMap(NamedTuple):
     """Breadth-first layers from one seat's goal edge, for one set of walls."""
 
@@ -140,7 +144,7 @@ class Position:
         if found is None:
             north, east = self.north_base & ~self.cn, self.east_base & ~self.ce
             found = tuple(goal_map(goal, north, east, self.stride) for goal in self.goals)
-            self.map_cache[key] = found
+            self._remember(key, found)
         return found
 
     def maps_after_wall(
@@ -163,8 +167,15 @@ class Position:
                 else old
                 for goal, old in zip(self.goals, parent, strict=True)
             )
-            self.map_cache[key] = found
+            self._remember(key, found)
         return found
+
+    def _remember(self, key: tuple[int, int], maps: tuple[GoalMap, ...]) -> None:
+        """Cache ``maps``; the cache is emptied when full, during a search too: a 30 s
+        search (``ai.seconds``) grew it to hundreds of MB, kept by the worker process."""
+        if len(self.map_cache) >= MAP_CACHE_LIMIT:
+            self.map_cache.clear()
+        self.map_cache[key] = maps
 
     def distances(self) -> list[int]:
         return [distance(m.layers, pawn) for m, pawn in zip(self.maps(), self.pawns, strict=True)]

@@ -53,6 +53,12 @@ RACE = 5_000
 """Bonus for a race that is decided once a side is out of walls."""
 
 EXACT, LOWER, UPPER = 0, 1, 2
+TABLE_LIMIT = 200_000
+"""Entries the transposition table may hold (about 300 bytes each): emptied when full. With
+``CUTS_LIMIT``, what bounds a long search's memory: a 30 s search (``ai.seconds``) grew a
+worker process to about a gigabyte, which it then kept while idle (an outside review)."""
+CUTS_LIMIT = 50_000
+"""Entries of the wall cache (a list of walls each, about 1 kB): emptied when full."""
 CHECK_EVERY = 15
 """Look at the clock every 16 nodes (a node costs from microseconds to a millisecond)."""
 
@@ -179,6 +185,8 @@ class Searcher:
             found = cut_walls(
                 maps[op].layers, pos.pawns[op], north, east, pos.stride, h_free, v_free
             )
+            if len(self.cuts) >= CUTS_LIMIT:
+                self.cuts.clear()
             self.cuts[key] = found
         return found
 
@@ -267,6 +275,8 @@ class Searcher:
                 d_me, distance(theirs, pawns[op]), pos.walls_left[me], pos.walls_left[op]
             )
         flag = LOWER if best >= beta else UPPER if best <= original_alpha else EXACT
+        if len(self.tt) >= TABLE_LIMIT:
+            self.tt.clear()
         self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
         return best
 

@@ -220,3 +220,25 @@ def test_walks_the_shortest_path_when_walls_are_gone() -> None:
     move = choose_move(game.moves, walls=0, level=5, budget=0.3)
     game.play(move)
     assert game.distances()[0] == before - 1
+
+
+def test_a_long_search_keeps_its_tables_within_their_limits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An outside review: a 30 s search grew a worker process to about 1 GB, kept while idle
+    (the goal maps, the transposition table and the wall cache grew without bound during one
+    search). Each is emptied when full, during the search too: limits made small here."""
+    import engine.ai.position as position_module
+    import engine.ai.search as search_module
+
+    monkeypatch.setattr(position_module, "MAP_CACHE_LIMIT", 40)
+    monkeypatch.setattr(search_module, "TABLE_LIMIT", 100)
+    monkeypatch.setattr(search_module, "CUTS_LIMIT", 30)
+    game = Game.from_moves("e2 e8 e3 e7 e4 e6 d3h")
+    position = Position(game, {})
+    searcher = search_module.Searcher(position, max_depth=6, deadline=time.perf_counter() + 1)
+    searcher.run(random.Random(1))
+    assert searcher.nodes > 1000  # far more positions than the limits
+    assert 0 < len(searcher.tt) <= 100
+    assert 0 < len(searcher.cuts) <= 30
+    assert 0 < len(position.map_cache) <= 40

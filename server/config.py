@@ -63,8 +63,9 @@ class Config:
     )
     short_game_days: float = _setting(
         1.0,
-        "days the database keeps short games (aborted, or over before every seat made two "
-        "moves) beyond the newest 200; games of registered players, rated or analysed are kept",
+        "days the database keeps short games (aborted, over before every seat made two moves, "
+        "or one of a flood from one address) beyond the newest 200; games of registered "
+        "players, rated or analysed are kept",
     )
     history_days: float = _setting(
         0.0,

@@ -17,7 +17,8 @@ from server.rooms import Room
 log = logging.getLogger("quoridor.history")
 
 
-# Short games (aborted, or over before every seat made two moves) are kept apart, the
+# Short games (aborted, over before every seat made two moves, or one of a flood of games
+# from one address: retention.is_short) are kept apart, the
 # newest SHORT_KEPT of them, so that a flood of them (they cost a few requests each) can
 # never push played games out; the database keeps at least those (server.retention).
 
@@ -48,8 +49,9 @@ class GameHistory:
             (self.short if is_short(game) else self.games).append(game)
         self._next_id = max([last_id, *(game.id for game in games)]) + 1
 
-    def archive(self, room: Room, now: float) -> int:
-        """Move the room's finished games here; how many there were."""
+    def archive(self, room: Room, now: float, flood: bool = False) -> int:
+        """Move the room's finished games here; how many there were (``flood``: see
+        ``GameRecord.flood``)."""
         count = len(room.finished)
         for finished in room.finished:
             game = GameRecord(
@@ -66,6 +68,7 @@ class GameHistory:
                 pool=finished.pool,
                 accounts=finished.accounts,
                 ranks=finished.ranks,
+                flood=flood,
             )
             log.info(
                 "game %d finished: %s, winner seat %s, %d moves",

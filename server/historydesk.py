@@ -30,6 +30,14 @@ from server.rooms import Room
 
 REPLAY_PLIES_PER_TOKEN = 40
 """A ``replay`` costs one request of the rate limit per this many moves, on top of its own."""
+GAMES_PER_HOUR = 120
+GAMES_BURST = 60
+"""The games one IP address may finish, at most, and count as played in the history (its
+newest 1000, kept for ever by default): past it, a game all of whose people are over it is
+kept as a short one. An outside review finished 450 four-move games in 20 s from one
+address (two clients per game, resigning and asking for a rematch), which pushed every real
+game out of the history in a minute and grew the database without end. A player finishes
+a one-minute game a minute at most, and a school's players share one address."""
 REPLAY_BURST = 1000
 """Plies the server's replay budget holds at most: one replay of the most moves allowed."""
 REPLAY_ADDRESS_SHARE = 0.25
@@ -53,12 +61,30 @@ class HistoryDesk:
         longest replay (about 12 ms of work): a bigger one let a dozen replays run back
         to back and held the games' moves for 100 ms."""
         self._shares = KeyedBuckets(limits.replay_plies * REPLAY_ADDRESS_SHARE, REPLAY_BURST)
+        self._games = KeyedBuckets(GAMES_PER_HOUR / 3600, GAMES_BURST)
+        """Each address's games counted as played (``GAMES_PER_HOUR``)."""
         """Each address's share of ``_replays``, in bursts of one longest replay."""
 
     def archive(self, room: Room) -> None:
         """Take in the games that ended in ``room``."""
-        finished = self.history.archive(room, self.context.wall_clock())
+        flood = self._flood(room, len(room.finished))
+        finished = self.history.archive(room, self.context.wall_clock(), flood)
         self.context.counters["games_finished"] += finished
+
+    def _flood(self, room: Room, games: int) -> bool:
+        """Whether every person in ``room`` is past their address's rate of games, once
+        ``games`` more are counted (each address once per game)."""
+        now = self.context.clock()
+        addresses = {
+            holder.session.address
+            for holder in room.seats
+            if holder is not None and holder.bot is None and holder.session.address
+        }
+        over = []
+        for address in addresses:
+            taken = [self._games.take(address, now) for _ in range(games)]  # each one counts
+            over.append(not all(taken))
+        return bool(over) and all(over)
 
     def listing(self, conn: int, request: History) -> Send:
         games = self.history.listing(request.limit)

@@ -94,6 +94,9 @@ class GameRecord(msgspec.Struct, kw_only=True):
     Empty in games saved before accounts existed."""
     ranks: list[int] = msgspec.field(default_factory=list)
     """Each seat's finishing place (1 first; equal places share it), for rating."""
+    flood: bool = False
+    """Finished while every person in it had finished more games than their address's rate
+    (``server.historydesk.GAMES_PER_HOUR``): kept as a short game (``is_short``)."""
 
 
 class RatingRecord(msgspec.Struct, kw_only=True):

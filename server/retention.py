@@ -4,8 +4,9 @@ The rule (documented for operators in deploy/README.md and for clients in
 PROTOCOL.md section 4):
 
 - A game is **short** when it was aborted, or over before every seat made two
-  moves (resignations and departures not counted): ``is_short``. Junk games
-  cost a client a few requests each, so only short games are pruned by default.
+  moves (resignations and departures not counted), or one of a flood of games
+  from one address (``GameRecord.flood``): ``is_short``. Junk games cost a
+  client a few requests each, so only short games are pruned by default.
 - Short games finished more than ``short_days`` ago are deleted, except the
   newest ``SHORT_KEPT`` (200) of them (the ones the server's memory holds).
 - Played games are kept for ever, unless ``history_days`` is set: then those
@@ -46,9 +47,12 @@ class Retention(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def is_short(game: GameRecord) -> bool:
-    """Aborted, or over before every seat made two moves."""
+    """Aborted, over before every seat made two moves, or one of a flood of games
+    (``GameRecord.flood``)."""
+    if game.flood or game.reason == "aborted":
+        return True
     plies = sum(1 for move in game.moves if not move.startswith("retire"))
-    return game.reason == "aborted" or plies < 2 * game.variant.players
+    return plies < 2 * game.variant.players
 
 
 _UNREFERENCED = """

@@ -106,6 +106,8 @@ class Member(Protocol):
     previous_digest: bytes | None
     """The hash of the token of its last resume, good until the newer one is used."""
     account: AccountRecord | None
+    address: str
+    """The IP address the session came from ("" when not known)."""
     conn: int | None
     """Where the room's events go now; None while away."""
     room: Room | None

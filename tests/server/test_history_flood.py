@@ -26,6 +26,7 @@ from protocol.messages import (
     Resign,
     State,
 )
+from server import historydesk
 from server.app import GameServer
 from server.config import Config
 from server.history import GameHistory
@@ -159,3 +160,30 @@ async def test_the_log_and_the_metrics_tell_of_games_pruned(
             _, metrics = await http_get(server.port, "/metrics")
     assert "history: 1 finished games deleted by the retention rule" in caplog.text
     assert "quoridor_history_pruned_total 1.0" in metrics
+
+
+async def test_a_flood_of_played_games_from_one_address_is_kept_as_short_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An outside review finished 450 four-move games in 20 s from one address (resign,
+    rematch, again): the history's 1000 played games were all theirs within a minute, and
+    the database kept every one for ever. Past its address's rate of games, such a game is
+    kept as a short one; a game with someone from another address still counts as played."""
+    monkeypatch.setattr(historydesk, "GAMES_BURST", 3, raising=False)  # 60 on a real server
+    config = Config(port=0, rate=1000, burst=1000, trusted_proxies="127.0.0.1")
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        a = await Client.connect(url, "ann", address="10.0.3.1")
+        b = await Client.connect(url, "bob", address="10.0.3.1")
+        c = await Client.connect(url, "cat", address="10.0.3.2")
+        history = server.core.history
+        for _ in range(4):
+            await one_game(a, b, ["e2", "e8", "e3", "e7"], Resign())
+        assert (len(history.games), len(history.short)) == (3, 1)
+        assert history.short[-1].flood
+        await one_game(a, c, ["e2", "e8", "e3", "e7"], Resign())  # cat's address is not over
+        assert (len(history.games), len(history.short)) == (4, 1)
+        await a.send(History())
+        assert len((await a.expect(HistoryList)).games) == 5  # short games are listed too
+        for client in (a, b, c):
+            await client.close()

@@ -84,6 +84,11 @@ RECENT_GAMES = 10
 COMPUTER_NAME = re.compile(r"computer\s*l?([1-5])", re.IGNORECASE)
 
 
+ACCOUNT_SPREAD = 10
+"""An account's failed logins from all addresses together may be this many times one
+address's (``AuthLimits.login_burst``, ``logins_per_minute``)."""
+
+
 @dataclass(frozen=True)
 class AuthLimits:
     """How often one address or one account name may try (averages; bursts allowed)."""
@@ -115,7 +120,15 @@ class AccountService:
         """A hash of nothing anyone knows, checked for unknown names (same work, same time)."""
         per_minute = limits.logins_per_minute / 60
         self.logins_by_address = KeyedBuckets(per_minute, limits.login_burst)
-        self.logins_by_name = KeyedBuckets(per_minute, limits.login_burst)
+        self.failures_from = KeyedBuckets(per_minute, limits.login_burst)
+        """Failed attempts on one account from one address: a stranger guessing from one
+        address is stopped there, and the owner, elsewhere, still logs in (an outside review
+        locked an account out from another address with 11 wrong passwords)."""
+        self.failures = KeyedBuckets(
+            per_minute * ACCOUNT_SPREAD, limits.login_burst * ACCOUNT_SPREAD
+        )
+        """Failed attempts on one account from everywhere: guessing spread over many
+        addresses stops here."""
         self.registrations = KeyedBuckets(
             limits.registrations_per_hour / 3600, limits.registration_burst
         )
@@ -222,14 +235,20 @@ class AccountService:
         """The account's credentials when ``password`` opens it; else the one answer for an
         unknown name and a wrong password alike."""
         now = self.clock()
-        if not self.logins_by_address.take(address, now) or not self.logins_by_name.take(key, now):
+        pair = f"{key}\n{address}"
+        if not (
+            self.logins_by_address.take(address, now)
+            and self.failures_from.take(pair, now)
+            and self.failures.take(key, now)
+        ):
             raise _Refused(ErrorCode.RATE_LIMITED, "too many login attempts; wait a minute")
         credentials: Credentials | None = await self._ask(FindAccount(key), Credentials | None)
         stored = credentials.password if credentials is not None else await self._dummy_hash()
         if not await self._verify(stored, password) or credentials is None:
             self.core.counters["logins:failure"] += 1
             raise _Refused(ErrorCode.BAD_CREDENTIALS, "unknown name or wrong password")
-        self.logins_by_name.give_back(key)  # only failures count against the account
+        self.failures_from.give_back(pair)  # only failures count against the account
+        self.failures.give_back(key)
         self.core.counters["logins:success"] += 1
         return credentials
 

@@ -163,7 +163,9 @@ class Config:
         "so a load balancer can stop sending players first",
     )
     logins_per_minute: float = _setting(
-        6.0, "login attempts a minute one address, or one account name, may make on average"
+        6.0,
+        "login attempts a minute one address may make on average, and failed ones on one "
+        "account name from one address (from all addresses: ten times that)",
     )
     login_burst: float = _setting(10.0, "login attempts allowed at once before that rate applies")
     registrations_per_hour: float = _setting(

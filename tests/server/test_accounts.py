@@ -49,7 +49,7 @@ from protocol.messages import (
     VariantSpec,
     Welcome,
 )
-from server import ratings
+from server import accounts, ratings
 from server.app import GameServer
 from server.config import Config
 from server.records import AccountRecord, RatingRecord
@@ -207,7 +207,10 @@ async def from_address(server: GameServer, address: str) -> Client:
     return Client(await connect(url(server), additional_headers=headers))
 
 
-async def test_login_limits_per_address_and_per_account_trip_and_recover(tmp_path: Path) -> None:
+async def test_login_limits_per_address_and_per_account_trip_and_recover(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(accounts, "ACCOUNT_SPREAD", 2, raising=False)  # alice: 6 in all at once
     limits = config(
         tmp_path / "limits.db",
         logins_per_minute=60 * 4,  # one attempt back every 0.25 s
@@ -221,19 +224,26 @@ async def test_login_limits_per_address_and_per_account_trip_and_recover(tmp_pat
         for _ in range(3):
             wrong = await attempt(mallory, Login(name="alice", password="guess guess"))
             assert getattr(wrong, "code", None) == "bad_credentials"
-        # Both limits are spent: this address for anyone, and anyone for alice...
+        # This address is spent, for anyone...
         limited = await attempt(mallory, Login(name="bob", password=PASSWORD))
         assert getattr(limited, "code", None) == "rate_limited"
+        # ...but alice, from her own address, still logs in (an outside review locked an
+        # account out from another address with eleven wrong passwords).
         alice = await from_address(server, "198.51.100.1")
+        assert isinstance(await attempt(alice, Login(name="alice", password=PASSWORD)), LoggedIn)
+        # Guessing spread over addresses meets the account's own limit: 6 failures in all.
+        trent = await from_address(server, "203.0.113.10")
+        for _ in range(3):
+            wrong = await attempt(trent, Login(name="alice", password="guess guess"))
+            assert getattr(wrong, "code", None) == "bad_credentials"
         limited = await attempt(alice, Login(name="alice", password=PASSWORD))
         assert getattr(limited, "code", None) == "rate_limited"
-        # ...but not bob's name from another address.
-        bob = await from_address(server, "198.51.100.2")
+        bob = await from_address(server, "198.51.100.2")  # another account is not held up
         assert isinstance(await attempt(bob, Login(name="bob", password=PASSWORD)), LoggedIn)
         # They recover as time passes.
         await asyncio.sleep(0.3)
         assert isinstance(await attempt(alice, Login(name="alice", password=PASSWORD)), LoggedIn)
-        for client in (mallory, alice, bob):
+        for client in (mallory, alice, bob, trent):
             await client.close()
 
 

@@ -72,7 +72,7 @@ class Bench:
     """``games`` games between pairs of connections of one core, replaying scripts."""
 
     def __init__(self, games: int, scripts: list[list[str]], compact: bool = False) -> None:
-        self.core = Core(Limits(rate=1e9, burst=1e9))
+        self.core = Core(Limits(rate=1e9, burst=1e9, hellos_per_second=1e9, hello_burst=1e9))
         self.scripts = scripts
         self.frames = [
             [encode(MoveRequest(move=move, ply=ply)) for ply, move in enumerate(script)]

@@ -135,6 +135,18 @@ def away(state: State, seat: int) -> bool:
     return player.active and player.name is not None and not player.connected
 
 
+def ticking(state: State) -> bool:
+    """Whether something the status shows counts down by itself (a running clock, the
+    first-move deadline, a claim countdown): the screen is redrawn only while it does."""
+    if state.status != "playing":
+        return False
+    if state.clock is not None and state.clock.running is not None:
+        return True
+    if state.first_move_in_ms is not None and state.ply < len(state.players):
+        return True
+    return any(away(state, p.seat) and p.claim_in_ms is not None for p in state.players)
+
+
 def claim_note(state: State, seat: int, me: int | None, elapsed: float) -> str:
     """When the game may be claimed against an absent player (empty if it may not)."""
     player = state.players[seat]

@@ -56,7 +56,7 @@ from server.searches import Searches
 from server.stalls import StallClock
 from server.storage import Storage, open_storage
 from server.store import StoreError, StoreRefused
-from server.wire import Link
+from server.wire import WRITE_BUFFER_LIMIT, Link
 from server.workers import WorkerPool, address_share
 
 if TYPE_CHECKING:  # PostgreSQL's and Redis's clients are imported only in a cluster
@@ -69,8 +69,6 @@ CLOSE_GOING_AWAY = 1001
 PIPELINE = 2
 """Commits the database process may have at once: while it writes one, the next is
 already in its pipe, so it never waits for a busy event loop to send it."""
-WRITE_BUFFER_LIMIT = 1 << 20
-"""Bytes queued for a client that stopped reading before it is cut off."""
 SEND_BUFFER = 128 * 1024
 """The kernel send buffer asked for each client's socket (Linux doubles it). Left alone, Linux
 grows it for a client that stops reading up to tcp_wmem's maximum (often 4 MiB), on top of
@@ -806,9 +804,7 @@ class GameServer:
         """
         if transport.get_write_buffer_size() <= WRITE_BUFFER_LIMIT:
             return True
-        extra = {"conn": link.conn, "ip": link.ip}
-        log.warning("cutting off a client that stopped reading", extra=extra)
-        transport.abort()
+        link.cut_off()
         return False
 
     def _address(self, link: Link, request: Request | None = None) -> str:

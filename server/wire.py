@@ -17,7 +17,11 @@ What every connection lives by, whatever it carries, is kept here:
 - the opening handshake must be complete within ``OPEN_TIMEOUT`` (slowloris);
 - an open websocket is pinged every ``ping_interval`` seconds and dropped
   (close code 1011) when nothing at all came from it since the previous ping;
-- a close, either side's, ends the TCP connection within ``CLOSE_TIMEOUT``.
+- a close, either side's, ends the TCP connection within ``CLOSE_TIMEOUT``;
+- websocket control frames (pings, pongs) are rate-limited (``CONTROL_RATE``): websockets
+  answers each ping by itself, so nothing else bounded them;
+- a client whose unread backlog passes ``WRITE_BUFFER_LIMIT`` is cut off, whatever filled it
+  (the server's frames, or websockets' own pongs to its pings).
 
 Everything else (what to answer to a plain GET, whether an upgrade is allowed,
 what a message means) is the ``Host``'s: ``server.app.GameServer``.
@@ -38,6 +42,7 @@ from websockets.protocol import CLOSED, OPEN
 from websockets.server import ServerProtocol
 
 from server.http import LONGEST_METHOD, METHODS, NOT_ALLOWED, Gate
+from server.ratelimit import TokenBucket
 
 log = logging.getLogger("quoridor.server")
 
@@ -46,7 +51,18 @@ OPEN_TIMEOUT = 10.0
 CLOSE_TIMEOUT = 5.0
 """Seconds a closing connection has to finish before the TCP connection is aborted."""
 
+WRITE_BUFFER_LIMIT = 1 << 20
+"""Bytes queued for a client that stopped reading before it is cut off."""
+CONTROL_RATE = 2.0
+"""Websocket control frames (ping, pong) a client may send a second, on average: libraries
+send a keepalive ping every 20 seconds or so. websockets queues a pong for every ping before
+the server sees it, so 20 connections sending pings and never reading grew the server by a
+gigabyte in 30 seconds, and held its event loop for most of them."""
+CONTROL_BURST = 20.0
+"""...and at once."""
+
 TEXT, BINARY, CONT = Opcode.TEXT, Opcode.BINARY, Opcode.CONT
+PING, PONG = Opcode.PING, Opcode.PONG
 
 
 class Host(Protocol):
@@ -80,6 +96,7 @@ class Link(asyncio.Protocol):
     __slots__ = (
         "address",
         "conn",
+        "controls",
         "counted",
         "fragments",
         "heard",
@@ -129,6 +146,8 @@ class Link(asyncio.Protocol):
         self.keepalive: asyncio.TimerHandle | None = None
         self.patience: asyncio.TimerHandle | None = None
         self.lost: asyncio.Future[None] | None = None
+        self.controls: TokenBucket | None = None
+        """The client's allowance of control frames, from its first one."""
         self.relay: object | None = None
         """The cluster relay's state for this connection (``server.cluster.relay``): a
         client served by another node, or a connection another node handed over; None
@@ -241,6 +260,13 @@ class Link(asyncio.Protocol):
         received = self.protocol.close_rcvd
         return None if received is None else received.code
 
+    def cut_off(self) -> None:
+        """Drop a client whose unread backlog grew too big: writes never wait for a slow
+        reader, so nobody else is slowed down, and this bounds the memory it can hold."""
+        extra = {"conn": self.conn, "ip": self.ip}
+        log.warning("cutting off a client that stopped reading", extra=extra)
+        self.transport.abort()
+
     # -- inside ----------------------------------------------------------------------
 
     def _method_allowed(self, data: bytes) -> bool:
@@ -299,6 +325,19 @@ class Link(asyncio.Protocol):
             if frame.fin:
                 data, self.fragments = b"".join(self.fragments), None
                 self.host.received(self, data)
+        elif opcode is PING or opcode is PONG:
+            self._control()
+
+    def _control(self) -> None:
+        """Count a control frame; close the connection (1008) past the allowance."""
+        now = asyncio.get_running_loop().time()
+        if self.controls is None:
+            self.controls = TokenBucket(CONTROL_RATE, CONTROL_BURST, now)
+        if self.controls.take(now) or self.protocol.state is not OPEN:
+            return
+        log.info("closing: too many control frames", extra={"conn": self.conn, "ip": self.ip})
+        self.protocol.send_close(CloseCode.POLICY_VIOLATION, "too many pings")
+        self._flush()
 
     def _flush(self) -> None:
         """Write what the protocol has to send; an empty chunk means the end of the stream."""
@@ -314,6 +353,9 @@ class Link(asyncio.Protocol):
                     transport.write_eof()
             else:
                 transport.close()
+        if transport.get_write_buffer_size() > WRITE_BUFFER_LIMIT:
+            self.cut_off()
+            return
         if self.timer is None and protocol.state is not OPEN and protocol.close_expected():
             self.timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT, transport.abort)
 

@@ -11,7 +11,8 @@ import time
 import pytest
 
 from protocol.messages import Joined, MoveRequest, VariantSpec, Watch
-from server.app import SEND_BUFFER, WRITE_BUFFER_LIMIT, GameServer
+from server.app import SEND_BUFFER, GameServer
+from server.wire import WRITE_BUFFER_LIMIT
 from tests.faults.conftest import Connect
 from tests.faults.play import WITHIN, next_state, past, seat_pair
 from tests.faults.proxy import Link, Proxy

@@ -57,7 +57,7 @@ from client.connection import (
 )
 from client.describe import result_text
 from client.notation import parse
-from engine.ai import LEVELS, choose_move
+from engine.ai import LEVELS, choose_move, move_budget
 from protocol.messages import (
     ChatMessage,
     Error,
@@ -311,7 +311,7 @@ class Bot:
         clock = state.clock
         if clock is not None and self.seat is not None:
             left = clock.remaining_ms[self.seat] / 1000
-            budget = min(budget, max(0.05, left / 20 + clock.increment_ms / 2000))
+            budget = move_budget(left, clock.increment_ms / 1000, budget)
         return budget
 
     async def on_thought(self, thought: Thought) -> None:

@@ -96,7 +96,8 @@ class AiSpec(Struct, kw_only=True, forbid_unknown_fields=False):
     level: Annotated[int, Meta(ge=1, le=5)] = 3
     """1 (beginner) to 5 (expert)."""
     seconds: Annotated[float, Meta(gt=0, le=30)] | None = None
-    """Thinking time per move; null for the level's own (0.5 s at level 1 to 3 s at 5)."""
+    """Thinking time per move; null for the level's own (0.5 s at level 1 to 2 s at 5); less
+    on a short clock."""
 
 
 # -- client to server ----------------------------------------------------------

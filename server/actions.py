@@ -82,6 +82,11 @@ class Think(NamedTuple):
     seconds: float | None
     group: str = ""
     """Whose share of the workers the search uses (``Room.share``)."""
+    flag: float | None = None
+    """When the computer's time runs out, on the games' clock; None while its clock does not
+    run (an untimed game, its free first move): it then thinks for ``seconds``."""
+    increment: float = 0.0
+    """What its clock gains after the move."""
 
 
 class Suggest(NamedTuple):

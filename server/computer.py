@@ -23,11 +23,14 @@ LIVE_NODES = 4_000
 
 
 def think(room: Room) -> list[Think]:
-    """Ask the computer for a move when it is its turn."""
+    """Ask the computer for a move when it is its turn, and tell it when its flag falls if
+    its clock runs (it budgets its time from that: ``server.thinking``)."""
     holder = room.bot_to_move()
     if holder is None or holder.bot is None:
         return []
     game = room.game
+    clock = room.clock
+    running = clock is not None and clock.running == game.turn
     return [
         Think(
             room.code,
@@ -38,6 +41,8 @@ def think(room: Room) -> list[Think]:
             holder.bot,
             holder.think,
             room.share,
+            clock.deadline() if clock is not None and running else None,
+            clock.increment if clock is not None else 0.0,
         )
     ]
 

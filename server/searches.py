@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,6 +30,7 @@ from server.core import (
     Suggest,
     Think,
 )
+from server.thinking import move_on_clock
 from server.workers import ANALYSIS, MOVE, SHORT_SEARCH, PoolFull, WorkerPool
 
 log = logging.getLogger("quoridor.server")
@@ -57,17 +59,33 @@ class Searches:
     def think(self, think: Think) -> None:
         """The computer's move; it comes back as a request. The room owns the search, so
         rooms share the workers fairly; it is dropped unstarted if the game moved on meanwhile
-        (a resign, a flag, an ended room)."""
+        (a resign, a flag, an ended room). On a clock, the search budgets its time from what
+        is left on it when it starts."""
         variant = think.variant
-        search = functools.partial(
-            choose_move,
-            think.actions,
-            players=variant.players,
-            size=variant.size,
-            walls=variant.walls,
-            level=think.level,
-            budget=think.seconds,
-        )
+        search: Callable[[], str]
+        if think.flag is None:
+            search = functools.partial(
+                choose_move,
+                think.actions,
+                players=variant.players,
+                size=variant.size,
+                walls=variant.walls,
+                level=think.level,
+                budget=think.seconds,
+            )
+        else:
+            search = functools.partial(
+                move_on_clock,
+                think.actions,
+                left=think.flag - self.core.clock(),
+                increment=think.increment,
+                asked=time.monotonic(),
+                players=variant.players,
+                size=variant.size,
+                walls=variant.walls,
+                level=think.level,
+                seconds=think.seconds,
+            )
         wanted = functools.partial(self.core.still_thinking, think)
         long = think.seconds is not None and think.seconds > SHORT_SEARCH
         future = self.workers.submit(

@@ -29,6 +29,10 @@ Once neither of two players holds a wall, the levels without noise (4 and 5)
 play the exact endgame (:mod:`engine.ai.endgame`): no search, the quickest
 forced win, else a draw, else the slowest loss.
 
+On a clock (:func:`move_budget`) a level thinks for less than its time when the
+clock runs low: a twentieth of what is left plus half the increment, like any
+engine with time management, so it never runs out of time by thinking.
+
 Noise is in evaluation units (a step of shortest-path difference is 10):
 the root moves get exact scores and the move with the best score plus a
 uniform random amount in ``[0, noise]`` is played; a pawn move that leads no
@@ -77,6 +81,16 @@ LEVELS: dict[int, Level] = {
 }
 """The levels, weakest first."""
 
+MOVES_AHEAD = 20
+"""A move on a clock spends at most this fraction (1/20) of what is left: what is left then
+shrinks by a twentieth a move, and lasts any game (the computer lost every 10 s bullet game on
+time while it thought its level's 2 s a move: an outside review)."""
+OVERHEAD = 0.05
+"""Seconds of a clock kept for what a move costs besides its search (the record replayed, the
+answer handed back and sent)."""
+SHORTEST = 0.01
+"""The least time a move is given: enough for a search of a ply or two."""
+
 _MAP_CACHES: dict[tuple[int, int], dict[tuple[int, int], tuple[GoalMap, ...]]] = {}
 """Per (players, size), goal maps by closed edges, kept between calls in one
 process (a pure function of the walls, so it changes no answer)."""
@@ -111,6 +125,16 @@ def choose_move(
         budget=budget,
         seed=seed,
     )[0]
+
+
+def move_budget(left: float, increment: float, most: float) -> float:
+    """Seconds a move may take with ``left`` seconds on the mover's clock and ``increment``
+    added after it: a twentieth of what is left (less ``OVERHEAD``) plus half the increment,
+    never more than half of what is left nor more than ``most`` (the level's own time, or
+    the one chosen), never less than ``SHORTEST``."""
+    usable = left - OVERHEAD
+    spend = min(most, usable / MOVES_AHEAD + increment / 2, usable / 2)
+    return max(SHORTEST, spend)
 
 
 def analyse(
@@ -192,4 +216,4 @@ def exact_score(value: int | None) -> int:
     return WIN - value if value > 0 else -WIN - value
 
 
-__all__ = ["LEVELS", "Level", "Stats", "analyse", "choose_move"]
+__all__ = ["LEVELS", "SHORTEST", "Level", "Stats", "analyse", "choose_move", "move_budget"]

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Game
-from engine.ai import LEVELS, analyse, choose_move
+from engine.ai import LEVELS, SHORTEST, analyse, choose_move, move_budget
 from engine.ai.position import Position
 from engine.ai.search import Searcher
 from engine.board import bits
@@ -203,6 +203,21 @@ def test_level_table_and_errors() -> None:
         choose_move(WIN_IN_ONE + " e9")
     with pytest.raises(ValueError, match="budget"):
         choose_move("", budget=0)
+
+
+def test_a_move_on_a_clock_spends_a_share_of_what_is_left() -> None:
+    """At its level's own 2 s a move, level 5 ran out of a 10 s clock at its sixth move."""
+    assert move_budget(600, 0, 2.0) == 2.0  # a long clock: the level's own time
+    assert move_budget(10, 0, 2.0) == pytest.approx((10 - 0.05) / 20)
+    assert move_budget(10, 2, 2.0) == pytest.approx((10 - 0.05) / 20 + 1)  # half the increment
+    assert move_budget(10, 4, 2.0) == 2.0
+    assert move_budget(1, 10, 2.0) == pytest.approx((1 - 0.05) / 2)  # never half the bank
+    assert move_budget(0.02, 0, 2.0) == SHORTEST == move_budget(-1, 0, 2.0)
+    left, moves = 10.0, 0
+    while left > 1:  # what is left shrinks by about a twentieth a move: it lasts any game
+        left -= move_budget(left, 0, 2.0) + 0.01
+        moves += 1
+    assert moves > 40
 
 
 def test_the_api_pickles() -> None:

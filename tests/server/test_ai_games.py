@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from protocol.messages import (
     AiSpec,
     Create,
@@ -13,6 +15,7 @@ from protocol.messages import (
     MoveRequest,
     Resign,
     State,
+    TimeControl,
     VariantSpec,
 )
 from server.app import GameServer
@@ -117,6 +120,26 @@ async def test_a_game_against_the_computer_over_websockets() -> None:
         while state.ply < 8:
             state = await human.state()
         assert [state.last_move and state.last_move.seat] == [1]
+        await human.close()
+
+
+async def test_the_computer_does_not_lose_on_time_in_bullet() -> None:
+    """It budgets its time from its clock: at its level's own 2 s a move, Computer L5 lost
+    every 10 s bullet game on time to a player who only shuffled a pawn (an outside review).
+    Here 5 s and no increment, which it used to run out of at its third timed move."""
+    async with GameServer(Config(port=0)).running() as server:
+        human = await Client.connect(f"ws://127.0.0.1:{server.port}", "human")
+        await human.send(Create(ai=AiSpec(level=5), clock=TimeControl(base=5, increment=0)))
+        await human.expect(Joined)
+        state = await human.state()
+        async with asyncio.timeout(60):
+            while state.status == "playing":
+                if state.turn == 0:
+                    await human.send(MoveRequest(move=state.legal_pawn_moves[0], ply=state.ply))
+                state = await human.state()
+        assert state.result is not None
+        assert state.result.reason != "time", (state.result, state.clock)
+        assert state.result.winner == 1  # and it played well enough to win
         await human.close()
 
 

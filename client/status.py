@@ -163,7 +163,8 @@ def _columns(line: Line) -> int:
 
 def first_move_note(state: State, me: int | None, elapsed: float = 0.0) -> str:
     """While the first moves are played: that they are free of the clock, and how long the
-    seat to move has left to make one before the server aborts the game."""
+    seat to move has left to make one before the server aborts the game (in game 2 of a
+    match: before that seat loses it)."""
     if state.status != "playing" or state.ply >= len(state.players):
         return ""
     parts = []
@@ -172,5 +173,8 @@ def first_move_note(state: State, me: int | None, elapsed: float = 0.0) -> str:
     if state.first_move_in_ms is not None:
         left = max(0, round(state.first_move_in_ms / 1000 - elapsed))
         mover = "you" if state.turn == me else who(state, state.turn or 0, me)
-        parts.append(f"Aborted unless {mover} move{'' if mover == 'you' else 's'} in {left} s.")
+        if state.match is not None and state.match.game > 1:  # a later match game is lost
+            parts.append(f"{mover[:1].upper()}{mover[1:]} must move in {left} s or lose the game.")
+        else:
+            parts.append(f"Aborted unless {mover} move{'' if mover == 'you' else 's'} in {left} s.")
     return " ".join(parts)

@@ -91,7 +91,8 @@ class Config:
     first_move: float = _setting(
         60.0,
         "seconds each seat has for its first move of a game once its turn comes; "
-        "past it the server aborts the game (0: no limit)",
+        "past it the server aborts the game, or in game 2 of a match that seat loses it "
+        "(0: no limit)",
     )
     ping_interval: float = _setting(
         20.0, "seconds between keepalive pings; a peer silent for as long again is dropped"

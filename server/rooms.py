@@ -241,7 +241,8 @@ class Room:
         ``arm`` once the game has started)."""
         self.nobody_played = False
         """The game was aborted because nobody played it: a first move did not come in time,
-        or the person left the computer before it began."""
+        or the person left the computer before it began (in a match's first game: a later
+        one is lost by that seat, ``_not_started``)."""
         self._result: Result | None = None
         self.status: Status = "waiting"
         """The current game's: waiting (for seats), playing or finished (``result``)."""
@@ -664,13 +665,9 @@ class Room:
             return []
         first = self.first_move_due()
         if first is not None and now >= first:
-            self.nobody_played = True
-            self.finish(None, "aborted", now)
-            return ["aborted"]
+            return self._not_started("time", now)
         if first is not None and any(now >= wait for wait in self._computer_waits()):
-            self.nobody_played = True  # left the computer before the game began
-            self.finish(None, "aborted", now)
-            return ["aborted"]
+            return self._not_started("abandon", now)  # left the computer before moving
         removed: list[Reason] = []
         clock = self.clock
         # Compare with the very deadline the timer was set for (not a recomputed
@@ -688,6 +685,19 @@ class Room:
             self.finish(None, "abandon", now)
             removed.append("abandon")
         return removed
+
+    def _not_started(self, reason: Reason, now: float) -> list[Reason]:
+        """The seat to move did not make its first move: it was not there, or never moved.
+        A match's first game is aborted (nobody played it; ``_ends_match``); in a later one
+        that seat loses the game, with ``reason``, as it would in a tournament: aborting it
+        ended the match on the points so far, so that the winner of game 1 won the match by
+        not moving in game 2 (an outside review)."""
+        if self.match_game > 1:
+            self.remove(self.game.turn, reason, now)
+            return [reason]
+        self.nobody_played = True
+        self.finish(None, "aborted", now)
+        return ["aborted"]
 
     def _overdue(self, now: float, absence: Absence) -> list[int]:
         """The seats away past their patience, in the order they are decided against: the

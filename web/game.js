@@ -504,9 +504,11 @@ export class GameView {
     this.countdown.hidden = !first;
     if (first) {
       const left = Math.max(0, Math.ceil((state.first_move_in_ms - elapsed) / 1000));
+      // In a later game of a match the seat that does not start loses the game (PROTOCOL.md 16).
+      const lost = state.match !== null && state.match.game > 1;
       this.countdown.textContent = this.isPlayer && state.turn === this.seat.seat
-        ? `You have ${left} s to make your first move, or the game is aborted.`
-        : `${seatName(state, state.turn)} has ${left} s to make the first move, or the game is aborted.`;
+        ? `You have ${left} s to make your first move, or ${lost ? "you lose the game" : "the game is aborted"}.`
+        : `${seatName(state, state.turn)} has ${left} s to make the first move, or ${lost ? "loses the game" : "the game is aborted"}.`;
     }
     let claimable = false;
     for (const node of this.playersList.querySelectorAll(".away")) {

@@ -11,7 +11,7 @@ from client.describe import (
     time_control_text,
 )
 from client.status import first_move_note, status_lines
-from protocol.messages import ClockInfo, Result, RoomInfo, TimeControl, VariantSpec
+from protocol.messages import ClockInfo, MatchInfo, Result, RoomInfo, TimeControl, VariantSpec
 from tests.client.states import make_state
 
 
@@ -167,4 +167,7 @@ def test_clocks_show_low_time_frozen_links_and_the_free_first_move() -> None:
         "Aborted unless you move in 40 s."
     )
     assert first_move_note(first, 1).endswith("Aborted unless Alice moves in 42 s.")
+    first.match = MatchInfo(game=2, games=2, scores=[0.0, 1.0], over=False, winner=None)
+    assert first_move_note(first, 0).endswith("You must move in 42 s or lose the game.")
+    assert first_move_note(first, 1).endswith("Alice must move in 42 s or lose the game.")
     assert first_move_note(state, 0) == ""  # ply 2: everyone has moved

@@ -14,6 +14,7 @@ from protocol.messages import (
     Leave,
     MoveRequest,
     Resign,
+    Result,
     State,
     TimeControl,
     VariantSpec,
@@ -243,3 +244,22 @@ def test_a_computer_match_left_after_moving_ends_with_the_abandoned_game() -> No
     assert room.result is not None
     assert room.result.winner == 1  # the computer
     assert room.match_over()
+
+
+def test_leaving_the_computer_before_moving_in_game_two_loses_it() -> None:
+    """In a later game of a match, the player who does not make a first move loses that game
+    rather than end the match on the points so far (as between people: tests/server/
+    test_match.py)."""
+    driver = Driver()
+    conn, _ = driver.greet("leaver")
+    driver.send(conn, Create(ai=AiSpec(level=1), match=True))
+    code = driver.last_state(conn).room
+    driver.send(conn, Resign())  # game 1 to the computer; it opens game 2
+    room = driver.core.rooms[code]
+    driver.run(driver.core.bot_move(code, 0, 0, "e2"))
+    driver.send(conn, Leave())
+    driver.clock.advance(16)  # past the grace after leaving on purpose (15 s)
+    driver.run(driver.core.tick())
+    assert (room.number, room.result) == (2, Result(winner=0, reason="abandon"))
+    assert room.match_over()
+    assert [holder and holder.points for holder in room.seats] == [2.0, 0.0]

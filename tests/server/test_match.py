@@ -439,3 +439,37 @@ def test_a_match_ends_when_a_first_move_is_missed() -> None:
     assert (fresh.status, fresh.game) == ("playing", 2)
     assert fresh.match is not None
     assert (fresh.match.game, fresh.match.over) == (1, False)
+
+
+def _won_game_one(timed: bool = False) -> tuple[Driver, int, int]:
+    """A match in which ``a`` won game 1 (``b`` resigned): game 2 starts, ``b`` opening."""
+    clock = TimeControl(base=300, increment=0) if timed else None
+    driver, a, b = limited_table(clock=clock, match=True)
+    driver.send(b, Resign())
+    assert driver.joined(b).seat == 0  # the seats turned: b opens game 2
+    return driver, a, b
+
+
+def test_the_winner_of_game_one_who_does_not_move_in_game_two_loses_it() -> None:
+    """An outside review: the winner of game 1 did not make its first move in game 2; the
+    first-move limit aborted the game and ended the match on the points so far, which that
+    player won 1-0 without playing game 2. It loses game 2 instead: the match is drawn."""
+    driver, _a, b = _won_game_one()
+    move(driver, b, "e2")
+    driver.clock.advance(60)
+    driver.run(driver.core.tick())
+    state = driver.last_state(b)
+    assert (state.game, state.result) == (2, Result(winner=0, reason="time"))
+    assert state.match is not None
+    assert (state.match.over, state.match.scores, state.match.winner) == (True, [1.0, 1.0], None)
+    assert driver.core.next_deadline() is None  # nothing more happens by itself
+
+
+def test_a_later_game_of_a_match_is_lost_by_the_opener_who_does_not_move() -> None:
+    driver, a, _b = _won_game_one(timed=True)
+    driver.clock.advance(60)
+    driver.run(driver.core.tick())
+    state = driver.last_state(a)
+    assert (state.game, state.result) == (2, Result(winner=1, reason="time"))
+    assert state.match is not None
+    assert (state.match.over, state.match.scores, state.match.winner) == (True, [0.0, 2.0], 1)

@@ -569,7 +569,8 @@ class State(Struct, kw_only=True, tag="state"):
     """Seats that asked for a rematch."""
     match: MatchInfo | None = None
     rated: bool = False
-    """Whether the room's games are rated (in the pool of ``state.pool``)."""
+    """Whether this game counts for ratings (in the pool of ``state.pool``): false in a rated
+    room for a game played casual, its players' rated games together today used up."""
     pool: str | None = None
     """The rating pool of a rated room."""
     moves: list[str] = msgspec.field(default_factory=list)

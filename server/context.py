@@ -89,6 +89,8 @@ class Context:
         self.unavailable: str | None = None
         """Why moves cannot be saved now (a cluster node whose PostgreSQL is away), or None:
         requests that change a game are then refused (``service_unavailable``), not held."""
+        self.rated_together = ratings.RatedTogether(clock)
+        """Rated games each group of accounts started together today (rooms ask it)."""
         self.compact: set[int] = set()
         """Connections that asked for ``moved`` events in their ``hello`` (the session
         registry keeps it; the room host reads it to push each connection its kind)."""

@@ -52,6 +52,8 @@ class RoomRecord(msgspec.Struct, kw_only=True):
     seats: list[SeatRecord | None]
     clock: ClockRecord | None
     rated: bool = False
+    counts: bool = True
+    """Whether the current game of a rated room counts for ratings (``Room.counts``)."""
 
 
 class SessionRecord(msgspec.Struct, kw_only=True):

@@ -79,6 +79,7 @@ class RoomHost:
         code = self.take_code() or room_code()
         room = Room(code, spec, public, self.context.clock(), clock, match, pool)
         room.established = self.context.limits.provisional_games
+        room.rated_together = self.context.rated_together
         self.rooms[code] = room
         log.info(
             "room created: %d players, %dx%d",
@@ -374,6 +375,7 @@ class RoomHost:
         bonus, chat = limits.restart_bonus, context.chat_bucket()
         room = restore_room(record, sessions, now, bonus, chat, accounts)
         room.established = limits.provisional_games
+        room.rated_together = self.context.rated_together
         self.rooms[room.code] = room
         for seat, holder in enumerate(room.seats):
             assert holder is not None

@@ -56,6 +56,7 @@ def room_record(room: Room, now: float) -> RoomRecord:
         ],
         clock=clock,
         rated=room.rated,
+        counts=room.counts,
     )
 
 
@@ -130,6 +131,7 @@ def restore_room(
     room.event, room.number, room.match_game = record.event, record.number, record.match_game
     room.announced = record.number  # its start was logged where it started: not again
     room.started, room.result = record.started, record.result
+    room.counts = record.counts
     for action in record.actions:
         room.game.apply(action)
     room.actions, room.movers = list(record.actions), list(record.movers)

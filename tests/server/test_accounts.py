@@ -13,7 +13,7 @@ import asyncio
 import hashlib
 import signal
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -44,8 +44,11 @@ from protocol.messages import (
     Queued,
     QuickMatch,
     Register,
+    Rematch,
     Resign,
+    Result,
     State,
+    Sync,
     VariantSpec,
     Welcome,
 )
@@ -356,6 +359,101 @@ async def test_a_rated_game_moves_both_ratings_by_openskills_figures(server: Gam
         await client.close()
 
 
+async def until(client: Client, done: Callable[[State], bool]) -> State:
+    """The first ``state`` that is ``done`` (other messages, such as ``joined``, skipped)."""
+    while True:
+        message = await client.recv()
+        if isinstance(message, State) and done(message):
+            return message
+
+
+async def rematch(clients: list[Client], game: int) -> None:
+    for client in clients:
+        await client.send(Rematch())
+    for client in clients:
+        await until(client, lambda state: state.game == game and state.status == "playing")
+
+
+async def one_move_each(opener: Client, other: Client) -> None:
+    """Both seats make their first move (seat 0 is ``opener``'s)."""
+    for ply, (client, move) in enumerate([(opener, "e2"), (other, "e8")]):
+        await client.send(MoveRequest(move=move, ply=ply))
+        moved = ply + 1
+        for each in (opener, other):
+            await until(each, lambda state: state.ply == moved)  # noqa: B023 (awaited here)
+
+
+async def test_a_rated_game_over_before_every_seat_moved_is_aborted_and_rates_nobody(
+    server: GameServer,
+) -> None:
+    # An outside review won 200 rated games in 19 s from a second account that resigned
+    # at once: rated 2206, first on the leaderboard, "established" after a second.
+    alice, bob, _ = await rated_pair(server)
+    aborted = Result(winner=None, reason="aborted")
+    await bob.send(Resign())  # nobody has moved
+    for client in (alice, bob):
+        assert (await until(client, lambda state: state.result is not None)).result == aborted
+    await rematch([alice, bob], 2)  # bob opens
+    await bob.send(MoveRequest(move="e2", ply=0))
+    await until(alice, lambda state: state.ply == 1)
+    await alice.send(Resign())  # alice has not moved yet
+    for client in (alice, bob):
+        assert (await until(client, lambda state: state.result is not None)).result == aborted
+
+    # Nothing was rated, and nothing counts towards an established rating.
+    await alice.send(ProfileRequest(name="bob"))
+    profile = await alice.expect(Profile)
+    assert (profile.ratings, profile.played, profile.won) == ([], 0, 0)
+    await alice.send(Leaderboard(pool="9x9-untimed"))
+    assert (await alice.expect(LeaderboardList)).players == []
+
+    await rematch([alice, bob], 3)  # once every seat has moved, a resignation is a result
+    await one_move_each(alice, bob)
+    await bob.send(Resign())
+    shown = await rated_state(alice)
+    assert shown.result == Result(winner=0, reason="resign")
+    assert [p.rating_change for p in shown.players if p.rating_change is not None] != []
+    for client in (alice, bob):
+        await client.close()
+
+
+async def test_only_ten_rated_games_a_day_between_the_same_people_count(
+    server: GameServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ratings, "RATED_TOGETHER_PER_DAY", 2, raising=False)
+    alice, bob, _ = await rated_pair(server)
+    players = [alice, bob]
+    for game in (1, 2):
+        await one_move_each(*players)
+        await players[1].send(Resign())
+        assert (await rated_state(alice)).result == Result(winner=0, reason="resign")
+        await rematch([alice, bob], game + 1)
+        players.reverse()  # the seats turned
+
+    # The third game is played casual, and its first state says so.
+    await alice.send(Sync())
+    started = await alice.state()
+    assert (started.game, started.status, started.rated, started.pool) == (
+        3,
+        "playing",
+        False,
+        "9x9-untimed",
+    )
+    await one_move_each(*players)
+    await players[1].send(Resign())
+    ended = await until(alice, lambda state: state.result is not None)
+    assert (ended.result, ended.rated) == (Result(winner=0, reason="resign"), False)
+    await alice.quiet(0.3)  # no rating changes follow
+    await alice.send(Leaderboard(pool="9x9-untimed"))
+    board = await alice.expect(LeaderboardList)
+    assert sorted((e.name, e.games) for e in board.players) == [("alice", 2), ("bob", 2)]
+    await alice.send(MyGames())
+    newest, *_ = (await alice.expect(GameList)).games
+    assert (newest.reason, newest.pool) == ("resign", None)
+    for client in (alice, bob):
+        await client.close()
+
+
 async def test_a_guest_cannot_play_rated(server: GameServer) -> None:
     guest = await Client.connect(url(server), "carol")
     await guest.send(Create(rated=True))
@@ -393,7 +491,9 @@ async def test_the_computer_levels_are_rated_players(server: GameServer) -> None
     assert state.players[1].rating == 1500
     await alice.send(Hint())
     await alice.error("cannot_hint")  # no help in a rated game
-    await alice.send(Resign())
+    await alice.send(MoveRequest(move="e2", ply=0))
+    await until(alice, lambda state: state.ply == 2)  # the computer answered
+    await alice.send(Resign())  # after both moved: a result (before, an abort)
     shown = await rated_state(alice)
     assert shown.players[1].rating is not None
     assert shown.players[1].rating > 1500

@@ -64,13 +64,13 @@ class Config:
     short_game_days: float = _setting(
         1.0,
         "days the database keeps short games (aborted, over before every seat made two moves, "
-        "or one of a flood from one address) beyond the newest 200; games of registered "
-        "players, rated or analysed are kept",
+        "or one of a flood from one address or account) beyond the newest 200, registered "
+        "players' too; rated or analysed games are kept",
     )
     history_days: float = _setting(
         0.0,
-        "days the database keeps played games; 0 keeps them for ever (games of registered "
-        "players, rated or analysed are kept whatever this says)",
+        "days the database keeps played games; 0 keeps them for ever (registered players' "
+        "played games, rated or analysed games are kept whatever this says)",
     )
     max_message: int = _setting(
         4096, "largest frame a client may send, in bytes; larger ones close with 1009"

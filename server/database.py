@@ -442,8 +442,9 @@ class Database:
         deleted = 0
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
-            for sql, params in statements(self.retention, now, "?", limit):
-                deleted += self.db.execute(sql, params).rowcount
+            for sql, params, games in statements(self.retention, now, "?", limit):
+                count = self.db.execute(sql, params).rowcount
+                deleted += count if games else 0
         return deleted
 
     def prune_all(self, now: float) -> int:

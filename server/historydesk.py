@@ -26,18 +26,21 @@ from server.analysis import Analyses, Refused
 from server.context import Context, full_variant
 from server.history import GameHistory
 from server.ratelimit import KeyedBuckets, TokenBucket
+from server.records import AccountRecord
 from server.rooms import Room
 
 REPLAY_PLIES_PER_TOKEN = 40
 """A ``replay`` costs one request of the rate limit per this many moves, on top of its own."""
 GAMES_PER_HOUR = 120
 GAMES_BURST = 60
-"""The games one IP address may finish, at most, and count as played in the history (its
-newest 1000, kept for ever by default): past it, a game all of whose people are over it is
-kept as a short one. An outside review finished 450 four-move games in 20 s from one
-address (two clients per game, resigning and asking for a rematch), which pushed every real
-game out of the history in a minute and grew the database without end. A player finishes
-a one-minute game a minute at most, and a school's players share one address."""
+"""The games one IP address, and one account, may finish, at most, and count as played in
+the history (its newest 1000, kept for ever by default): past it, a game all of whose people
+are over it (their address's or their account's) is kept as a short one. An outside review
+finished 450 four-move games in 20 s from one address (two clients per game, resigning and
+asking for a rematch), which pushed every real game out of the history in a minute and grew
+the database without end; a second one did it with an account, whose games were never
+deleted. A player finishes a one-minute game a minute at most, and a school's players
+share one address."""
 REPLAY_BURST = 1000
 """Plies the server's replay budget holds at most: one replay of the most moves allowed."""
 REPLAY_ADDRESS_SHARE = 0.25
@@ -62,7 +65,7 @@ class HistoryDesk:
         to back and held the games' moves for 100 ms."""
         self._shares = KeyedBuckets(limits.replay_plies * REPLAY_ADDRESS_SHARE, REPLAY_BURST)
         self._games = KeyedBuckets(GAMES_PER_HOUR / 3600, GAMES_BURST)
-        """Each address's games counted as played (``GAMES_PER_HOUR``)."""
+        """Each address's and account's games counted as played (``GAMES_PER_HOUR``)."""
         """Each address's share of ``_replays``, in bursts of one longest replay."""
 
     def archive(self, room: Room) -> None:
@@ -72,19 +75,20 @@ class HistoryDesk:
         self.context.counters["games_finished"] += finished
 
     def _flood(self, room: Room, games: int) -> bool:
-        """Whether every person in ``room`` is past their address's rate of games, once
-        ``games`` more are counted (each address once per game)."""
+        """Whether every person in ``room`` is past their address's or their account's rate
+        of games, once ``games`` more are counted (each address and account once a game)."""
         now = self.context.clock()
-        addresses = {
-            holder.session.address
+        people = [
+            keys
             for holder in room.seats
-            if holder is not None and holder.bot is None and holder.session.address
-        }
-        over = []
-        for address in addresses:
-            taken = [self._games.take(address, now) for _ in range(games)]  # each one counts
-            over.append(not all(taken))
-        return bool(over) and all(over)
+            if holder is not None and holder.bot is None
+            if (keys := _counted_as(holder.session.address, holder.account))
+        ]
+        over: dict[str, bool] = {}
+        for key in {key for keys in people for key in keys}:
+            taken = [self._games.take(key, now) for _ in range(games)]  # each one counts
+            over[key] = not all(taken)
+        return bool(people) and all(any(over[key] for key in keys) for keys in people)
 
     def listing(self, conn: int, request: History) -> Send:
         games = self.history.listing(request.limit)
@@ -204,6 +208,13 @@ class HistoryDesk:
 
     def has_unsaved(self) -> bool:
         return bool(self.history.unsaved) or bool(self.analyses.unsaved)
+
+
+def _counted_as(address: str, account: AccountRecord | None) -> list[str]:
+    """Whose rates of games a person's games count against: their address's and, when
+    they are logged in, their account's."""
+    keys = [f"address:{address}"] if address else []
+    return keys + ([f"account:{account.id}"] if account is not None else [])
 
 
 def _frame(game: Game, last: str | None, standing: int | None = None) -> Frame:

@@ -391,9 +391,9 @@ class PgStore:
     async def _prune(self, conn: Conn, now: float, limit: int = PRUNE_CHUNK) -> int:
         deleted = 0
         async with conn.transaction():
-            for sql, params in statements(self.retention, now, "%s", limit):
+            for sql, params, games in statements(self.retention, now, "%s", limit):
                 cursor = await conn.execute(sql.encode(), params)
-                deleted += cursor.rowcount
+                deleted += cursor.rowcount if games else 0
         return deleted
 
     def _prune_if_due(self) -> None:

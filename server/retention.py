@@ -5,16 +5,20 @@ PROTOCOL.md section 4):
 
 - A game is **short** when it was aborted, or over before every seat made two
   moves (resignations and departures not counted), or one of a flood of games
-  from one address (``GameRecord.flood``): ``is_short``. Junk games cost a
-  client a few requests each, so only short games are pruned by default.
+  from one address or account (``GameRecord.flood``): ``is_short``. Junk games
+  cost a client a few requests each, so only short games are pruned by default.
 - Short games finished more than ``short_days`` ago are deleted, except the
-  newest ``SHORT_KEPT`` (200) of them (the ones the server's memory holds).
+  newest ``SHORT_KEPT`` (200) of them (the ones the server's memory holds), with
+  their registered players' rows (``game_players``): a registered player's short
+  games go too. An outside review wrote 55 games a second that were never deleted,
+  from one account and a guest at one address (4-5 GB a day).
 - Played games are kept for ever, unless ``history_days`` is set: then those
-  finished more than that many days ago are deleted too.
+  finished more than that many days ago are deleted too, except a registered
+  player's (``game_players``, so profiles stay whole).
 - A game something else points at is never deleted, however old or short: a
-  player's games (``game_players``, so profiles stay whole), a rating change
-  (``rating_history``) or a computer analysis (``analyses``). Nor is a quarantined
-  row (one that could not be read back: kept for a person to look at).
+  rating change (``rating_history``: a rated game) or a computer analysis
+  (``analyses``). Nor is a quarantined row (one that could not be read back: kept
+  for a person to look at).
 
 Pruning runs when the store opens and then about every ``PRUNE_EVERY`` seconds,
 from the write path, at most ``PRUNE_CHUNK`` games at a time so that one
@@ -22,6 +26,8 @@ pruning never holds the database long; a full chunk means more is due at once.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import msgspec
 
@@ -55,15 +61,13 @@ def is_short(game: GameRecord) -> bool:
     return plies < 2 * game.variant.players
 
 
-_UNREFERENCED = """
+_KEPT = """
     AND g.quarantined = 0
-    AND NOT EXISTS (SELECT 1 FROM game_players p WHERE p.game = g.id)
     AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game = g.id)
     AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.game = g.id)
 """
 
-_SHORT = f"""
-DELETE FROM games WHERE id IN (
+_SHORT_IDS = f"""
     SELECT g.id FROM games g
     WHERE g.short = 1 AND g.finished < {{m}}
     AND g.id < (
@@ -71,31 +75,46 @@ DELETE FROM games WHERE id IN (
             SELECT id FROM games WHERE short = 1 ORDER BY id DESC LIMIT {{m}}
         ) AS newest
     )
-    {_UNREFERENCED}
+    {_KEPT}
     ORDER BY g.id LIMIT {{m}}
-)
 """
+
+_SHORT_PLAYERS = f"DELETE FROM game_players WHERE game IN ({_SHORT_IDS})"
+"""Who played the short games about to go (the same games: the selection reads no
+``game_players``), first."""
+
+_SHORT = f"DELETE FROM games WHERE id IN ({_SHORT_IDS})"
 
 _PLAYED = f"""
 DELETE FROM games WHERE id IN (
     SELECT g.id FROM games g
     WHERE g.short = 0 AND g.finished < {{m}}
-    {_UNREFERENCED}
+    {_KEPT}
+    AND NOT EXISTS (SELECT 1 FROM game_players p WHERE p.game = g.id)
     ORDER BY g.id LIMIT {{m}}
 )
 """
 
 
+class Deletion(NamedTuple):
+    sql: str
+    """With the store's placeholder."""
+    params: tuple[object, ...]
+    games: bool
+    """Whether its rows are games (what a pruning reports deleting)."""
+
+
 def statements(
     retention: Retention, now: float, mark: str, limit: int = PRUNE_CHUNK
-) -> list[tuple[str, tuple[object, ...]]]:
-    """The deletions due at ``now``, as (SQL with ``mark`` as its placeholder, parameters);
-    each deletes at most ``limit`` games."""
-    short_cutoff = now - retention.short_days * DAY
-    due: list[tuple[str, tuple[object, ...]]] = [
-        (_SHORT.format(m=mark), (short_cutoff, SHORT_KEPT, limit))
+) -> list[Deletion]:
+    """The deletions due at ``now``, in order, with ``mark`` as their placeholder; each
+    deletes at most ``limit`` games."""
+    short = (now - retention.short_days * DAY, SHORT_KEPT, limit)
+    due = [
+        Deletion(_SHORT_PLAYERS.format(m=mark), short, games=False),
+        Deletion(_SHORT.format(m=mark), short, games=True),
     ]
     if retention.history_days > 0:
         played_cutoff = now - retention.history_days * DAY
-        due.append((_PLAYED.format(m=mark), (played_cutoff, limit)))
+        due.append(Deletion(_PLAYED.format(m=mark), (played_cutoff, limit), games=True))
     return due

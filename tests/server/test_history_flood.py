@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -11,20 +12,26 @@ from pathlib import Path
 import pytest
 
 from protocol.messages import (
+    VERSION,
     Abort,
     Create,
     ErrorCode,
     FetchGame,
     GameRecordReply,
+    Hello,
     History,
     HistoryList,
     Join,
     Joined,
     Leave,
     Left,
+    LoggedIn,
     MoveRequest,
+    Register,
+    Rematch,
     Resign,
     State,
+    Welcome,
 )
 from server import historydesk
 from server.app import GameServer
@@ -41,8 +48,10 @@ async def until_over(client: Client) -> State:
     return state
 
 
-async def one_game(a: Client, b: Client, moves: list[str], end: Abort | Resign) -> None:
-    await a.send(Create())
+async def one_game(
+    a: Client, b: Client, moves: list[str], end: Abort | Resign, create: Create | None = None
+) -> None:
+    await a.send(create or Create())
     room = (await a.expect(Joined)).room
     await b.send(Join(room=room))
     await b.expect(Joined)
@@ -187,3 +196,109 @@ async def test_a_flood_of_played_games_from_one_address_is_kept_as_short_games(
         assert len((await a.expect(HistoryList)).games) == 5  # short games are listed too
         for client in (a, b, c):
             await client.close()
+
+
+FAST_HASHING = {"argon2_time_cost": 1, "argon2_memory_kib": 64, "argon2_parallelism": 1}
+
+
+def with_accounts(db: Path, **overrides: object) -> Config:
+    """A server with a database, whose passwords take well under a millisecond."""
+    settings: dict[str, object] = {"port": 0, "db": str(db), "rate": 1000, "burst": 1000}
+    settings.update(FAST_HASHING)
+    settings.update(overrides)
+    return Config(**settings)  # type: ignore[arg-type]
+
+
+CASUAL = Create(rated=False)
+FOUR_MOVES = ["e2", "e8", "e3", "e7"]
+
+
+async def registered(url: str, name: str) -> str:
+    """A new account's login token."""
+    client = await Client.connect(url, hello=False)
+    await client.send(Register(name=name, password="correct horse battery"))
+    token = (await client.expect(LoggedIn)).token
+    await client.close()
+    return token
+
+
+async def logged_in(url: str, token: str, address: str | None = None) -> Client:
+    client = await Client.connect(url, hello=False, address=address)
+    await client.send(Hello(version=VERSION, name="ignored", token=token))
+    client.welcome = await client.expect(Welcome)
+    return client
+
+
+async def until(client: Client, status: str) -> State:
+    """The first ``state`` with this ``status`` (other messages, such as ``joined``, skipped)."""
+    while True:
+        message = await client.recv()
+        if isinstance(message, State) and message.status == status:
+            return message
+
+
+async def test_a_registered_players_short_games_are_pruned_but_rated_ones_kept(
+    tmp_path: Path,
+) -> None:
+    """An outside review wrote 55 games a second from one account and a guest at one address
+    (resign at once, rematch): a registered player's games were never deleted, 4-5 GB a
+    day. Its short games are pruned like anyone's, and who played them with them; a rated
+    game is kept, however short."""
+    path = tmp_path / "games.db"
+    config = with_accounts(path)
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        ann = await logged_in(url, await registered(url, "ann"))
+        cid = await logged_in(url, await registered(url, "cid"))
+        await one_game(ann, cid, ["e2", "e8"], Resign())  # rated: every seat moved
+        rated = server.core.history.short[-1]
+        assert rated.pool == "9x9-untimed"
+        bob = await Client.connect(url, "bob")  # a guest
+        await ann.send(CASUAL)
+        room = (await ann.expect(Joined)).room
+        await bob.send(Join(room=room))
+        for number in range(SHORT_KEPT + 5):
+            await until(ann, "playing")
+            await (bob if number % 2 else ann).send(Resign())
+            for client in (ann, bob):
+                await until(client, "finished")
+            if number < SHORT_KEPT + 4:
+                for client in (ann, bob):
+                    await client.send(Rematch())
+        oldest = rated.id + 1
+        assert server.store is not None
+        assert await server.store.prune(time.time() + 1.5 * DAY) == 5
+        await ann.send(FetchGame(game=oldest))
+        await ann.error(ErrorCode.GAME_NOT_FOUND)
+        await ann.send(FetchGame(game=rated.id))
+        assert (await ann.expect(GameRecordReply)).summary.pool == "9x9-untimed"
+        for client in (ann, bob, cid):
+            await client.close()
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT COUNT(*) FROM game_players WHERE game <= ?", (oldest + 4,))
+        assert rows.fetchone() == (2,)  # the rated game's two players, and nobody's else
+
+
+async def test_registered_players_games_count_against_their_address_and_account(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The flood rule counts a registered player's games as a guest's, against their
+    address (a logged-in session had none: two accounts at one address never made a flood),
+    and against their account too: a fresh address for every game makes no difference."""
+    monkeypatch.setattr(historydesk, "GAMES_BURST", 3, raising=False)  # 60 on a real server
+    config = with_accounts(tmp_path / "games.db", trusted_proxies="127.0.0.1")
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        tokens = [await registered(url, "ann"), await registered(url, "cid")]
+        history = server.core.history
+        for _ in range(4):
+            ann, cid = [await logged_in(url, token, "10.0.5.1") for token in tokens]
+            await one_game(ann, cid, FOUR_MOVES, Resign(), CASUAL)
+            await asyncio.gather(ann.close(), cid.close())
+        assert (len(history.games), len(history.short)) == (3, 1)
+        assert history.short[-1].flood
+        ann, cid = [await logged_in(url, tokens[n], f"10.0.6.{n}") for n in range(2)]
+        await one_game(ann, cid, FOUR_MOVES, Resign(), CASUAL)  # fresh addresses
+        assert (len(history.games), len(history.short)) == (3, 2)
+        assert history.short[-1].flood
+        await asyncio.gather(ann.close(), cid.close())

@@ -310,7 +310,9 @@ async def test_pruning_lets_old_short_games_go_and_keeps_the_rest(db_url: str) -
     games = [
         game(1, moves=PLAYED, finished=old),  # played, younger than history_days
         game(2, moves=PLAYED, finished=ancient),  # played, older than history_days
+        # A registered player's short game goes like anyone's; a played one stays.
         game(3, [alice, None], [1, 2], moves=("e2",), reason="resign", finished=ancient),
+        game(7, [alice, None], [1, 2], moves=PLAYED, reason="resign", finished=ancient),
         game(4, moves=("e2",), finished=ancient),  # short, analysed below
         game(5, moves=(), reason="aborted", finished=now - 3600),  # short but recent
         game(6, moves=PLAYED, reason="aborted", finished=ancient),  # aborted: short
@@ -320,9 +322,11 @@ async def test_pruning_lets_old_short_games_go_and_keeps_the_rest(db_url: str) -
         for id_ in range(10, 10 + SHORT_KEPT + 50)
     ]
     await store.write(Batch(games=games + flood, analyses=[(4, b"{}")]))
-    assert await store.prune(now) == 2 + 50  # game 2, game 6 and the flood's oldest 50 short
+    assert await store.prune(now) == 3 + 50  # games 2, 3, 6 and the flood's oldest 50 short
     kept = await kept_ids(store)
-    assert kept == [1, 3, 4, 5] + [g.id for g in flood[50:]]
+    assert kept == [1, 4, 5, 7] + [g.id for g in flood[50:]]
+    profile = await store.ask(ProfileOf(key="alice", recent=10), Profile)
+    assert profile.totals == {"win": 1, "loss": 0, "draw": 0}  # game 7: game 3 went with it
     assert await store.ask(GameById(game=2), GameRecord | None) is None  # type: ignore[arg-type]
     assert await store.prune(now) == 0  # nothing more is due
     await store.close()

@@ -437,5 +437,7 @@ def _log_start(room: Room) -> None:
         "?" if h is None else h.name if h.bot is None else f"{h.name} (computer, level {h.bot})"
         for h in room.seats
     ]
-    rated = f", rated {room.pool}" if room.pool else ""
+    rated = f", rated {room.pool}" if room.game_rated else ""
+    if room.pool and not room.game_rated:
+        rated = f", casual in rated {room.pool}: rated games together used up today"
     log.info("game started: %s%s", " v ".join(players), rated, extra={"room": room.code})

@@ -23,6 +23,7 @@ from websockets.asyncio.client import connect
 
 from protocol.messages import (
     VERSION,
+    Abort,
     AiSpec,
     ChangePassword,
     Create,
@@ -595,6 +596,42 @@ def test_a_player_resumed_in_a_rated_queue_is_told_it_is_rated() -> None:
     )
     resumed = next(m for m in replies if isinstance(m, Queued))
     assert resumed.rated
+
+
+def test_a_four_player_seat_resigning_before_every_seat_moved_aborts_the_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """And an aborted game gives its count of rated games together back; a day later, the
+    same people count rated games again."""
+    monkeypatch.setattr(ratings, "RATED_TOGETHER_PER_DAY", 1, raising=False)
+    driver = Driver()
+    conns = [account_with(driver, name, 1500) for name in ("ann", "bob", "cid", "dan")]
+    driver.send(conns[0], Create(variant=VariantSpec(players=4)))
+    room = driver.joined(conns[0]).room
+    for conn in conns[1:]:
+        driver.send(conn, Join(room=room))
+    assert driver.last_state(conns[0]).rated
+    driver.send(conns[0], MoveRequest(move="e2", ply=0))
+    driver.send(conns[2], Resign())  # seat 2 has not moved: nobody can win this game yet
+    ended = driver.last_state(conns[0])
+    assert (ended.result, ended.pool) == (Result(winner=None, reason="aborted"), "4-player")
+
+    def rematch() -> State:
+        for conn in conns:
+            driver.send(conn, Rematch())
+        return driver.last_state(conns[0])
+
+    assert rematch().rated  # the aborted game did not count
+    seats = conns[1:] + conns[:1]  # the seats turned by one
+    for ply, mover in enumerate(seats):  # every seat moves: the game can be decided
+        driver.send(mover, MoveRequest(move=driver.last_state(mover).legal_pawn_moves[0], ply=ply))
+    for conn in seats[1:]:
+        driver.send(conn, Resign())
+    assert driver.last_state(conns[0]).result == Result(winner=0, reason="last_standing")
+    assert not rematch().rated  # one rated game together a day, here
+    driver.send(conns[0], Abort())
+    driver.clock.advance(ratings.DAY)
+    assert rematch().rated
 
 
 # -- a crash at the end of a rated game ------------------------------------------------

@@ -26,7 +26,7 @@ from typing import Literal, Protocol
 
 from client import commands
 from client.connection import Connected, Connection, Event, Failed, Garbled, Lost, Received
-from client.describe import describe, rooms_text, situation, who
+from client.describe import describe, rooms_text, situation, who, with_names
 from client.seats import SavedSeat, SeatBook
 from protocol.messages import (
     Abort,
@@ -292,6 +292,20 @@ class Controller:
                 if not self.premove or at_once or (self.interactive and not move):
                     await self._command(command)
                     return
+                if self.interactive and self._lines:
+                    # A person keeps one move waiting, as on a board: a second one typed
+                    # before the turn replaces it (two were both sent, the second refused
+                    # as well, and the log said the refusal twice).
+                    waiting = [c.notation for c in self._lines if isinstance(c, commands.Move)]
+                    dropped = ", ".join(waiting)
+                    self._lines.clear()
+                    self._told = command
+                    assert isinstance(command, commands.Move)
+                    self.view.notice(
+                        "info",
+                        f"{command.notation} replaces {dropped}: sent when it is your turn "
+                        "(cancel drops it).",
+                    )
                 self._lines.append(command)
             case _Leave():
                 await self._command(commands.Quit(), confirmed=True)
@@ -392,8 +406,17 @@ class Controller:
         if not running or self.asking is not None:
             return False
         self.asking = command
+        computer = state is not None and any(
+            p.bot is not None for p in state.players if p.seat != self.seat
+        )
         if isinstance(command, commands.Resign):
             question = "Resign this game? y and Enter resigns; anything else plays on."
+        elif computer:  # it never claims: the server ends the game once the grace is over
+            question = (
+                "Leave this game against the computer? It does not wait: unless you come back "
+                "within about 15 s, the game is lost. y and Enter (or Ctrl-C again) leaves, "
+                "n stays."
+            )
         else:
             question = (
                 "Leave this game in progress? Your seat stays yours, but the others may claim "
@@ -715,14 +738,14 @@ class Controller:
             if error.state is not None and error.code == ErrorCode.STALE_PLY:
                 self.view.notice("info", situation(error.state, self.seat))
         else:
-            self.view.notice("error", _sentence(error.message))
+            self.view.notice("error", _sentence(self._reason(error)))
 
     def _reason(self, error: Error) -> str:
-        """The server's reason, with the name of whose turn it is rather than a seat number."""
+        """The server's reason, with the players' names (or "you") for its seat numbers:
+        "seat 1 has no walls left" to seat 1 is "you have no walls left"."""
         state = error.state or self.state
-        if error.code == ErrorCode.NOT_YOUR_TURN and state is not None and state.turn is not None:
-            return f"it is {who(state, state.turn, self.seat)}'s turn"
-        return error.message
+        me = self.seat if self.role == "player" else None
+        return with_names(error.message, state if self.room is not None else None, me)
 
     def _may_start_over(self) -> bool:
         """A rejoin failed: start over if the room was only waiting (its game never began)."""

@@ -6,6 +6,8 @@ spectator; the viewer is called "you".
 
 from __future__ import annotations
 
+import re
+
 from protocol.messages import ClockInfo, PlayerInfo, RoomInfo, State, TimeControl, VariantSpec
 
 REASONS = {
@@ -26,8 +28,13 @@ def goal(players: int, size: int, seat: int) -> str:
     return (f"row {size}", f"column {letters[size - 1]}", "row 1", "column a")[seat]
 
 
+def plural(count: int, word: str) -> str:
+    """``1 wall``, ``2 walls``, ``0 walls``."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def variant_text(variant: VariantSpec) -> str:
-    walls = "standard walls" if variant.walls is None else f"{variant.walls} walls each"
+    walls = "standard walls" if variant.walls is None else f"{plural(variant.walls, 'wall')} each"
     size = variant.size
     return f"{variant.players} players, {size}x{size}, {walls}"
 
@@ -82,6 +89,30 @@ def who(state: State, seat: int, me: int | None) -> str:
     if seat < len(state.players) and state.players[seat].name:
         return str(state.players[seat].name)
     return f"seat {seat}"
+
+
+_SEAT = re.compile(r"\b([Ss])eat (\d+)('s| has\b| is\b)?")
+
+
+def with_names(message: str, state: State | None, me: int | None) -> str:
+    """A server message with its seat numbers ("wall e5h would leave seat 1 no path to row
+    1", "seat 1 has no walls left") said as the players' names, or "you" for the viewer's
+    own seat ("you have no walls left"), as the browser client says them."""
+    if state is None:
+        return message
+
+    def name(match: re.Match[str]) -> str:
+        capital, seat, after = match.group(1) == "S", int(match.group(2)), match.group(3) or ""
+        if seat >= len(state.players) or (seat != me and not state.players[seat].name):
+            return match.group(0)
+        if seat != me:
+            return f"{state.players[seat].name}{after}"
+        if after == "'s":
+            return "Your" if capital else "your"
+        verb = {" has": " have", " is": " are"}.get(after, after)
+        return ("You" if capital else "you") + verb
+
+    return _SEAT.sub(name, message)
 
 
 def _cap(text: str) -> str:
@@ -164,7 +195,7 @@ def situation(state: State, me: int | None, *, brief: bool = False, elapsed: flo
     text = (
         f"Your move (ply {state.ply}). Pawn moves: {moves}. "
         f"Walls left: {_listing(state, me, [str(n) for n in state.walls_left])}. "
-        f"Distance to goal: {_listing(state, me, [distance_text(n) for n in state.distances])}."
+        f"Steps to go: {_listing(state, me, [distance_text(n) for n in state.distances])}."
     )
     clock = state.clock
     if clock is not None:
@@ -213,9 +244,41 @@ def _player_changes(before: State, after: State, me: int | None) -> list[str]:
             changes.append(text + ".")
         elif not old.connected and new.connected:
             changes.append(f"{new.name} is back.")
-        if old.active and not new.active and after.status == "playing":
-            changes.append(f"{new.name} is out of the game.")
+    for seat, how in retirements(before, after):
+        changes.append(_cap(retire_text(who(after, seat, me), how)) + ".")
     return changes
+
+
+RETIRED = {"resign": "resigned", "time": "ran out of time", "left": "left the game"}
+"""How a seat left a four-player game, in the browser client's words too."""
+
+
+def retire_text(name: str, how: str | None = None) -> str:
+    """``Dan resigned``; ``Dan is out of the game`` where how is not known (a replay)."""
+    return f"{name} {RETIRED.get(how or '', 'is out of the game')}"
+
+
+def retirements(before: State, after: State) -> list[tuple[int, str]]:
+    """The seats that left a four-player game between two states (``retire N`` in the
+    moves), and how: ``time`` when its clock ran out, ``left`` when it was away (claimed
+    against, or past the hard limit), else ``resign``. The last one to go ends the game, so
+    the moves tell it, not ``active`` (every seat is active again in a finished game)."""
+    if before.room != after.room or before.game != after.game:
+        return []
+    found = []
+    for move in after.moves[len(before.moves) :]:
+        if not move.startswith("retire "):
+            continue
+        seat = int(move.split()[1])
+        clock = after.clock
+        if clock is not None and seat < len(clock.remaining_ms) and clock.remaining_ms[seat] <= 0:
+            how = "time"
+        elif seat < len(before.players) and before.players[seat].claim_in_ms is not None:
+            how = "left"
+        else:
+            how = "resign"
+        found.append((seat, how))
+    return found
 
 
 def _gone(state: State, me: int | None) -> str:
@@ -301,7 +364,17 @@ def describe(
         if before.status != "finished" and after.status == "finished":
             parts.append(match_text(after, me))
     ended = after.status == "finished" and (before is None or before.status != "finished")
-    if not screen or ended:
+    # Where the game stands, when it moved on: a state that only says someone went away or
+    # came back, a draw offer or a rating does not repeat "Bob to move." (said already); after
+    # the game, who is still here to play a rematch does change it.
+    moved_on = (
+        before is None
+        or (before.room, before.game, before.status, before.ply, before.turn)
+        != (after.room, after.game, after.status, after.ply, after.turn)
+        or after.status == "waiting"
+        or (after.status == "finished" and _gone(before, me) != _gone(after, me))
+    )
+    if (not screen and moved_on) or ended:
         parts.append(situation(after, me, brief=brief and after.status == "finished"))
     return " ".join(part for part in parts if part)
 

@@ -14,7 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from client.describe import goal, result_text, short_variant, variant_text
+from client.describe import goal, result_text, retire_text, short_variant, variant_text
 from client.notation import is_move
 from client.render import Line, pawn_glyph
 from client.width import clip, pad
@@ -96,13 +96,17 @@ def history_text(
     if not games:
         return ["No finished games yet."]
     year = time.localtime(now).tm_year
-    lines = [f"{'GAME':>5} {'ENDED':<11} {'VARIANT':<10} {'PLAYERS':<20} {'MOVES':>4}  RESULT"]
+    # The players' column gives way to the longest result ("Computer L1 won (abandon)" was
+    # cut to "(abando~"), down to 12 columns; the rows stay aligned.
+    longest = max(len(summary_result(game)) for game in games)
+    width = max(12, min(20, HISTORY_WIDTH - 36 - longest))
+    lines = [f"{'GAME':>5} {'ENDED':<11} {'VARIANT':<10} {'PLAYERS':<{width}} {'MOVES':>4}  RESULT"]
     for game in games:
         ended_at = time.localtime(game.finished)
         ended = time.strftime("%m-%d %H:%M" if ended_at.tm_year == year else "%Y-%m-%d", ended_at)
-        players = _fit(" v ".join(game.players), 20)  # "Carol v Computer L2" whole
+        players = _fit(" v ".join(game.players), width)  # "Carol v Computer L2" whole at 20
         line = (
-            f"{game.game:>5} {ended:<11} {short_variant(game.variant):<10} {players:<20} "
+            f"{game.game:>5} {ended:<11} {short_variant(game.variant):<10} {players:<{width}} "
             f"{game.plies:>4}  {summary_result(game)}"
         )
         lines.append(_fit(line, HISTORY_WIDTH))
@@ -172,8 +176,13 @@ class Replay:
         return [frame.last_move or "" for frame in self.frames[1:]]
 
     def mover(self, index: int) -> int | None:
-        """The seat that made the move leading to frame ``index``."""
-        return self.frames[index - 1].turn if index > 0 else None
+        """The seat that made the move leading to frame ``index`` (a ``retire N``: seat N)."""
+        if index <= 0:
+            return None
+        last = self.frames[index].last_move or ""
+        if last.startswith("retire "):
+            return int(last.split()[1])
+        return self.frames[index - 1].turn
 
     def outcome(self, index: int) -> Result | None:
         """The game's result, as of frame ``index``."""
@@ -227,8 +236,11 @@ class Replay:
         else:
             mover = self.names[self.mover(index) or 0]
             move = frame.last_move or "?"
-            verb = "placed a wall at" if move.endswith(("h", "v")) else "moved to"
-            parts.append(f"Move {index} of {self.last}: {_cap(mover)} {verb} {move}.")
+            if move.startswith("retire "):
+                parts.append(f"Move {index} of {self.last}: {_cap(retire_text(mover))}.")
+            else:
+                verb = "placed a wall at" if move.endswith(("h", "v")) else "moved to"
+                parts.append(f"Move {index} of {self.last}: {_cap(mover)} {verb} {move}.")
         result = self.outcome(index)
         if frame.winner is not None:
             where = goal(self.variant.players, self.variant.size, frame.winner)
@@ -247,7 +259,7 @@ class Replay:
         lines: list[Line] = [
             [("class:title", self.title)],
             [("", variant_text(self.variant))],
-            [("class:coord", f"  {'player':<12} walls goal")],
+            [("class:coord", f"  {'player':<12} walls to go")],
         ]
         for seat, name in enumerate(self.names):
             shown = pad(clip(name, 12, "~" if ascii else "…"), 12)
@@ -255,7 +267,7 @@ class Replay:
             line: Line = [
                 (f"class:pawn.{seat}", pawn_glyph(seat, ascii)),
                 ("", f" {shown} {frame.walls_left[seat]:>5} "),
-                ("", f"{distance if distance >= 0 else '-':>4}"),
+                ("", f"{distance if distance >= 0 else '-':>5}"),
             ]
             if frame.winner is None and frame.turn == seat and self.outcome(self.index) is None:
                 line.append(("class:turn", " <" if ascii else " ◀"))

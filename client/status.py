@@ -14,6 +14,7 @@ from client.describe import (
     clock_text,
     low_time,
     match_text,
+    plural,
     rating_text,
     remaining,
     situation,
@@ -40,7 +41,7 @@ def status_lines(
     """Room, one line per seat, the last move and where the game stands (``width`` columns)."""
     variant = state.variant
     walls = variant.walls if variant.walls is not None else 20 // variant.players
-    heading = f"{variant.size}x{variant.size}, {walls} walls each"
+    heading = f"{variant.size}x{variant.size}, {plural(walls, 'wall')} each"
     clock = state.clock
     if clock is not None:
         control = TimeControl(base=clock.base_ms / 1000, increment=clock.increment_ms / 1000)
@@ -52,7 +53,8 @@ def status_lines(
     lines: list[Line] = [
         room,
         [("", heading)],
-        [("class:coord", f"  {'player':<{name_width}} walls goal" + ("  clock" if clock else ""))],
+        # "to go": the steps each pawn still has to its goal, as the browser says it.
+        [("class:coord", f"  {'player':<{name_width}}walls to go" + ("  clock" if clock else ""))],
     ]
     for player in state.players:
         line = _player_line(state, player.seat, me, ascii, elapsed, name_width, link)
@@ -105,7 +107,7 @@ def _player_line(
     line: Line = [
         (f"class:pawn.{seat}", pawn_glyph(seat, ascii)),
         ("class:me" if seat == me else "", f" {pad(name, width)}"),
-        ("", f"{state.walls_left[seat]:>6}{distance:>5}"),
+        ("", f"{state.walls_left[seat]:>5}{distance:>6}"),
     ]
     clock = state.clock
     if clock is not None and seat < len(clock.remaining_ms):

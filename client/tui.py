@@ -123,7 +123,9 @@ def board_width(size: int) -> int:
 
 
 def move_list(moves: list[str], players: int, width: int) -> list[Line]:
-    """This game's moves numbered by rounds (``1. e2 e8``), as many rounds a row as fit."""
+    """This game's moves numbered by rounds (``1. e2 e8``), as many rounds a row as fit. A
+    seat out of a four-player game (``retire N``) is said in the log, not as a move."""
+    moves = [move for move in moves if not move.startswith("retire ")]
     rounds: list[str] = []
     for start in range(0, len(moves), players):
         number = f"{start // players + 1}."

@@ -579,6 +579,10 @@ class State(Struct, kw_only=True, tag="state"):
     first_move_in_ms: int | None = None
     """While the first moves are played: milliseconds the seat to move has left to make its
     first move before the server aborts the game; null otherwise (and for the computer)."""
+    spectator_eval: bool = False
+    """Whether spectators may follow the computer's evaluation of this game (``live_eval``):
+    an untimed two-player game whose every player allowed it (``spectator_eval`` in their
+    ``create`` or ``join``), or one between computers. A client offers it only then."""
 
 
 class Moved(Struct, kw_only=True, tag="moved"):

@@ -869,6 +869,7 @@ class Room:
             pool=self.pool,
             moves=self.actions,
             first_move_in_ms=self._first_move_in(now),
+            spectator_eval=self.evaluable(),
         )
 
     def _walls_hex(self, mask: int) -> str:

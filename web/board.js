@@ -9,7 +9,8 @@ const G = 2.2; // groove width: a wall's thickness
 const M = 6; // margin for the coordinates
 
 export const SEAT_NAMES = ["red", "blue", "green", "yellow"];
-const SHAPES = ["circle", "square", "diamond", "hexagon"];
+/** Each seat's pawn, the terminal client's `● ◆ ▲ ■` too: "the square" is the same player in both. */
+const SHAPES = ["circle", "diamond", "triangle", "square"];
 
 /** @param {number} col */
 export const letter = (col) => "abcdefghijk"[col];
@@ -233,11 +234,9 @@ export class Board {
         return s("rect", { class: cls, x: x - r * 0.88, y: y - r * 0.88, width: r * 1.76, height: r * 1.76, rx: 0.6, "aria-label": label, "data-pawn": seat });
       case "diamond":
         return s("polygon", { class: cls, points: `${x},${y - r * 1.15} ${x + r * 1.15},${y} ${x},${y + r * 1.15} ${x - r * 1.15},${y}`, "aria-label": label, "data-pawn": seat });
-      case "hexagon": {
-        const pts = [0, 1, 2, 3, 4, 5].map((k) => {
-          const a = Math.PI / 6 + (k * Math.PI) / 3;
-          return `${(x + r * 1.05 * Math.cos(a)).toFixed(2)},${(y + r * 1.05 * Math.sin(a)).toFixed(2)}`;
-        });
+      case "triangle": {
+        // Point up, its weight centred on the square: as wide as the circle is, a little taller.
+        const pts = [[0, -1.25], [1.2, 0.85], [-1.2, 0.85]].map(([dx, dy]) => `${(x + r * dx).toFixed(2)},${(y + r * dy).toFixed(2)}`);
         return s("polygon", { class: cls, points: pts.join(" "), "aria-label": label, "data-pawn": seat });
       }
       default:

@@ -1,12 +1,14 @@
 // @ts-check
 // The game page: board, players and clocks, actions, move list, chat.
 // It renders the latest `state` and sends requests; the server decides everything.
-import { Board, SEAT_NAMES } from "./board.js";
+import { Board } from "./board.js";
 import { $, announce, fill, h, s } from "./dom.js";
 import { loginForm } from "./account.js";
-import { clockText, listed, moveText, resultText, seatName, variantText, withNames } from "./words.js";
+import { clockText, listed, moveText, plural, resultText, retireText, retirements, seatName, variantText, withNames } from "./words.js";
 
 const LOW_TIME_MS = 20_000;
+/** A player card's word for a seat out of the game, by how it went (words.js `retirements`). */
+const OUT = /** @type {Record<string, string>} */ ({ resign: "resigned", time: "out of time", left: "left" });
 
 /**
  * @typedef {import("./connection.js").Connection} Connection
@@ -15,12 +17,15 @@ const LOW_TIME_MS = 20_000;
 
 /**
  * The move list's items, a round to a line ("1. e2 e8"), each move a button that shows the
- * position after it; a retirement is a line of its own. Live games and replays share it.
+ * position after it; a retirement is a line of its own ("Dan resigned"). Live games and
+ * replays share it.
  * @param {string[]} moves @param {number} per players, so moves per round
  * @param {number|null} shown the frame shown (marked), if any
  * @param {(frame: number) => void} pick
+ * @param {(seat: number) => string} name a seat's player
+ * @param {Record<number, string>} [how] how each seat that retired went, where known
  */
-export function moveListItems(moves, per, shown, pick) {
+export function moveListItems(moves, per, shown, pick, name, how = {}) {
   const items = [];
   /** The round being listed: its number and moves stay on one line. @type {HTMLElement|null} */
   let line = null;
@@ -29,7 +34,8 @@ export function moveListItems(moves, per, shown, pick) {
     // replay_frames has a frame after every action, retirements included: index by action.
     const frame = action + 1;
     if (move.startsWith("retire ")) {
-      items.push(h("li", { class: "retire", text: `${SEAT_NAMES[Number(move.slice(7))]} left` }));
+      const seat = Number(move.slice(7));
+      items.push(h("li", { class: "retire", text: retireText(name(seat), how[seat]) }));
       line = null; // the round goes on after it, on a line of its own
       return;
     }
@@ -64,6 +70,8 @@ export class GameView {
     this.frames = null;
     /** Pawn squares of the state before this one, to mark where the last move came from. */
     this.previous = /** @type {any} */ (null);
+    /** How the seats out of this four-player game went, where this page saw it. @type {{game: number, how: Record<number, string>}|null} */
+    this.retired = null;
     this.confirming = false;
     /** Whether Leave, pressed during a game this page plays, waits for its confirmation. */
     this.leaving = false;
@@ -242,6 +250,13 @@ export class GameView {
       } else announce(resultText(state.result, name));
     }
     this.describeDraw(old, state);
+    // A seat out of a four-player game: how it went, seen as it happened (the record says
+    // only "retire N"), for the move list and the player's card.
+    if (this.retired?.game !== state.game) this.retired = { game: state.game, how: /** @type {Record<number, string>} */ ({}) };
+    for (const [seat, how] of retirements(old, state)) {
+      this.retired.how[seat] = how;
+      announce(retireText(seat === this.seat.seat && this.isPlayer ? "You" : name(seat), how));
+    }
     if (state.status === "playing" && old && old.game !== state.game) {
       announce(`Game ${state.game} starts`);
       this.command.value = ""; // a move refused in the last game means nothing in this one
@@ -418,7 +433,6 @@ export class GameView {
     this.renderMoves();
     this.chatForm.hidden = !this.isPlayer;
     this.chatNote.hidden = this.isPlayer;
-    this.commandForm.hidden = !this.isPlayer || state.status !== "playing";
     // The tab's title says when it is your move, for a player looking at another tab.
     document.title = `${this.myTurn() ? "Your move · " : ""}${state.room} · Quoridor`;
     document.body.dataset.ply = String(state.ply);
@@ -474,6 +488,8 @@ export class GameView {
             ratingBadge(player),
             you ? "you · " : "",
             `${shown.distances[seat] >= 0 ? shown.distances[seat] : "–"} to go`,
+            // Out of a four-player game that goes on: how, where this page saw it.
+            !player.active && state.status === "playing" ? ` · ${OUT[this.retired?.game === state.game ? this.retired.how[seat] : ""] ?? "out"}` : "",
             player.claim_in_ms !== null && player.active ? h("span", { class: "away", "data-claim": player.claim_in_ms }) : null,
           ),
         ),
@@ -539,7 +555,10 @@ export class GameView {
       kind = state.result?.winner === null ? "draw" : mine ? "won" : this.isPlayer ? "lost" : "over";
       if (state.match) text += ` · match ${state.match.scores.join("–")}${state.match.over ? " (over)" : ""}`;
     } else if (this.viewing !== null) {
-      text = `Viewing move ${this.viewing} of ${state.ply}`;
+      // Whose turn it is now stays said: looking back should not hide that the clock runs.
+      const me = this.isPlayer ? this.seat.seat : null;
+      const live = state.turn === null ? "" : state.turn === me ? " · live: your move" : ` · live: ${name(state.turn)} to move`;
+      text = `Viewing move ${this.viewing} of ${state.ply}${live}`;
       kind = "history";
     } else if (this.myTurn() && !this.online) {
       text = "Your move, once the connection is back";
@@ -657,21 +676,29 @@ export class GameView {
       buttons.push(h("button", { type: "button", text: "Hint", onclick: () => this.hint() }));
       if (state.ply >= 2) buttons.push(h("button", { type: "button", text: "Take back", onclick: () => this.act({ type: "takeback" }) }));
     }
-    if (!this.isPlayer && state.variant.players === 2) {
+    // Offered only where the players allowed it (`state.spectator_eval`): elsewhere the
+    // button only ever said "No evaluation here".
+    if (!this.isPlayer && state.spectator_eval) {
       buttons.push(this.evalRefused
         ? h("button", { type: "button", disabled: true, text: "No evaluation here" })
         : h("button", { type: "button", text: this.following ? "Hide evaluation" : "Follow evaluation", onclick: () => this.follow() }));
     }
     this.confirming = this.confirming && state.status === "playing";
-    buttons.push(...this.leaveButtons());
-    this.actions.replaceChildren(...buttons);
+    // Asked whether to leave, the question and its two answers stand alone: with the other
+    // buttons beside them they took a row more, too many for a phone's side column.
+    const leave = this.leaveButtons();
+    this.actions.replaceChildren(...(this.leaving ? leave : [...buttons, ...leave]));
+    // The move box too gives the question its room (a phone's column scrolled, the move list
+    // pushed out of sight).
+    this.commandForm.hidden = !this.isPlayer || state.status !== "playing" || this.leaving;
     this.tick();
   }
 
   /**
    * Leave: at once for a spectator or a game over; during a game this page plays, asked again
    * (as Resign is), saying what leaving does (PROTOCOL.md sections 12 and 13): the seat is kept
-   * and the link brings the player back, but the clock runs and the others may claim the game.
+   * and the link brings the player back, but the clock runs and the others may claim the game;
+   * against the computer, which never claims, the game is lost once the grace period is over.
    */
   leaveButtons() {
     const state = this.state;
@@ -685,10 +712,16 @@ export class GameView {
         this.renderActions();
       } })];
     }
+    // Against the computer nobody waits to claim: the server ends the game itself once the
+    // grace period is over (PROTOCOL.md section 17a), as the terminal client says too.
+    const computer = state.players.some((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.bot !== null);
     const others = state.players.length === 2 ? seatName(state, 1 - /** @type {number} */ (me)) : "the others";
     const clock = state.clock ? ", your clock keeps running" : "";
+    const text = computer
+      ? "Leave the game? The computer does not wait: unless you come back within about 15 s (this room's link brings you back), the game is lost."
+      : `Leave the game? Your seat is kept for you (this room's link brings you back)${clock}, but after a short while away, ${others} may claim the game.`;
     return [
-      h("p", { class: "leave-note", role: "alert", text: `Leave the game? Your seat is kept for you (the room's link brings you back)${clock}, and once you have been away a short while ${others} may claim the game.` }),
+      h("p", { class: "leave-note", role: "alert", text }),
       h("button", { type: "button", class: "danger leave-confirm", text: "Leave anyway", onclick: () => { this.leaving = false; this.app.leave(); } }),
       h("button", { type: "button", class: "stay", text: "Stay", onclick: () => { this.leaving = false; this.renderActions(); } }),
     ];
@@ -699,7 +732,8 @@ export class GameView {
     // The move button that has the focus is drawn again: the new one gets it.
     const active = /** @type {HTMLElement|null} */ (document.activeElement);
     const focused = active?.closest(".movelist") === this.moveList ? active.dataset.ply : undefined;
-    const items = moveListItems(state.moves, state.variant.players, this.viewing, (frame) => this.showPly(frame));
+    const how = this.retired?.game === state.game ? this.retired.how : {};
+    const items = moveListItems(state.moves, state.variant.players, this.viewing, (frame) => this.showPly(frame), (seat) => seatName(state, seat), how);
     this.moveList.replaceChildren(...items);
     if (focused) /** @type {HTMLElement|null} */ (this.moveList.querySelector(`button[data-ply="${focused}"]`))?.focus();
     this.liveButton.hidden = this.viewing === null;
@@ -757,11 +791,12 @@ function ratingBadge(player) {
 /** A small pawn of the seat's colour and shape, for the players panel. @param {number} seat */
 export function swatch(seat) {
   const svg = s("svg", { class: "swatch", viewBox: "0 0 10 10", "aria-hidden": "true" });
+  // As on the board, and as the terminal draws them: ● ◆ ▲ ■.
   const shapes = [
     s("circle", { cx: 5, cy: 5, r: 4 }),
-    s("rect", { x: 1.3, y: 1.3, width: 7.4, height: 7.4, rx: 1 }),
     s("polygon", { points: "5,0.5 9.5,5 5,9.5 0.5,5" }),
-    s("polygon", { points: "9.2,5 7.1,8.6 2.9,8.6 0.8,5 2.9,1.4 7.1,1.4" }),
+    s("polygon", { points: "5,0.8 9.4,8.6 0.6,8.6" }),
+    s("rect", { x: 1.3, y: 1.3, width: 7.4, height: 7.4, rx: 1 }),
   ];
   const shape = shapes[seat];
   shape.setAttribute("class", `pawn seat${seat}`);
@@ -769,10 +804,15 @@ export function swatch(seat) {
   return svg;
 }
 
-/** Walls left, drawn as a stock of little walls (a number past ten). @param {number} left @param {number} total */
+/**
+ * Walls left: the number, the one a player thinks in ("7 walls": telling 7 pips from 8 took
+ * counting), and beside it a stock of little walls, up to ten.
+ * @param {number} left @param {number} total
+ */
 function stock(left, total) {
-  const box = h("span", { class: "stock", title: `${left} walls left`, "aria-label": `${left} walls left` });
-  if (total > 10) box.append(h("span", { class: "count", text: `▮ ${left}` }));
-  else for (let i = 0; i < total; i++) box.append(h("i", { class: i < left ? "full" : "used" }));
+  const said = `${plural(left, "wall")} left`;
+  const box = h("span", { class: "stock", title: said, "aria-label": said });
+  box.append(h("span", { class: "count", text: plural(left, "wall") }));
+  if (total <= 10) box.append(h("span", { class: "pips", "aria-hidden": "true" }, ...Array.from({ length: total }, (_, i) => h("i", { class: i < left ? "full" : "used" }))));
   return box;
 }

@@ -5,7 +5,7 @@
 import { Board } from "./board.js";
 import { loginForm } from "./account.js";
 import { fill, h } from "./dom.js";
-import { ago, variantText } from "./words.js";
+import { ago, plural, variantText, wonHow } from "./words.js";
 
 const EVAL_KEY = "quoridor.spectatorEval";
 /** Whether this browser's player lets spectators follow the computer's evaluation of its
@@ -269,10 +269,10 @@ export class Lobby {
       return;
     }
     this.games.replaceChildren(...games.map((game) => {
-      const winner = game.winner === null ? (game.reason === "draw" ? "draw" : game.reason) : `${game.players[game.winner]} won`;
+      const winner = game.winner === null ? (game.reason === "draw" ? "draw" : game.reason) : `${game.players[game.winner]} won${wonHow(game.reason)}`;
       return h("tr", {},
         h("td", { class: "names", text: game.players.join(" vs ") }),
-        h("td", { text: `${winner} · ${game.plies} moves · ${ago(game.finished)}` }),
+        h("td", { text: `${winner} · ${plural(game.plies, "move")} · ${ago(game.finished)}` }),
         h("td", { class: "act" }, h("button", { type: "button", text: "Replay", onclick: () => this.app.go(`#/replay/${game.game}`) })));
     }));
   }

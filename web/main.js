@@ -8,6 +8,7 @@ import { GameView } from "./game.js";
 import { allowsSpectatorEval, Lobby } from "./lobby.js";
 import { ProfileView } from "./profile.js";
 import { ReplayView } from "./replay.js";
+import { sentence } from "./words.js";
 
 const NAME_KEY = "quoridor.name";
 const SECRET_KEY = "quoridor.secret.";
@@ -66,6 +67,7 @@ let entering = "";
 /** A short message in the toast, said to screen readers too (the toast itself is not live:
  * a node shown with its words already in is not read everywhere). @param {string} text */
 function notice(text) {
+  text = sentence(text);
   announce(text);
   toast.textContent = text;
   toast.hidden = false;

@@ -7,7 +7,7 @@
 import { Board } from "./board.js";
 import { h } from "./dom.js";
 import { moveListItems, swatch } from "./game.js";
-import { moveText, resultText } from "./words.js";
+import { moveText, plural, resultText } from "./words.js";
 
 export class ReplayView {
   /** @param {HTMLElement} root @param {import("./connection.js").Connection} conn @param {number} game @param {{go: (hash: string) => void}} app */
@@ -74,7 +74,7 @@ export class ReplayView {
     this.frames = frames.frames;
     this.players.replaceChildren(...record.summary.players.map((/** @type {string} */ name, /** @type {number} */ seat) =>
       h("li", { class: `player seat${seat}` }, swatch(seat), h("span", { class: "who" }, h("span", { class: "name", text: name })))));
-    this.list.replaceChildren(...moveListItems(this.moves, record.summary.variant.players, null, (frame) => this.show(frame)));
+    this.list.replaceChildren(...moveListItems(this.moves, record.summary.variant.players, null, (frame) => this.show(frame), (seat) => record.summary.players[seat] ?? `seat ${seat}`));
     this.show(this.frames.length - 1);
   }
 
@@ -129,10 +129,12 @@ export class ReplayView {
       lastMove: frame.last_move, lastFrom: null, turn: frame.winner === null ? frame.turn : null,
       targets: [], legalWalls: "", turns: 0, interactive: false,
     });
-    const mover = this.index > 0 ? this.frames[this.index - 1].turn : null;
+    const last = frame.last_move ?? "";
+    // A retirement's seat is in it ("retire 3"), whoever's turn it was.
+    const mover = last.startsWith("retire ") ? Number(last.slice(7)) : this.index > 0 ? this.frames[this.index - 1].turn : null;
     const who = mover === null ? "" : summary.players[mover] ?? "";
     // By move (ply), as a live game's "Viewing move 5 of 23"; the list numbers rounds.
-    let caption = this.index === 0 ? `Start · ${this.frames.length - 1} moves` : `Move ${this.index} of ${this.frames.length - 1}: ${moveText(frame.last_move, who)}`;
+    let caption = this.index === 0 ? `Start · ${plural(this.frames.length - 1, "move")}` : `Move ${this.index} of ${this.frames.length - 1}: ${moveText(frame.last_move, who)}`;
     if (this.index === this.frames.length - 1) {
       caption += ` · ${resultText({ winner: summary.winner, reason: summary.reason }, (seat) => summary.players[seat])}`;
     }

@@ -26,9 +26,35 @@ export function resultText(result, name) {
   return `${name(result.winner)} wins — ${REASONS[/** @type {keyof typeof REASONS} */ (result.reason)] ?? result.reason}`;
 }
 
-/** @param {string} move @param {string} who */
+/** How a seat left a four-player game, as the terminal client says it too. */
+const RETIRED = { resign: "resigned", time: "ran out of time", left: "left the game" };
+
+/**
+ * A seat out of a four-player game ("retire N" in the moves): "Dan resigned", or only "Dan is
+ * out of the game" where the page did not see how (a replay, a page opened after it).
+ * @param {string} who @param {string|undefined} [how] resign, time or left
+ */
+export function retireText(who, how) {
+  return `${who} ${RETIRED[/** @type {keyof typeof RETIRED} */ (how)] ?? "is out of the game"}`;
+}
+
+/**
+ * How the seats that left a four-player game between two states went: "time" when its clock
+ * ran out, "left" when it was away (claimed against, or past the hard limit), else "resign".
+ * @param {any} old @param {any} state @returns {[number, string][]}
+ */
+export function retirements(old, state) {
+  if (!old || old.game !== state.game || old.room !== state.room) return [];
+  return state.moves.slice(old.moves.length).filter((/** @type {string} */ move) => move.startsWith("retire ")).map((/** @type {string} */ move) => {
+    const seat = Number(move.slice(7));
+    const how = state.clock && state.clock.remaining_ms[seat] <= 0 ? "time" : (old.players[seat]?.claim_in_ms ?? null) !== null ? "left" : "resign";
+    return [seat, how];
+  });
+}
+
+/** @param {string} move @param {string} who (for "retire N": seat N's player) */
 export function moveText(move, who) {
-  if (move.startsWith("retire ")) return `${who} left the game`;
+  if (move.startsWith("retire ")) return retireText(who);
   if (/[hv]$/.test(move)) return `${who} placed a ${move.endsWith("h") ? "horizontal" : "vertical"} wall at ${move}`;
   return `${who} moved to ${move}`;
 }
@@ -47,9 +73,23 @@ export function clockText(ms) {
 /** @param {{players: number, size: number, walls: number|null}} variant @param {any} [clock] */
 export function variantText(variant, clock) {
   const parts = [`${variant.size}×${variant.size}`, `${variant.players} players`];
-  if (variant.walls !== null && variant.walls !== undefined) parts.push(`${variant.walls} walls`);
+  if (variant.walls !== null && variant.walls !== undefined) parts.push(plural(variant.walls, "wall"));
   parts.push(clock ? `${trim(clock.base / 60)}+${trim(clock.increment)}` : "untimed");
   return parts.join(" · ");
+}
+
+/** "1 wall", "2 walls", "0 walls". @param {number} count @param {string} word */
+export function plural(count, word) {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * How a game of the history ended, after its winner ("Bob won (on time)"): nothing when a
+ * pawn reached its goal, the usual way.
+ * @param {string} reason
+ */
+export function wonHow(reason) {
+  return reason === "goal" ? "" : ` (${REASONS[/** @type {keyof typeof REASONS} */ (reason)] ?? reason})`;
 }
 
 /** @param {number} value */
@@ -71,16 +111,27 @@ export function ago(unixSeconds) {
  */
 export function withNames(message, state, me) {
   if (!state) return message;
-  const said = message.replace(/\b([Ss])eat (\d+)('s)?/g, (/** @type {string} */ _, /** @type {string} */ s, /** @type {string} */ n, /** @type {string|undefined} */ owner) => {
+  const said = message.replace(/\b([Ss])eat (\d+)('s| has\b| is\b)?/g, (/** @type {string} */ _, /** @type {string} */ s, /** @type {string} */ n, /** @type {string|undefined} */ after) => {
     const seat = Number(n);
     if (!state.players?.[seat]) return _;
-    if (seat === me) return owner ? (s === "S" ? "Your" : "your") : (s === "S" ? "You" : "you");
-    return `${seatName(state, seat)}${owner ?? ""}`;
+    if (seat !== me) return `${seatName(state, seat)}${after ?? ""}`;
+    // "seat 1 has no walls left" said to seat 1: "you have no walls left".
+    const you = s === "S" ? "You" : "you";
+    if (after === "'s") return s === "S" ? "Your" : "your";
+    return `${you}${after === " has" ? " have" : after === " is" ? " are" : ""}`;
   });
-  // A message may open with a move in notation ("e5 is not one step or jump away from e1",
-  // "a9h is not a wall…"): notation is lower case, so it stays so.
-  if (/^[a-z]\d/.test(said)) return said;
-  return said.charAt(0).toUpperCase() + said.slice(1);
+  return sentence(said);
+}
+
+/**
+ * A server's message as a sentence: its first letter a capital ("you already have 3 rooms
+ * open" opened the toast in lower case), but for a move in notation ("e5 is not one step or
+ * jump away from e1", "a9h is not a wall…"), which is lower case.
+ * @param {string} text
+ */
+export function sentence(text) {
+  if (/^[a-z]\d/.test(text)) return text;
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** The names of seats, joined ("Alice", "Alice and Bob", "Ann, Ben and Cat"). @param {string[]} names */

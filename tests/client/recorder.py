@@ -61,12 +61,19 @@ async def start(
     premove: bool = True,
     exit_when_over: bool = True,
     view: Recorder | None = None,
+    interactive: bool = False,
 ) -> tuple[Controller, Recorder, asyncio.Task[int]]:
-    """A connected controller running in a task, with fast reconnections."""
+    """A connected controller running in a task, with fast reconnections (``interactive``:
+    a person types, not a script)."""
     recorder = view or Recorder()
     connection = Connection(url, name, lambda event: None, backoff=Backoff(base=0.02, cap=0.1))
     controller = Controller(
-        connection, intent, recorder, premove=premove, exit_when_over=exit_when_over
+        connection,
+        intent,
+        recorder,
+        premove=premove,
+        exit_when_over=exit_when_over,
+        interactive=interactive,
     )
     welcome: Welcome = await connection.open()
     task = asyncio.create_task(controller.run(welcome))

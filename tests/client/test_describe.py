@@ -9,6 +9,8 @@ from client.describe import (
     rooms_text,
     situation,
     time_control_text,
+    variant_text,
+    with_names,
 )
 from client.status import first_move_note, status_lines
 from protocol.messages import ClockInfo, MatchInfo, Result, RoomInfo, TimeControl, VariantSpec
@@ -29,7 +31,7 @@ def test_the_game_starts_when_the_second_player_sits_down() -> None:
     after = make_state(event=2, legal=("d1", "f1", "e2"))
     assert describe(before, after, 0) == (
         "Bob took seat 1. The game starts. Your move (ply 0). Pawn moves: d1, f1, e2. "
-        "Walls left: you 10, Bob 10. Distance to goal: you 8, Bob 8."
+        "Walls left: you 10, Bob 10. Steps to go: you 8, Bob 8."
     )
     assert describe(before, after, 1) == "The game starts. Alice to move."
 
@@ -171,3 +173,58 @@ def test_clocks_show_low_time_frozen_links_and_the_free_first_move() -> None:
     assert first_move_note(first, 0).endswith("You must move in 42 s or lose the game.")
     assert first_move_note(first, 1).endswith("Alice must move in 42 s or lose the game.")
     assert first_move_note(state, 0) == ""  # ply 2: everyone has moved
+
+
+def test_server_messages_say_names_and_you_rather_than_seat_numbers() -> None:
+    """An outside review: "b2h refused: seat 1 has no walls left." was said to seat 1."""
+    state = make_state()
+    assert with_names("seat 1 has no walls left", state, 1) == "you have no walls left"
+    assert with_names("seat 1 has no walls left", state, 0) == "Bob has no walls left"
+    assert with_names("e4 is occupied by seat 1's pawn", state, 1) == "e4 is occupied by your pawn"
+    assert (
+        with_names("wall c1v would leave seat 0 no path to row 5", state, 1)
+        == "wall c1v would leave Alice no path to row 5"
+    )
+    assert with_names("it is seat 0's turn", state, None) == "it is Alice's turn"
+    assert with_names("seat 1 is not in the game", state, 1) == "you are not in the game"
+    free = make_state(names=("Alice", None))
+    assert with_names("seat 1 in room r is taken", free, 0) == "seat 1 in room r is taken"
+    assert with_names("seat 7 does not exist", state, 0) == "seat 7 does not exist"
+
+
+def test_a_state_that_only_tells_an_absence_does_not_repeat_whose_move_it_is() -> None:
+    """An outside review: plain mode said "Computer L2 to move." twice, and "Your move (ply
+    11). Pawn moves: ..." after each of three players went away."""
+    before = make_state(event=3, ply=2, turn=0)
+    away = make_state(event=4, ply=2, turn=0, connected=(True, False))
+    assert describe(before, away, 0) == "Bob is away."
+    assert describe(away, make_state(event=5, ply=2, turn=0), 0) == "Bob is back."
+    assert describe(before, make_state(event=4, ply=2, turn=0), 0) == ""
+
+
+def test_one_wall_is_one_wall() -> None:
+    variant = VariantSpec(size=5, walls=1)
+    assert variant_text(variant) == "2 players, 5x5, 1 wall each"
+    state = make_state(size=5, pawns=("c1", "c5"))
+    state.variant = variant
+    text = ["".join(t for _, t in line) for line in status_lines(state, 0)]
+    assert text[1] == "5x5, 1 wall each"
+    assert text[2].split() == ["player", "walls", "to", "go"]
+
+
+def test_a_seat_out_of_a_four_player_game_is_told_how() -> None:
+    names = ("Ann", "Ben", "Cat", "Dan")
+    pawns = ("e1", "a5", "e9", "i5")
+    before = make_state(event=5, ply=2, turn=2, names=names, pawns=pawns)
+    before.moves = ["e2", "b5"]
+    resigned = make_state(event=6, ply=2, turn=2, names=names, pawns=pawns)
+    resigned.moves = ["e2", "b5", "retire 3"]
+    resigned.players[3].active = False
+    assert describe(before, resigned, 0, screen=True) == "Dan resigned."
+    assert describe(before, resigned, 3, screen=True) == "You resigned."
+    before.players[3].connected = resigned.players[3].connected = False
+    before.players[3].claim_in_ms = 0
+    assert describe(before, resigned, 0, screen=True) == "Dan left the game."
+    clock = ClockInfo(base_ms=60_000, increment_ms=0, remaining_ms=[1, 1, 1, 0], running=2)
+    resigned.clock = clock
+    assert describe(before, resigned, 0, screen=True) == "Dan ran out of time."

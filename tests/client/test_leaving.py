@@ -279,7 +279,10 @@ async def test_leaving_a_game_against_the_computer_says_how_soon_it_is_lost(url:
     async with full_screen(url, "Alice", Create(ai=AiSpec(level=1)), interactive=True) as alice:
         await alice.showing("Your move.")
         alice.type("\x03")  # Ctrl-C
-        await alice.showing("y/n?")
+        screen = " ".join(row.strip() for row in await alice.showing("y/n?"))
+        # Asked, it says so too (it said "the others may claim the game").
+        assert "Leave this game against the computer?" in screen
+        assert "claim" not in screen
         alice.type("\x03")  # again: leave
         assert await asyncio.wait_for(alice.task, 5) == 0
     out = alice.out.getvalue()

@@ -397,3 +397,32 @@ async def test_a_rematch_asked_after_the_opponent_left_says_they_left(url: str) 
     assert said.startswith("You ask for a rematch; Bob left: it starts if they come back.")
     alice.leave()
     assert await asyncio.wait_for(task, 5) == 0
+
+
+async def test_a_person_keeps_one_move_waiting_and_is_told_a_refusal_once(url: str) -> None:
+    """An outside review: a 4-player log said "c3v refused: seat 3 has no walls left." twice,
+    to seat 3. A second move typed before the turn replaces the first (both were sent, both
+    refused), and the server's seat numbers are said as names, "you" for one's own."""
+    variant = VariantSpec(size=5, walls=1)
+    alice, view, task = await start(
+        url, "Alice", Create(variant=variant), interactive=True, exit_when_over=False
+    )
+    room = (await view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=room))
+    await view.wait_for("Your move")
+    alice.type("b2h")  # her only wall
+    await view.wait_for("You placed a wall at b2h.")
+    alice.type("c3v")
+    alice.type("c4v")
+    said = await view.wait_for("replaces")
+    assert said == "c4v replaces c3v: sent when it is your turn (cancel drops it)."
+    await bob.send(MoveRequest(move="c4", ply=1))
+    assert await view.wait_for("refused") == "c4v refused: you have no walls left."
+    alice.type("c2")
+    await view.wait_for("You moved to c2.")
+    refusals = [text for text in view.texts() if "refused" in text]
+    assert refusals == ["c4v refused: you have no walls left."]
+    alice.leave()
+    assert await asyncio.wait_for(task, 5) == 0
+    await bob.close()

@@ -195,8 +195,9 @@ def test_the_status_panel_names_glyphs_walls_distances_and_the_turn() -> None:
     state = make_state(walls_left=[7, 9], distances=[5, 6], ply=4, last="e3h", last_seat=1)
     lines = ["".join(text for _, text in line) for line in status_lines(state, 0)]
     assert lines[0] == "Room room1"
-    assert lines[3] == "● Alice           7    5 ◀ you"
-    assert lines[4] == "◆ Bob             9    6"
+    assert lines[2] == "  player     walls to go"  # "to go", as the browser says "5 to go"
+    assert lines[3] == "● Alice          7     5 ◀ you"
+    assert lines[4] == "◆ Bob            9     6"
     assert lines[5] == "Ply 4   last: ◆ e3h"
     assert lines[-1] == "Your move."
 

@@ -7,6 +7,7 @@ import functools
 import io
 from pathlib import Path
 
+import msgspec
 import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
@@ -297,6 +298,19 @@ async def test_history_rows_fit_80_columns_whatever_the_names(url: str) -> None:
     lines = history_text(long_names, now=1_790_000_000.0)
     assert all(len(line) <= 80 for line in lines), lines
     assert lines[1].split()[:4] == ["123456", *lines[1].split()[1:3], "11x11"]
+    # How it ended is said whole: the players' column gives way ("(abando~" at 80 columns).
+    abandoned = msgspec.structs.replace(
+        long_names[0],
+        game=7,
+        variant=VariantSpec(),
+        players=["Alice", "Computer L1"],
+        winner=1,
+        reason="abandon",
+        plies=3,
+    )
+    lines = history_text([abandoned], now=1_790_000_000.0)
+    assert lines[1].endswith("Computer L1 won (abandon)"), lines
+    assert all(len(line) <= 80 for line in lines), lines
 
 
 async def test_exporting_an_aborted_game_says_it_was_aborted(url: str) -> None:

@@ -37,6 +37,26 @@ async def test_a_spectator_follows_the_evaluation(browser: Browser, site: GameSe
     await close_all(fan)
 
 
+async def test_spectators_are_not_offered_an_evaluation_the_players_did_not_allow(
+    browser: Browser, site: GameServer
+) -> None:
+    """The button only ever said "No evaluation here" when pressed: it is not there."""
+    url = f"ws://127.0.0.1:{site.port}"
+    alice, bob = await Client.connect(url, "Alice"), await Client.connect(url, "Bob")
+    await alice.send(Create(spectator_eval=True))
+    while not isinstance(state := await alice.recv(), State):
+        pass
+    await bob.send(Join(room=state.room))  # Bob did not allow it
+    fan = await open_player(browser, site, "Fan", f"/#/watch/{state.room}")
+    await fan.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await fan.page.wait_for_selector(".actions button.leave")
+    assert await fan.page.locator(".actions button:has-text('evaluation')").count() == 0
+    assert fan.errors == []
+    await alice.close()
+    await bob.close()
+    await close_all(fan)
+
+
 async def test_players_in_browsers_let_spectators_follow_the_evaluation(
     browser: Browser, site: GameServer
 ) -> None:
@@ -74,5 +94,12 @@ async def test_hint_and_take_back_against_the_computer(browser: Browser, site: G
     await page.wait_for_function("() => document.body.dataset.ply === '2'", timeout=20000)
     await page.click("text=Take back")
     await page.wait_for_function("() => document.body.dataset.ply === '0'")
+    # Leaving says what happens: the computer never claims, the game is lost after the grace.
+    await page.click(".actions button.leave")
+    note = await page.locator(".leave-note").inner_text()
+    assert "the game is lost" in note, note
+    assert "claim" not in note, note
+    assert await page.locator(".actions button:has-text('Hint')").count() == 0  # asked alone
+    await page.click(".actions button.stay")
     assert player.errors == []
     await close_all(player)

@@ -57,13 +57,26 @@ async def test_a_tap_that_cannot_move_says_why(browser: Browser, site: GameServe
     await spectator.page.locator("#toast").filter(has_text="spectators cannot move").wait_for()
     # The server's seat numbers are said as names ("you" for one's own seat).
     said = await bob.page.evaluate(
-        """() => import('/words.js').then((words) => [
-            words.withNames("wall e5h would leave seat 0 no path to row 5",
-                {players: [{name: 'Alice'}, {name: 'Bob'}]}, 1),
-            words.withNames("it is seat 1's turn", {players: [{name: 'Alice'}, {name: 'Bob'}]}, 1),
-        ])"""
+        """() => import('/words.js').then((words) => {
+            const state = {players: [{name: 'Alice'}, {name: 'Bob'}]};
+            return [
+                words.withNames("wall e5h would leave seat 0 no path to row 5", state, 1),
+                words.withNames("it is seat 1's turn", state, 1),
+                words.withNames("seat 1 has no walls left", state, 1),
+                words.withNames("seat 0 has no walls left", state, 1),
+                words.withNames("the game is over: seat 1 has won", state, 1),
+                words.withNames("seat 1 is not in the game", state, 1),
+            ];
+        })"""
     )
-    assert said == ["Wall e5h would leave Alice no path to row 5", "It is your turn"]
+    assert said == [
+        "Wall e5h would leave Alice no path to row 5",
+        "It is your turn",
+        "You have no walls left",
+        "Alice has no walls left",
+        "The game is over: you have won",
+        "You are not in the game",
+    ]
     await close_all(alice, bob, spectator)
 
 

@@ -9,12 +9,15 @@ server:
   with two or more workers the computer's moves always find one free, and
   with one they wait for at most a step (its search is capped in nodes, a
   few tenths of a second);
-* **fair**: the games waiting take turns, a step each (round robin), so a
-  long game does not hold up a short one;
+* **fair**: the IP addresses with games waiting take turns, a step each (the
+  one served least recently goes next), and so do one address's games, so
+  neither a long game nor an address with many games holds up the others: a
+  newcomer's game waits one step per other address, not for their games;
 * **bounded**: at most ``capacity`` games wait or run, at most
-  ``per_session`` of them asked for by one session; beyond that the request
-  is refused with ``server_busy`` and nothing is queued. Asking for a game
-  that is already being analysed just waits for it (no extra work).
+  ``per_session`` of them asked for by one session and ``per_address`` by
+  one address; beyond that the request is refused with ``server_busy`` and
+  nothing is queued. Asking for a game that is already being analysed just
+  waits for it (no extra work).
 
 A finished analysis is encoded once, kept with the history (and written to
 the database with it), and answered from there afterwards.
@@ -69,7 +72,10 @@ class Analyses:
         self.per_address = per_address
         self.jobs: dict[int, Job] = {}
         self.turns: deque[int] = deque()
-        """Games waiting for their next step, in turn."""
+        """Games waiting for their next step, in the order they came back to the queue."""
+        self.served: dict[str, int] = {}
+        """Address -> the number of the step it was last served (for as long as it waits)."""
+        self.steps = 0
         self.running: AnalyseStep | None = None
         self.done: dict[int, bytes] = {}
         """Game id -> its analysis (an ``analysis`` frame without an id), encoded."""
@@ -162,10 +168,22 @@ class Analyses:
     def _next(self) -> list[AnalyseStep]:
         if self.running is not None or not self.turns:
             return []
-        game = self.turns.popleft()
+        game = self._least_recently_served()
+        self.turns.remove(game)
         job = self.jobs[game]
+        self.steps += 1
+        self.served[job.address] = self.steps
+        for address in set(self.served) - {job.address for job in self.jobs.values()}:
+            del self.served[address]  # nothing waits for it any more: a newcomer next time
         self.running = AnalyseStep(game, len(job.reviews), job.moves, job.variant)
         return [self.running]
+
+    def _least_recently_served(self) -> int:
+        """The first game in turn of the address served least recently (never: first).
+        The queue holds a few dozen games at most, and a step is a search of tenths of a
+        second: a scan is cheap."""
+        served, jobs = self.served, self.jobs
+        return min(self.turns, key=lambda game: served.get(jobs[game].address, 0))
 
 
 def _message(review: MoveReview) -> MoveAnalysis:

@@ -60,8 +60,10 @@ class Limits:
     """Rooms the server holds at most; past it new rooms are refused with ``server_busy``."""
     history: int = 1000
     """Finished games kept for ``history`` and ``fetch_game``."""
-    analyses: int = 8
-    """Games whose analysis may wait or run at once (``server_busy`` beyond)."""
+    analyses: int = 32
+    """Games whose analysis may wait or run at once (``server_busy`` beyond): the addresses
+    take turns (``server.analysis``), so a full queue makes each wait longer, not others
+    wait for ever; at 8, four addresses filled it for minutes."""
     analyses_per_session: int = 1
     """Of those, how many one session may have asked for."""
     analyses_per_address: int = 2

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from engine.ai.evaluation import review_move
+from protocol.codec import encode
 from protocol.messages import (
     Analyse,
     AnalysisReply,
@@ -141,6 +142,30 @@ def test_steps_take_turns_and_answer_everyone_waiting() -> None:
     assert isinstance(again, AnalysisReply)
     assert again.id == 9
     assert again.moves == mine[0].moves
+
+
+def test_addresses_take_turns_not_games() -> None:
+    """Four addresses with two long games each held the queue for minutes while a fifth got
+    ``server_busy``; then, queued, a newcomer's game waited behind every game of theirs. Now
+    the addresses take turns a step each: the newcomer's game gets every other step here."""
+    driver = Driver(limits=Limits(analyses=8, analyses_per_session=1, analyses_per_address=2))
+    games = finish_games(driver, 3, BLUNDER_GAME[:6])
+    greedy = [driver.greet(f"greedy{n}", address="203.0.113.9")[0] for n in range(2)]
+    (step,) = driver.core.receive(greedy[0], encode(Analyse(game=games[0])))
+    assert isinstance(step, AnalyseStep)
+    assert driver.core.receive(greedy[1], encode(Analyse(game=games[1]))) == []
+    newcomer, _ = driver.greet("newcomer", address="198.51.100.7")
+    assert driver.core.receive(newcomer, encode(Analyse(game=games[2]))) == []
+    order: list[int] = []
+    while len(order) < 7:
+        order.append(step.game)
+        review = review_move(step.moves, step.ply, size=5, walls=2, depth=2)
+        actions = driver.core.analysis_step(step.game, step.ply, review)
+        driver.run(actions)
+        (step,) = [a for a in actions if isinstance(a, AnalyseStep)]
+    greedy_games, theirs = games[:2], games[2]
+    assert order[1::2] == [theirs] * 3
+    assert order[0::2] == [greedy_games[0], greedy_games[1]] * 2  # their own games alternate
 
 
 async def next_state(client: Client) -> State:

@@ -47,9 +47,6 @@ class Limits:
     """...and at once: as many as its connections (``--max-per-ip``) all coming back."""
     spectators: int = 100
     """Spectators one room takes at most."""
-    rooms_per_session: int = 3
-    """Rooms one session may own at once (created, or paired by quick match, and not yet
-    forgotten): leaving a room keeps it for a while, so this bounds hopping between them."""
     rooms_per_address: int = 20
     """Rooms the sessions of one IP address may own at once."""
     computer_rooms_per_address: int = 4

@@ -61,8 +61,8 @@ class Lobby:
         self.directory = directory
         self.queue = queue
         self.owned: Counter[str] = Counter()
-        """Rooms held by each ``session:<id>`` and ``address:<ip>``, and rooms against the
-        computer by ``computer:<ip>`` (see ``Room.owners``)."""
+        """Rooms held by each ``address:<ip>``, and rooms against the computer by
+        ``computer:<ip>`` (see ``Room.owners``)."""
         self.computers: dict[int, AccountRecord] = {}
         """The computer's accounts by level (from the database; none without one)."""
         self.computer_busy: Callable[[], bool] = lambda: False
@@ -215,12 +215,6 @@ class Lobby:
         if len(self.host.rooms) >= limits.max_rooms:
             message = f"the server holds as many rooms as it may ({limits.max_rooms}); try later"
             return error(session.conn, ErrorCode.SERVER_BUSY, message, rid)
-        if self.owned[f"session:{session.id}"] >= limits.rooms_per_session:
-            message = (
-                f"you already have {limits.rooms_per_session} rooms open; "
-                "finish or leave one (a room you left closes after its grace period)"
-            )
-            return error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
         if session.address and self.owned[f"address:{session.address}"] >= limits.rooms_per_address:
             message = f"your address already has {limits.rooms_per_address} rooms open"
             return error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
@@ -241,7 +235,10 @@ class Lobby:
         return None
 
     def _own(self, room: Room, session: Session, computer: bool = False) -> None:
-        room.owners = (f"session:{session.id}",)
+        # Counted against the address only: a session is in one room at a time, so a cap per
+        # session counted only rooms it had left, and a player who left three games in
+        # progress could not create a fourth room for up to 10 minutes, none of them shown.
+        room.owners = ()
         if session.address:
             room.owners += (f"address:{session.address}",)
             if computer:

@@ -52,15 +52,25 @@ async def computer_game_left(client: Client) -> None:
         pass
 
 
-async def test_one_session_may_hold_three_rooms(capped: GameServer) -> None:
+async def test_games_left_in_progress_count_against_the_address_only() -> None:
+    """Three games left in progress (they stay until decided) kept their player from creating
+    a fourth room, with no room of theirs shown anywhere; the address's cap still holds."""
+    async for capped in serve(rooms_per_ip=4, max_rooms=6, deliberate_grace=30.0, ai_workers=2):
+        await play_four_left_games(capped)
+
+
+async def play_four_left_games(capped: GameServer) -> None:
     client = await Client.connect(url(capped))
     for _ in range(3):
         await computer_game_left(client)
     assert len(capped.core.rooms) == 3
-    await client.send(Create(id="fourth"))
+    await computer_game_left(client)  # a fourth: it was refused
+    assert len(capped.core.rooms) == 4
+    await client.send(Create(id="fifth"))  # the address's cap (4 here)
     error = await client.error(ErrorCode.TOO_MANY_ROOMS)
-    assert error.id == "fourth"
-    assert len(capped.core.rooms) == 3
+    assert error.id == "fifth"
+    assert "address" in error.message
+    assert len(capped.core.rooms) == 4
     await client.close()
 
 

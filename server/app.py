@@ -49,6 +49,7 @@ from server.core import (
 )
 from server.database import Synchronous
 from server.dburl import is_postgresql, shown
+from server.http import address_key
 from server.metrics import Metrics
 from server.retention import Retention
 from server.rooms import Absence
@@ -423,7 +424,7 @@ class GameServer:
             origin = request.headers.get("Origin")
             log.info("connection refused: origin %s", origin, extra={"ip": address})
             return http.text(HTTPStatus.FORBIDDEN, "this site may not connect here")
-        if self.per_ip[address] >= self.config.max_per_ip:
+        if self.per_ip[address_key(address)] >= self.config.max_per_ip:
             log.warning("connection refused: too many from one address", extra={"ip": address})
             return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
         return None
@@ -440,7 +441,7 @@ class GameServer:
         address = client_address(request.headers)
         if address is None:
             return http.text(HTTPStatus.BAD_REQUEST, "a node link names its client's address")
-        if self.per_ip[address] >= self.config.max_per_ip:
+        if self.per_ip[address_key(address)] >= self.config.max_per_ip:
             return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
         if link.counted is not None:  # the gate counted the handing node: count the client
             self.gate.release(link.counted)
@@ -469,11 +470,12 @@ class GameServer:
     def opened(self, link: Link) -> None:
         conn = link.conn = next(self._ids)
         address = link.address = self._address(link, link.request)
+        key = address_key(address)  # what the limits count: an IPv6 address's /64
         _limit_send_buffer(link)
         self.sockets[conn] = link
-        self.per_ip[address] += 1
+        self.per_ip[key] += 1
         self.metrics.connections.inc()
-        self.core.open(conn, address)
+        self.core.open(conn, key)
         link.expect_within(self.config.hello_timeout)
         log.debug("connection open", extra={"conn": conn, "ip": address})
 
@@ -535,11 +537,11 @@ class GameServer:
         link.close(CLOSE_GOING_AWAY if greeted else CLOSE_POLICY, reason)
 
     def gone(self, link: Link) -> None:
-        conn, address = link.conn, link.address
+        conn, key = link.conn, address_key(link.address)
         del self.sockets[conn]
-        self.per_ip[address] -= 1
-        if not self.per_ip[address]:
-            del self.per_ip[address]
+        self.per_ip[key] -= 1
+        if not self.per_ip[key]:
+            del self.per_ip[key]
         self.metrics.connections.dec()
         # A client that closed with 1000/1001 left on purpose: shorter grace.
         code = link.close_code

@@ -103,7 +103,9 @@ class Config:
         "(https://play.example.org); clients that send no Origin are always allowed, "
         "other browsers get 403",
     )
-    max_per_ip: int = _setting(20, "open connections one IP address may hold; more get 429")
+    max_per_ip: int = _setting(
+        20, "open connections one IP address (IPv6: its /64) may hold; more get 429"
+    )
     max_connections: int = _setting(
         0,
         "TCP connections the server holds at once, counted from accept; more get 503. "

@@ -11,6 +11,7 @@ Other plain GETs are for the browser client's files (``server.static``).
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import resource
 from collections import Counter
@@ -57,6 +58,27 @@ SERVER_FULL = text(HTTPStatus.SERVICE_UNAVAILABLE, "the server is full; try agai
 TOO_MANY = text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
 
 
+IPV6_PREFIX = 64
+"""What one IPv6 client is counted as: its /64 network. A home, a phone or a rented server gets
+a whole /64 (or more), so counted address by address one attacker had 2**64 of them and every
+per-address limit was none."""
+
+
+def address_key(address: str) -> str:
+    """What the per-address limits count ``address`` as: an IPv4 address as it is (an IPv6 one
+    that maps an IPv4 address too), an IPv6 address as its /64 network, anything else (a
+    Unix socket's empty name, say) as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv4Address):
+        return address
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.IPv6Network((ip, IPV6_PREFIX), strict=False))
+
+
 class Gate:
     """Counts every TCP connection from the moment it is accepted, before any byte of HTTP:
     a client that opens sockets and never finishes its request (slowloris) holds them
@@ -78,18 +100,20 @@ class Gate:
         if self.count >= self.total:
             self.refused["full"] += 1
             return SERVER_FULL
-        if not self.proxied(peer) and self.open[peer] >= self.per_address:
+        key = address_key(peer)
+        if not self.proxied(peer) and self.open[key] >= self.per_address:
             self.refused["address"] += 1
             return TOO_MANY
-        self.open[peer] += 1
+        self.open[key] += 1
         self.count += 1
         return None
 
     def release(self, peer: str) -> None:
+        key = address_key(peer)
         self.count -= 1
-        self.open[peer] -= 1
-        if not self.open[peer]:
-            del self.open[peer]
+        self.open[key] -= 1
+        if not self.open[key]:
+            del self.open[key]
 
 
 def default_connection_cap(headroom: int = 100) -> int:

@@ -15,6 +15,7 @@ from websockets.typing import Origin
 from protocol.messages import Create, ErrorCode, Joined, MoveRequest, Ping, Pong, Resign, State
 from server.app import GameServer
 from server.config import Config
+from server.http import address_key
 from tests.http import get as http_get
 from tests.server.test_games import seat_players
 from tests.server.test_store import resume, seat_two
@@ -174,6 +175,35 @@ async def test_the_per_ip_cap_sees_through_trusted_proxies() -> None:
         assert refused.value.response.status_code == 429
         await first.close()
         await second.close()
+
+
+async def test_an_ipv6_client_is_counted_by_its_64() -> None:
+    """Every per-address limit counted an IPv6 address alone, and one home or rented server
+    gets a whole /64: one attacker held 2**64 addresses (an outside attack review)."""
+    config = Config(port=0, max_per_ip=1, trusted_proxies="127.0.0.0/8")
+    async with GameServer(config).running() as server:
+
+        def via(address: str) -> dict[str, str]:
+            return {"X-Forwarded-For": address}
+
+        first = await connect(url(server), additional_headers=via("2001:db8:1:2::a"))
+        with pytest.raises(InvalidStatus) as refused:  # the same /64
+            await connect(url(server), additional_headers=via("2001:db8:1:2:ffff::b"))
+        assert refused.value.response.status_code == 429
+        other = await connect(url(server), additional_headers=via("2001:db8:1:3::a"))
+        ipv4 = await connect(url(server), additional_headers=via("203.0.113.7"))
+        with pytest.raises(InvalidStatus) as mapped:  # the same IPv4 address, written in IPv6
+            await connect(url(server), additional_headers=via("::ffff:203.0.113.7"))
+        assert mapped.value.response.status_code == 429
+        for ws in (first, other, ipv4):
+            await ws.close()
+
+
+def test_address_keys() -> None:
+    assert address_key("203.0.113.7") == "203.0.113.7"
+    assert address_key("2001:db8:1:2:3:4:5:6") == "2001:db8:1:2::/64"
+    assert address_key("::ffff:203.0.113.7") == "203.0.113.7"
+    assert address_key("unknown") == "unknown"
 
 
 async def test_a_game_taken_back_after_a_restart_is_not_logged_as_started_again(

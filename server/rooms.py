@@ -542,7 +542,7 @@ class Room:
 
     def remove(self, seat: int, reason: Reason, now: float) -> list[Result]:
         """Take ``seat`` out of the game (resigned, flagged, claimed); the games it ended."""
-        if self._opening():
+        if self._opening() and self.spec.players == 4:
             return self.finish(None, reason, now)  # aborted (``finish``): nobody plays on
         if self.spec.players == 2:
             return self.finish(1 - seat, reason, now)
@@ -569,11 +569,18 @@ class Room:
         A rated game that ends before every seat has made its first move (a resignation,
         a claim, a draw) is aborted instead, as on lichess: no result, no rating. An outside
         review won 200 rated games in 19 s against a second account that resigned at once.
+        In a later game of a match the result stands for the match's score, unrated: not
+        moving there loses the game (``_not_started``), or the winner of game 1 would win
+        the match by not playing game 2.
         """
+        unrated = False
         if reason != "aborted" and self._opening():
-            # Against an absent player the match ends, as when a first move does not come.
-            self.nobody_played = reason in ("abandon", "time")
-            winner, reason = None, "aborted"
+            if self.match_game > 1:
+                unrated = True
+            else:
+                # Against an absent player the match ends, as when a first move does not come.
+                self.nobody_played = reason in ("abandon", "time")
+                winner, reason = None, "aborted"
         result = Result(winner=winner, reason=reason)
         self.result = result
         self.draw_offers.clear()
@@ -582,9 +589,10 @@ class Room:
         names = [holder.name if holder else "" for holder in self.seats]
         accounts = [h.account.id if h is not None and h.account else None for h in self.seats]
         ranks = finishing_ranks(self.spec.players, winner, self.actions, reason)
-        pool = self.pool if reason != "aborted" and self.counts else None
+        counted = reason != "aborted" and not unrated
+        pool = self.pool if counted and self.counts else None
         together = self.rated_together
-        if reason == "aborted" and self.pool is not None and self.counts and together:
+        if not counted and self.pool is not None and self.counts and together:
             together.give_back(self._people())  # it did not count
         self.finished.append(
             Finished(self.number, result, names, list(self.actions), accounts, ranks, pool)

@@ -634,6 +634,28 @@ def test_a_four_player_seat_resigning_before_every_seat_moved_aborts_the_game(
     assert rematch().rated
 
 
+def test_not_moving_in_game_two_of_a_rated_match_loses_it_unrated() -> None:
+    """A later game of a match is decided by a missing first move (not aborted: the winner
+    of game 1 would win the match by not playing game 2), but not rated."""
+    driver = Driver()
+    ann, bob = account_with(driver, "ann", 1500), account_with(driver, "bob", 1500)
+    driver.send(ann, Create(match=True))
+    room = driver.joined(ann).room
+    driver.send(bob, Join(room=room))
+    driver.send(ann, MoveRequest(move="e2", ply=0))
+    driver.send(bob, MoveRequest(move="e8", ply=1))
+    driver.send(bob, Resign())  # game 1 to ann, rated; bob opens game 2
+    driver.send(bob, MoveRequest(move="e2", ply=0))
+    driver.clock.advance(60)  # ann never makes her first move
+    driver.run(driver.core.tick())
+    state = driver.last_state(ann)
+    assert (state.game, state.result) == (2, Result(winner=0, reason="time"))
+    assert state.match is not None
+    assert (state.match.over, state.match.scores) == (True, [1.0, 1.0])
+    history = driver.core.history
+    assert [game.pool for game in [*history.games, *history.short]] == ["9x9-untimed", None]
+
+
 # -- a crash at the end of a rated game ------------------------------------------------
 
 

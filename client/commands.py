@@ -140,7 +140,7 @@ WORDS: dict[str, str] = {
     "draw": "draw          offer a draw",
     "accept": "accept        accept the draw offered to you",
     "decline": "decline       decline it",
-    "claim": "claim         win against a player who stayed away too long",
+    "claim": "claim         win against a player away too long, or too long to move",
     "abort": "abort         call the game off before everyone has moved",
     "rematch": "rematch       ask to play again once the game is over",
     "hint": "hint          ask the computer for a move (casual games against it)",

@@ -679,6 +679,8 @@ class Controller:
             for p in state.players
             if p.seat != self.seat and p.active and p.claim_in_ms is not None
         ]
+        if state.move_claim_in_ms is not None and state.turn != self.seat:
+            waits.append(state.move_claim_in_ms)  # the seat to move past the thinking limit
         if waits:
             loop = asyncio.get_running_loop()
             self._claim_timer = loop.call_later(
@@ -694,9 +696,13 @@ class Controller:
             for p in state.players
             if p.seat != self.seat and p.active and p.claim_in_ms is not None
         ]
-        self.view.notice(
-            "info", f"{', '.join(away)} stayed away too long: type claim to win the game."
-        )
+        if away:
+            self.view.notice(
+                "info", f"{', '.join(away)} stayed away too long: type claim to win the game."
+            )
+        elif state.turn is not None:
+            slow = who(state, state.turn, self.seat)
+            self.view.notice("info", f"{slow} has not moved in time: type claim to win the game.")
         if self._input_ended and state.turn != self.seat:
             self._leave_at_end_of_input()  # nobody can type claim
 

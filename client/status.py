@@ -89,6 +89,8 @@ def status_lines(
     note = first_move_note(state, me, elapsed)
     if note:
         lines.append([("class:coord", note)])
+    if note := thinking_note(state, me, elapsed):
+        lines.append([("class:offline", note)])
     return lines
 
 
@@ -157,6 +159,26 @@ def claim_note(state: State, seat: int, me: int | None, elapsed: float) -> str:
     left_s = max(0.0, player.claim_in_ms / 1000 - elapsed)
     when = f"claim in {left_s:.0f}s" if left_s > 0 else "claim now"
     return f"{_cap(who(state, seat, me))} away: {when}"
+
+
+THINKING_SHOWN = 120.0
+"""Seconds before the thinking limit of an untimed game runs out from which it is shown."""
+
+
+def thinking_note(state: State, me: int | None, elapsed: float = 0.0) -> str:
+    """The thinking limit of an untimed game (PROTOCOL.md section 13) in its last minutes:
+    when the others may claim the game from the seat to move (empty before, and if none)."""
+    if state.move_claim_in_ms is None or state.status != "playing" or state.turn is None:
+        return ""
+    left_s = max(0.0, state.move_claim_in_ms / 1000 - elapsed)
+    if left_s > THINKING_SHOWN:
+        return ""
+    if state.turn == me:
+        if left_s > 0:
+            return f"Move within {left_s:.0f}s, or the game may be claimed from you"
+        return "Move now: the game may be claimed from you"
+    when = f"claim in {left_s:.0f}s" if left_s > 0 else "claim now"
+    return f"{_cap(who(state, state.turn, me))} has not moved: {when}"
 
 
 def _columns(line: Line) -> int:

@@ -48,6 +48,7 @@ def apply_moved(state: State, moved: Moved) -> State | None:
         draw_offers=moved.draw_offers,
         moves=[*state.moves, moved.move],
         first_move_in_ms=moved.first_move_in_ms,
+        move_claim_in_ms=moved.move_claim_in_ms,
     )
 
 

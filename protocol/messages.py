@@ -583,6 +583,10 @@ class State(Struct, kw_only=True, tag="state"):
     """Whether spectators may follow the computer's evaluation of this game (``live_eval``):
     an untimed two-player game whose every player allowed it (``spectator_eval`` in their
     ``create`` or ``join``), or one between computers. A client offers it only then."""
+    move_claim_in_ms: int | None = None
+    """In an untimed game between people, once every seat has moved: milliseconds until the
+    others may claim the game from the seat to move for not moving (0: they may now); null
+    otherwise."""
 
 
 class Moved(Struct, kw_only=True, tag="moved"):
@@ -620,6 +624,7 @@ class Moved(Struct, kw_only=True, tag="moved"):
     clock: ClockInfo | None = None
     draw_offers: list[int] = msgspec.field(default_factory=list)
     first_move_in_ms: int | None = None
+    move_claim_in_ms: int | None = None
 
 
 class GameSummary(Struct, kw_only=True):

@@ -98,7 +98,11 @@ class GameServer:
     def __init__(self, config: Config) -> None:
         self.config = config
         absence = Absence(
-            config.grace, config.deliberate_grace, config.hard_limit, config.first_move
+            config.grace,
+            config.deliberate_grace,
+            config.hard_limit,
+            config.first_move,
+            config.think_limit,
         )
         self.stall_clock = StallClock()
         """Every timer of the games runs on it: the event loop's own stalls are left out."""

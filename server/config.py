@@ -94,6 +94,11 @@ class Config:
         "past it the server aborts the game, or in game 2 of a match that seat loses it "
         "(0: no limit)",
     )
+    think_limit: float = _setting(
+        600.0,
+        "seconds the player to move may think in an untimed game between people; past it "
+        "the others may claim the game, as against an absent player (0: no limit)",
+    )
     ping_interval: float = _setting(
         20.0, "seconds between keepalive pings; a peer silent for as long again is dropped"
     )

@@ -94,15 +94,9 @@ class Play:
                 if refusal is not None:
                     return [refusal]
             case Claim():
-                claimable = room.claimable(now)
-                if not claimable:
-                    message = "nobody has been away long enough to claim against"
-                    return [
-                        self._error(conn, ErrorCode.CANNOT_CLAIM, message, request.id, room, now)
-                    ]
-                for gone in claimable:
-                    if room.status == "playing":
-                        room.remove(gone, "abandon", now)
+                refusal = self._claim(conn, room, seat, request, now)
+                if refusal is not None:
+                    return [refusal]
             case Abort():
                 if room.game.ply >= room.spec.players:
                     message = "a game can only be aborted before every seat has moved"
@@ -141,6 +135,21 @@ class Play:
             return [self._error(conn, *refusal, request.id, room, now)]
         self.context.counters["move:accepted"] += 1
         return self.host.after_results(room, request.id, moved=True, now=now)
+
+    def _claim(self, conn: int, room: Room, seat: int, request: Claim, now: float) -> Send | None:
+        """Take out of the game every seat that may be claimed against; the error reply if
+        none may, or if the claimant's own move is overdue (it holds the game up itself)."""
+        claimable = room.claimable(now)
+        if seat in claimable:
+            message = "it is your move, and you have thought past the thinking limit: move first"
+            return self._error(conn, ErrorCode.CANNOT_CLAIM, message, request.id, room, now)
+        if not claimable:
+            message = "nobody has been away past the grace period, nor past the thinking limit"
+            return self._error(conn, ErrorCode.CANNOT_CLAIM, message, request.id, room, now)
+        for gone in claimable:
+            if room.status == "playing":
+                room.remove(gone, room.claim_reason(gone), now)
+        return None
 
     def _draw(self, conn: int, room: Room, seat: int, request: Draw, now: float) -> Send | None:
         """Apply a draw offer, acceptance or refusal; the error reply if it makes no sense."""

@@ -125,7 +125,8 @@ class RoomHost:
         event is a move and nothing else, see ``Journal.moved``)."""
         room.event += 1
         now = self.context.clock()
-        room.arm(now, self.context.limits.absence.first_move)  # a game starting counts from now
+        absence = self.context.limits.absence
+        room.arm(now, absence.first_move, absence.think_limit)  # a game starting counts from now
         if room.status == "playing" and room.announced != room.number:
             room.announced = room.number
             _log_start(room)
@@ -288,7 +289,9 @@ class RoomHost:
         """Keep a timer for the room's next deadline, if it has one (``now``: the games'
         clock, if the caller read it)."""
         absence = self.context.limits.absence
-        room.arm(self.context.clock() if now is None else now, absence.first_move)
+        room.arm(
+            self.context.clock() if now is None else now, absence.first_move, absence.think_limit
+        )
         when = room.deadline(absence)
         if when is not None:
             self._tiebreak += 1

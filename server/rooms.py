@@ -170,6 +170,9 @@ class Absence:
     first_move: float = 60.0
     """Each seat's first move of a game must come this soon after its turn does, or the
     server aborts the game (0: never)."""
+    think_limit: float = 600.0
+    """In an untimed game between people: how long the seat to move may think, after which
+    the others may claim the game as against an absent player (0: for ever)."""
 
 
 class Room:
@@ -229,6 +232,8 @@ class Room:
         self._players_cache = msgspec.Raw(b"[]")
         self.first_move_limit = 0.0
         """Seconds each seat has for its first move (``Absence.first_move``, set by ``arm``)."""
+        self.think_limit = 0.0
+        """Seconds the seat to move may think in an untimed game (``Absence.think_limit``)."""
         self._new_game()
 
     def _new_game(self) -> None:
@@ -242,6 +247,9 @@ class Room:
         self.turn_since: float | None = None
         """While the first moves are played: when the seat to move got its turn (set by
         ``arm`` once the game has started)."""
+        self.move_since: float | None = None
+        """In an untimed game, once the first moves are played: when the seat to move got its
+        turn (``move_claim_due``)."""
         self.nobody_played = False
         """The game was aborted because nobody played it: a first move did not come in time,
         or the person left the computer before it began (in a match's first game: a later
@@ -481,12 +489,22 @@ class Room:
         self.holder(seat).gone_since = None
 
     def claimable(self, now: float) -> list[int]:
-        """Active seats whose player stayed away past the grace period."""
-        return [
+        """Active seats whose player stayed away past the grace period, and the seat to move
+        once it has thought past the thinking limit (``move_claim_due``)."""
+        seats = [
             seat
             for seat in self.active_seats()
             if (h := self.holder(seat)).gone_since is not None and now >= h.gone_since + h.grace
         ]
+        due = self.move_claim_due()
+        if due is not None and now >= due and self.game.turn not in seats:
+            seats.append(self.game.turn)
+        return seats
+
+    def claim_reason(self, seat: int) -> Reason:
+        """Why a claimed seat loses: it stayed away (``abandon``), or it was here and did not
+        move within the thinking limit (``time``, as a flag would)."""
+        return "abandon" if self.holder(seat).gone_since is not None else "time"
 
     # -- play --------------------------------------------------------------------
 
@@ -506,6 +524,7 @@ class Room:
             # The first move of each seat is free: the clock runs from then on.
             self.clock.moved(seat, None if first_moves else game.turn, now)
         self.turn_since = now if first_moves else None
+        self.move_since = None if first_moves or self.clock is not None else now
         winner = game.winner
         if winner is not None:
             return self.finish(winner, "goal", now)
@@ -546,8 +565,11 @@ class Room:
             return self.finish(None, reason, now)  # aborted (``finish``): nobody plays on
         if self.spec.players == 2:
             return self.finish(1 - seat, reason, now)
+        mover = self.game.turn
         self.game.retire(seat)
         self.actions.append(f"retire {seat}")
+        if self.move_since is not None and self.game.turn != mover:
+            self.move_since = now  # the next seat's turn starts now
         self.draw_offers.discard(seat)
         active = self.active_seats()
         if len(active) == 1:
@@ -658,13 +680,31 @@ class Room:
 
     # -- time ----------------------------------------------------------------
 
-    def arm(self, now: float, first_move: float) -> None:
+    def arm(self, now: float, first_move: float, think_limit: float = 0.0) -> None:
         """Start the first-move countdown (``first_move`` seconds) of a game that has just
-        started (or been restored: the countdown starts afresh)."""
+        started (or been restored: the countdown starts afresh, and so does the thinking limit
+        of an untimed game, ``think_limit`` seconds)."""
         self.first_move_limit = first_move
-        waiting = self.turn_since is None and self.status == "playing"
-        if waiting and self.game.ply < self.spec.players:
+        self.think_limit = think_limit
+        if self.status != "playing":
+            return
+        first_moves = self.game.ply < self.spec.players
+        if self.turn_since is None and first_moves:
             self.turn_since = now
+        if self.move_since is None and not first_moves and self.clock is None:
+            self.move_since = now
+
+    def move_claim_due(self) -> float | None:
+        """When the others may claim against the seat to move for not moving: in an untimed
+        game between people, once the first moves are played, ``think_limit`` after its turn
+        came. Without it a player could stall for ever, connected, where nobody could claim,
+        and win once the other gave up and left (an outside review)."""
+        since = self.move_since
+        if since is None or self.think_limit <= 0 or self.status != "playing":
+            return None
+        if self.has_computer:
+            return None  # the computer never claims, and is never slow
+        return since + self.think_limit
 
     def first_move_due(self) -> float | None:
         """When the game is aborted if the seat to move has not made its first move."""
@@ -699,6 +739,8 @@ class Room:
             for seat in self.active_seats()
             if (h := self.holder(seat)).gone_since is not None
         ]
+        if (due := self.move_claim_due()) is not None:
+            moments.append(due + absence.hard_limit)
         if self.clock is not None and (flag := self.clock.deadline()) is not None:
             moments.append(flag)
         return min(moments, default=None)
@@ -727,8 +769,9 @@ class Room:
             removed.append("time")
         for seat in self._overdue(now, absence):
             if self.status == "playing":
-                self.remove(seat, "abandon", now)
-                removed.append("abandon")
+                reason = self.claim_reason(seat)
+                self.remove(seat, reason, now)
+                removed.append(reason)
         if self.status == "playing" and self.has_computer and not self.humans_playing():
             # Only the computer is left, and no person is here: nobody to play for.
             self.finish(None, "abandon", now)
@@ -761,6 +804,11 @@ class Room:
                 deadline = holder.gone_since + self._patience(holder, absence)
                 if now >= deadline:
                     due.append((deadline, (seat - turn) % players, seat))
+        # The seat to move that thought past the thinking limit counts as away from then on.
+        overdue = self.move_claim_due()
+        late = overdue is not None and now >= overdue + absence.hard_limit
+        if overdue is not None and late and all(seat != turn for *_, seat in due):
+            due.append((overdue + absence.hard_limit, 0, turn))
         return [seat for *_, seat in sorted(due)]
 
     def _computer_waits(self) -> list[float]:
@@ -837,6 +885,7 @@ class Room:
                 clock=self._clock_info(now) if self.clock is not None else None,
                 draw_offers=sorted(self.draw_offers) if self.draw_offers else [],
                 first_move_in_ms=self._first_move_in(now),
+                move_claim_in_ms=self._move_claim_in(now),
             )
         )
 
@@ -878,6 +927,7 @@ class Room:
             moves=self.actions,
             first_move_in_ms=self._first_move_in(now),
             spectator_eval=self.evaluable(),
+            move_claim_in_ms=self._move_claim_in(now),
         )
 
     def _walls_hex(self, mask: int) -> str:
@@ -889,6 +939,10 @@ class Room:
         if self.turn_since is None:  # every seat has moved: on every move after the first few
             return None
         due = self.first_move_due()
+        return None if due is None else max(0, round((due - now) * 1000))
+
+    def _move_claim_in(self, now: float) -> int | None:
+        due = self.move_claim_due()
         return None if due is None else max(0, round((due - now) * 1000))
 
     def _players(self, now: float) -> list[PlayerInfo]:

@@ -291,6 +291,7 @@ export function applyMoved(state, moved) {
     draw_offers: moved.draw_offers,
     moves: [...state.moves, moved.move],
     first_move_in_ms: moved.first_move_in_ms,
+    move_claim_in_ms: moved.move_claim_in_ms ?? null,
   };
 }
 

@@ -9,6 +9,8 @@ import { clockText, listed, moveText, plural, resultText, retireText, retirement
 const LOW_TIME_MS = 20_000;
 /** A player card's word for a seat out of the game, by how it went (words.js `retirements`). */
 const OUT = /** @type {Record<string, string>} */ ({ resign: "resigned", time: "out of time", left: "left" });
+/** The thinking limit's countdown shows in its last two minutes: before, it is only noise. */
+const SLOW_SHOWN_MS = 120_000;
 
 /**
  * @typedef {import("./connection.js").Connection} Connection
@@ -491,6 +493,8 @@ export class GameView {
             // Out of a four-player game that goes on: how, where this page saw it.
             !player.active && state.status === "playing" ? ` · ${OUT[this.retired?.game === state.game ? this.retired.how[seat] : ""] ?? "out"}` : "",
             player.claim_in_ms !== null && player.active ? h("span", { class: "away", "data-claim": player.claim_in_ms }) : null,
+            // The thinking limit of an untimed game (PROTOCOL.md section 13): shown near its end.
+            toMove && (state.move_claim_in_ms ?? null) !== null && player.connected ? h("span", { class: "slow", "data-claim": state.move_claim_in_ms, "data-you": you ? "1" : "" }) : null,
           ),
         ),
         stock(shown.walls_left[seat], state.variant.walls),
@@ -527,13 +531,29 @@ export class GameView {
         : `${seatName(state, state.turn)} has ${left} s to make the first move, or ${lost ? "loses the game" : "the game is aborted"}.`;
     }
     let claimable = false;
+    // The claim button shows while someone is away, or in the thinking limit's last minutes.
+    let shown = false;
     for (const node of this.playersList.querySelectorAll(".away")) {
+      shown = true;
       const left = Number(/** @type {HTMLElement} */ (node).dataset.claim) - elapsed;
       node.textContent = left > 0 ? ` · away, claim in ${Math.ceil(left / 1000)} s` : " · away, can be claimed";
       if (left <= 0) claimable = true;
     }
+    for (const node of this.playersList.querySelectorAll(".slow")) {
+      const data = /** @type {HTMLElement} */ (node).dataset;
+      const left = Number(data.claim) - elapsed;
+      const you = data.you === "1";
+      node.textContent = left > SLOW_SHOWN_MS ? ""
+        : left > 0 ? (you ? ` · move within ${Math.ceil(left / 1000)} s, or the game may be claimed` : ` · thinking, claim in ${Math.ceil(left / 1000)} s`)
+        : you ? " · move now: the game may be claimed" : " · has not moved, can be claimed";
+      if (left <= SLOW_SHOWN_MS && !you) shown = true;
+      if (left <= 0 && !you) claimable = true;
+    }
     const claim = this.actions.querySelector(".claim");
-    if (claim) /** @type {HTMLButtonElement} */ (claim).disabled = !claimable;
+    if (claim) {
+      /** @type {HTMLButtonElement} */ (claim).disabled = !claimable;
+      /** @type {HTMLButtonElement} */ (claim).hidden = !shown;
+    }
   }
 
   renderBanner() {
@@ -655,7 +675,8 @@ export class GameView {
         buttons.push(...this.drawButtons(me));
         const seats = state.players.filter((/** @type {any} */ p) => p.active).length;
         if (state.ply < seats) buttons.push(h("button", { type: "button", text: "Abort", onclick: () => this.act({ type: "abort" }) }));
-        if (state.players.some((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.active && p.claim_in_ms !== null)) {
+        const slow = (state.move_claim_in_ms ?? null) !== null && state.turn !== me;
+        if (slow || state.players.some((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.active && p.claim_in_ms !== null)) {
           buttons.push(h("button", { type: "button", class: "claim", disabled: true, text: "Claim win", onclick: () => this.act({ type: "claim" }) }));
         }
       }

@@ -12,7 +12,7 @@ from client.describe import (
     variant_text,
     with_names,
 )
-from client.status import first_move_note, status_lines
+from client.status import first_move_note, status_lines, thinking_note
 from protocol.messages import ClockInfo, MatchInfo, Result, RoomInfo, TimeControl, VariantSpec
 from tests.client.states import make_state
 
@@ -228,3 +228,17 @@ def test_a_seat_out_of_a_four_player_game_is_told_how() -> None:
     clock = ClockInfo(base_ms=60_000, increment_ms=0, remaining_ms=[1, 1, 1, 0], running=2)
     resigned.clock = clock
     assert describe(before, resigned, 0, screen=True) == "Dan ran out of time."
+
+
+def test_the_thinking_limit_shows_in_its_last_minutes() -> None:
+    state = make_state(ply=3, turn=1)
+    state.move_claim_in_ms = 300_000
+    assert thinking_note(state, 0) == ""  # minutes to go: nothing to say yet
+    state.move_claim_in_ms = 90_000
+    assert thinking_note(state, 0, elapsed=30) == "Bob has not moved: claim in 60s"
+    assert thinking_note(state, 1) == "Move within 90s, or the game may be claimed from you"
+    assert thinking_note(state, 0, elapsed=90) == "Bob has not moved: claim now"
+    texts = ["".join(t for _, t in line) for line in status_lines(state, 0, elapsed=90)]
+    assert "Bob has not moved: claim now" in texts
+    state.move_claim_in_ms = None
+    assert thinking_note(state, 0) == ""

@@ -17,7 +17,8 @@ first appearance in a server frame, the same value always the same placeholder, 
 the client's later frames and in messages too);
 ``finished`` times become a fixed date; clock times (``remaining_ms``) and
 absence countdowns (``claim_in_ms``) are rounded to 100 ms; the first-move countdown
-(``first_move_in_ms``, 60 s less the moments a busy machine took) up to whole 10 s.
+(``first_move_in_ms``, 60 s less the moments a busy machine took) and the thinking limit's
+(``move_claim_in_ms``, 600 s less as much) up to whole 10 s.
 
 Usage::
 
@@ -363,7 +364,7 @@ class Normaliser:
             return node
         if key == "finished" and isinstance(node, float):
             return FINISHED
-        if key == "first_move_in_ms" and isinstance(node, int):
+        if key in ("first_move_in_ms", "move_claim_in_ms") and isinstance(node, int):
             return -(-node // FIRST_MOVE_ROUND_MS) * FIRST_MOVE_ROUND_MS
         if key in ("remaining_ms", "claim_in_ms") and isinstance(node, int):
             return round(node / ROUND_MS) * ROUND_MS

@@ -5,6 +5,7 @@ from __future__ import annotations
 from protocol.messages import (
     VERSION,
     Abort,
+    AiSpec,
     Chat,
     ChatMessage,
     Claim,
@@ -206,6 +207,68 @@ def test_players_away_since_the_same_moment_the_one_to_move_is_decided_against()
         final = driver.last_state(watcher)
         assert final.result is not None
         assert (final.result.winner, final.result.reason) == (1 - loser, "abandon")
+
+
+def _stalled(driver: Driver, a: int, b: int) -> None:
+    """Every seat has moved; a moved again: b, to move, stays and never moves."""
+    for mover, square in ((a, "e2"), (b, "e8"), (a, "e3")):
+        move(driver, mover, square)
+    assert driver.last_state(a).move_claim_in_ms == 600_000
+
+
+def test_a_player_who_never_moves_in_an_untimed_game_can_be_claimed_against() -> None:
+    """An outside review: a connected player who never moved could not be claimed against;
+    once the other left, it claimed the game itself (a rated win stolen). The seat to move
+    has 10 minutes a move; then the others may claim, and it loses on time."""
+    driver, (a, b), _ = table()
+    _stalled(driver, a, b)
+    driver.clock.advance(599)
+    error(driver.send(a, Claim()), ErrorCode.CANNOT_CLAIM)
+    driver.clock.advance(1)
+    refused = error(driver.send(b, Claim()), ErrorCode.CANNOT_CLAIM)  # its own move is due
+    assert refused.message.startswith("it is your move")
+    final = driver.send(a, Claim())[-1]
+    assert isinstance(final, State)
+    assert final.result == Result(winner=0, reason="time")
+    assert final.move_claim_in_ms is None
+
+
+def test_the_thinking_limit_starts_again_with_every_move() -> None:
+    driver, (a, b), _ = table()
+    _stalled(driver, a, b)
+    driver.clock.advance(500)
+    assert move(driver, b, "e7").move_claim_in_ms == 600_000  # a's turn now, afresh
+    driver.clock.advance(500)
+    error(driver.send(b, Claim()), ErrorCode.CANNOT_CLAIM)
+
+
+def test_a_staller_whose_opponent_left_is_decided_against_at_the_hard_limit() -> None:
+    """The rest of the review's theft: the honest player gave up and left, and the hard limit
+    decided against it, the one who went away. The staller, overdue first, counts as away
+    from the moment its limit ran out: it may not claim, and it is decided against first."""
+    driver, (a, b), _ = table()
+    _stalled(driver, a, b)
+    driver.clock.advance(700)  # b overdue since 100 s
+    driver.send(a, Leave())
+    driver.clock.advance(15)
+    error(driver.send(b, Claim()), ErrorCode.CANNOT_CLAIM)
+    tick(driver, 484)
+    assert driver.last_state(b).status == "playing"
+    tick(driver, 1)  # 600 s after b's limit ran out, 499 s after a left
+    final = driver.last_state(b)
+    assert final.result == Result(winner=0, reason="time")
+
+
+def test_no_thinking_limit_in_timed_games_nor_against_the_computer() -> None:
+    driver, (a, b), _ = table(clock=TimeControl(base=3600, increment=0))
+    _ = [move(driver, mover, square) for mover, square in ((a, "e2"), (b, "e8"), (a, "e3"))]
+    assert driver.last_state(a).move_claim_in_ms is None
+    human, _ = driver.greet("human")
+    driver.send(human, Create(ai=AiSpec(level=1)))
+    code = driver.last_state(human).room
+    move(driver, human, "e2")
+    driver.run(driver.core.bot_move(code, 1, 1, "e8"))
+    assert driver.last_state(human).move_claim_in_ms is None
 
 
 def test_resume_replays_missed_events_once_and_in_order() -> None:

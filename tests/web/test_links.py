@@ -132,6 +132,22 @@ async def test_a_player_who_stays_away_can_be_claimed_against(browser: Browser) 
         await close_all(alice, bob)
 
 
+async def test_a_player_who_does_not_move_can_be_claimed_against(browser: Browser) -> None:
+    """The thinking limit of untimed games (PROTOCOL.md section 13): the page counts it down
+    and offers the claim once it has run out."""
+    config = Config(port=0, rate=1000, burst=1000, think_limit=4)
+    async with GameServer(config).running() as site:
+        (alice, bob), _ = await game_between(browser, site)
+        await play([alice, bob], ["c2", "c4", "c3"])  # Bob to move; he never does
+        await bob.page.wait_for_selector(".slow:has-text('or the game may be claimed')")
+        await alice.page.wait_for_selector(".slow:has-text('thinking, claim in')")
+        await alice.page.wait_for_selector("button.claim:enabled", timeout=10_000)
+        await alice.page.locator("button.claim").click()
+        await alice.page.wait_for_selector(".banner.won:has-text('on time')")
+        await bob.page.wait_for_selector(".banner.lost")
+        await close_all(alice, bob)
+
+
 async def test_a_link_to_another_room_moves_you_there(browser: Browser, site: GameServer) -> None:
     (alice, bob), first = await game_between(browser, site)
     await play([alice, bob], ["c2", "c4", "c3"])

@@ -33,6 +33,11 @@ CLOSE_RESTART = 1012
 """Close code for "reconnect": the server restarts, or a room moved to another node."""
 CLOSE_REPLACED = 4000
 """Close code for a connection whose session was resumed on a newer one."""
+CLOSE_ON_PURPOSE = 1000
+"""The close code by which a client says it left on purpose (the others may then claim its
+game sooner). Not 1001 ("going away"): browsers send it by themselves when a tab is closed
+or reloaded, by accident too, and a phone's browser when it drops a background tab (an
+outside review: a closed tab let the opponent claim the game in 15 s)."""
 
 AccountRequest = Register | Login | Logout | ChangePassword | Leaderboard | ProfileRequest | MyGames
 """Requests answered from the database (and the password hasher), off the core."""

@@ -32,7 +32,7 @@ from websockets.protocol import OPEN
 from server import http, static
 from server.accountdb import RatedGame
 from server.accounts import AccountService, AuthLimits, hasher_from
-from server.actions import CLOSE_RESTART, FindSession
+from server.actions import CLOSE_ON_PURPOSE, CLOSE_RESTART, FindSession
 from server.analysis import AnalyseStep
 from server.cluster.relay import NODE_MESSAGE, NODE_PATH, Inbound, Relay, authorized, client_address
 from server.config import Config
@@ -547,13 +547,13 @@ class GameServer:
         if not self.per_ip[key]:
             del self.per_ip[key]
         self.metrics.connections.dec()
-        # A client that closed with 1000/1001 left on purpose: shorter grace.
+        # A client that closed with 1000 left on purpose: shorter grace.
         code = link.close_code
         log.debug("connection closed", extra={"conn": conn, "code": code})
         if link.relay is not None and self.relay is not None:
             self.relay.gone(link, code)
         if conn in self.core.connections:  # not when it was served by another node
-            self._carry_out(self.core.close(conn, code in (1000, 1001)))
+            self._carry_out(self.core.close(conn, code == CLOSE_ON_PURPOSE))
 
     def write(self, link: Link, payload: bytes) -> None:
         """One text frame to a client served by another node (the relay)."""

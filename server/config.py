@@ -81,7 +81,9 @@ class Config:
         60.0, "seconds a dropped player has to come back before the others may claim the game"
     )
     deliberate_grace: float = _setting(
-        15.0, "the same, for a player who closed the connection or left the room on purpose"
+        15.0,
+        "the same, for a player who left the room or closed the connection on purpose (code "
+        "1000; 1001, which browsers send when a tab closes, gets --grace)",
     )
     hard_limit: float = _setting(
         600.0,

@@ -220,7 +220,7 @@ class Core:
         return self._dispatch(connection, request)
 
     def close(self, conn: int, deliberate: bool = False) -> list[Action]:
-        """The connection is gone (``deliberate``: the client closed it cleanly)."""
+        """The connection is gone (``deliberate``: the client closed it on purpose, 1000)."""
         session = self.registry.close(conn)
         self.desk.forget(conn)
         self.play.forget(conn)

@@ -451,9 +451,10 @@ class Relay:
         pipe = link.relay
         if not isinstance(pipe, Pipe):
             return
-        pipe.gone = code if code in (1000, 1001) else CLOSE_CLIENT_LOST
+        on_purpose = code == 1000  # server.actions.CLOSE_ON_PURPOSE: not 1001, as a browser's
+        pipe.gone = 1000 if on_purpose else CLOSE_CLIENT_LOST
         if pipe.ws is not None:
-            reason = "client left" if code in (1000, 1001) else "client connection lost"
+            reason = "client left" if on_purpose else "client connection lost"
             self._spawn(pipe.ws.close(pipe.gone, reason))
 
     # -- node B: connections handed over to this node -----------------------------------

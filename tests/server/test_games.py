@@ -151,3 +151,18 @@ async def test_a_game_between_people_is_drawn_at_the_move_limit(connect: Connect
     assert (final.result.winner, final.result.reason) == (None, "ply_cap")
     await other.send(MoveRequest(id=2, move=shuffle[PLY_CAP], ply=PLY_CAP))
     assert (await other.error(ErrorCode.GAME_OVER)).state is not None
+
+
+async def test_a_closed_tab_gets_the_grace_of_a_lost_connection(connect: Connect) -> None:
+    """Browsers close with 1001 ("going away") by themselves when a tab is closed or
+    reloaded, by accident too; it counted as leaving on purpose, and the opponent could
+    claim the game 15 s later (a player's review). Only 1000 (or ``leave``) is on purpose."""
+    for code, grace in ((1001, 60_000), (1000, 15_000)):
+        (a, b), _ = await seat_players(connect)
+        await play([a, b], ["e2"])
+        await a.ws.close(code=code)
+        gone = await b.state()
+        assert not gone.players[0].connected
+        claim_in = gone.players[0].claim_in_ms
+        assert claim_in is not None
+        assert grace - 1000 < claim_in <= grace, (code, claim_in)

@@ -160,16 +160,33 @@ class Play:
             # An offer would stand unanswered for ever: the computer never agrees.
             message = "the computer never agrees to a draw: play on, or resign"
             return self._error(conn, ErrorCode.CANNOT_DRAW, message, request.id, room, now)
+        if request.action == "offer" and not others:
+            refusal = self._offer_refused(room, seat)
+            if refusal is not None:
+                return self._error(conn, ErrorCode.CANNOT_DRAW, refusal, request.id, room, now)
         if request.action == "offer" or (request.action == "accept" and others):
             room.draw_offers.add(seat)
             if room.draw_agreed():
                 room.finish(None, "draw", now)
             return None
         if request.action == "decline" and others:
+            room.draw_declined |= others  # they may offer again once they have moved
             room.draw_offers.clear()
             return None
         message = "there is no draw offer from another player to answer"
         return self._error(conn, ErrorCode.NO_OFFER, message, request.id, room, now)
+
+    @staticmethod
+    def _offer_refused(room: Room, seat: int) -> str | None:
+        """Why ``seat`` may not make a new draw offer now, if it may not. As on chess sites,
+        a declined offer is not made again before the offerer's next move, and an offer
+        that stands is not made twice: each was an event pushed to the opponent and every
+        spectator, 20 a second (an outside review)."""
+        if seat in room.draw_declined:
+            return "your draw offer was declined: you may offer again after your next move"
+        if seat in room.draw_offers and not room.draw_agreed():
+            return "your draw offer already stands"
+        return None
 
     def _rematch(self, conn: int, room: Room, seat: int, request: Rematch) -> list[Action]:
         now = self.context.clock()

@@ -258,6 +258,9 @@ class Room:
         self.status: Status = "waiting"
         """The current game's: waiting (for seats), playing or finished (``result``)."""
         self.draw_offers: set[int] = set()
+        self.draw_declined: set[int] = set()
+        """Seats whose draw offer was declined and who have not moved since: they may not
+        offer again until they move (``Play._draw``)."""
         self.rematch: set[int] = set()
         self.rating_changes = {}
         self.counts = True
@@ -518,6 +521,7 @@ class Room:
         self.movers.append(seat)
         self.actions.append(game.last_move or move)
         self.draw_offers.discard(seat)  # an offer lapses when the offerer moves
+        self.draw_declined.discard(seat)  # and a declined one may be made again
         ply = game.ply  # read once: a property, on every move
         first_moves = ply < self.spec.players
         if self.clock is not None:

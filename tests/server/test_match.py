@@ -310,13 +310,40 @@ def test_draw_offer_accept_decline_and_lapse() -> None:
     declined = driver.send(b, Draw(action="decline"))[-1]
     assert isinstance(declined, State)
     assert declined.draw_offers == []
-    driver.send(a, Draw(action="offer"))
-    assert move(driver, a, "e2").draw_offers == []  # lapses when the offerer moves
+    error(driver.send(a, Draw(action="offer")), ErrorCode.CANNOT_DRAW)  # not before a's move
+    move(driver, a, "e2")
+    driver.send(a, Draw(action="offer"))  # after it, again
+    move(driver, b, "e8")
+    assert move(driver, a, "e3").draw_offers == []  # lapses when the offerer moves
     driver.send(b, Draw(action="offer"))
     drawn = driver.send(a, Draw(action="accept"))[-1]
     assert isinstance(drawn, State)
     assert drawn.result is not None
     assert (drawn.result.winner, drawn.result.reason) == (None, "draw")
+
+
+def test_a_declined_draw_offer_is_not_made_again_before_the_offerers_next_move() -> None:
+    """An outside review: offer and decline, 20 times a second, each an event pushed to the
+    opponent and every spectator. As on chess sites, a declined offer waits for the
+    offerer's next move, and an offer that stands is not made twice."""
+    driver, (a, b), _ = table()
+    driver.send(a, Draw(action="offer"))
+    repeated = error(driver.send(a, Draw(action="offer")), ErrorCode.CANNOT_DRAW)
+    assert repeated.message == "your draw offer already stands"
+    declined = driver.send(b, Draw(action="decline"))[-1]
+    assert isinstance(declined, State)
+    refused = error(driver.send(a, Draw(id="again", action="offer")), ErrorCode.CANNOT_DRAW)
+    assert refused.message == (
+        "your draw offer was declined: you may offer again after your next move"
+    )
+    assert refused.state is not None
+    assert (refused.state.event, refused.state.draw_offers) == (declined.event, [])
+    counter = driver.send(b, Draw(action="offer"))[-1]  # the one who declined may offer
+    assert isinstance(counter, State)
+    assert counter.draw_offers == [1]
+    drawn = driver.send(a, Draw(action="offer"))[-1]  # and a may still agree to it
+    assert isinstance(drawn, State)
+    assert drawn.result == Result(winner=None, reason="draw")
 
 
 def test_abort_only_before_every_seat_moved() -> None:

@@ -102,8 +102,12 @@ async def test_draws_aborts_and_resignations(browser: Browser, site: GameServer)
     await alice.page.wait_for_selector("button:has-text('Offer draw'):enabled")
     # A declined offer is told, not only the button turning back.
     await alice.page.locator("#toast").filter(has_text="Bob declined your draw offer.").wait_for()
+    # Not again before her next move (PROTOCOL.md section 14): the server says so.
     await alice.page.click("text=Offer draw")
-    await bob.page.click("text=Accept draw")
+    refused = alice.page.locator("#toast").filter(has_text="offer again after your next move")
+    await refused.wait_for()
+    await bob.page.click("text=Offer draw")  # the one who declined may offer
+    await alice.page.click("text=Accept draw")
     for player in (alice, bob):
         await player.page.wait_for_selector(".banner:has-text('Draw by agreement')")
     await alice.page.click("text=Rematch")

@@ -580,6 +580,18 @@ def test_unit_stop_timeout_outlasts_a_graceful_shutdown() -> None:
     assert timeout >= 2 * SHUTDOWN_SECONDS + config.shutdown_delay
 
 
+def test_unit_restarts_for_as_long_as_the_database_is_away() -> None:
+    """The operators' review (M1): 5 restarts a minute 2 s apart left the service dead after a
+    PostgreSQL outage of half a minute. It never gives up now (but a bad setting, status 2,
+    is not retried), and it starts after a local PostgreSQL and stops before it."""
+    settings = dict(unit()["Unit"])
+    assert seconds(settings.get("StartLimitIntervalSec", "10")) == 0  # no start limit
+    assert service("Restart") == "on-failure"
+    assert seconds(service("RestartSec")) >= 5
+    assert service("RestartPreventExitStatus") == "2"
+    assert ("After", "postgresql.service") in unit()["Unit"]
+
+
 @pytest.mark.skipif(
     not Path("/usr/bin/systemd-analyze").exists(), reason="systemd-analyze not installed"
 )

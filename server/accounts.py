@@ -142,8 +142,8 @@ class AccountService:
             return await self._answer(ask, address)
         except _Refused as refused:
             return [self._error(ask, refused.code, refused.message)]
-        except StoreError:
-            log.exception("account request failed: the database is gone")
+        except StoreError as error:
+            log.error("account request failed: %s", error)
             return []
         finally:
             self.core.asked(ask.conn)

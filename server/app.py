@@ -636,10 +636,11 @@ class GameServer:
             self._drained.set()
 
     def _database_lost(self, reason: str) -> None:
-        """The database process is gone: nothing more can be saved, so stop at once
-        (not at the next move) and stop looking ready."""
+        """The database is lost for good (SQLite's process gone, PostgreSQL away for longer
+        than --db-retry): nothing more can be saved, so stop at once (not at the next move)
+        and stop looking ready. ``reason`` names which."""
         if not self.failed and not self.closed:
-            self._stop_failing(f"the database process is gone; stopping ({reason})")
+            self._stop_failing(f"lost the database; stopping ({reason})")
 
     def _stop_failing(self, why: str) -> None:
         """Nothing that was not saved may be acknowledged: drop the replies waiting for a

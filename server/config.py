@@ -41,9 +41,10 @@ class Config:
     )
     db_retry: float = _setting(
         30.0,
-        "a stand-alone server on PostgreSQL: seconds it may be away (noticed between writes) "
-        "before the server stops; moves made meanwhile wait, unacknowledged, and go through "
-        "once it is back. A cluster node never stops for it: it refuses moves meanwhile",
+        "a stand-alone server on PostgreSQL: seconds it may be away (a restart, a failover; "
+        "noticed idle or during a write) before the server stops; moves made meanwhile wait, "
+        "unacknowledged, and go through once it is back. A cluster node never stops for it: "
+        "it refuses moves meanwhile",
     )
     redis: str = _setting(
         "",

@@ -215,6 +215,14 @@ STALLED_AFTER = 5.0
 must not hold a room's fence, and so its takeover, for longer)."""
 
 
+@dataclasses.dataclass
+class _Attempt:
+    """A write's transaction id once it has one: if its connection is lost, the write asks
+    PostgreSQL whether it committed before it runs again (never twice, never not at all)."""
+
+    xid: str | None = None
+
+
 class Fenced(StoreError):
     """A room was written (or claimed) under an epoch older than its fence: another node
     owns it now. Nothing of the batch was written."""
@@ -331,14 +339,11 @@ class PgStore:
                         await conn.close()
                 elif not self.keep_trying:
                     return
-                self._conn = await self._reconnect()
-                if self._conn is None:
-                    self._fail(f"cannot reach PostgreSQL for {self.retry:.0f} s")
+                conn = await self._reconnect()
+                if conn is None:
+                    self._fail(f"cannot reach PostgreSQL for {self.retry:g} s (--db-retry)")
                     return
-                self.reconnects += 1
-                self.available = True
-                self.availability(True)
-                log.info("PostgreSQL connection made again")
+                self._made_again(conn)
 
     def _lose(self) -> None:
         """The connection is gone: not available until it is made again."""
@@ -365,7 +370,8 @@ class PgStore:
 
     async def write(self, batch: Batch) -> None:
         if batch:
-            await self._run(lambda conn: self._write(conn, batch))
+            attempt = _Attempt()
+            await self._run(lambda conn: self._write(conn, batch, attempt), again=True)
 
     def submit(self, batch: Batch, done: Callable[[BaseException | None], None]) -> None:
         # Tasks take the lock in the order they were created (asyncio.Lock is fair),
@@ -422,11 +428,16 @@ class PgStore:
     async def ask(self, query: AccountQuery, reply: type[T]) -> T:
         handler = _HANDLERS[type(query)]
 
+        attempt = _Attempt()
+
         async def answer(conn: Conn) -> object:
+            if attempt.xid is not None and await self._committed(conn, attempt.xid):
+                raise StoreError("an account request committed, but its answer was lost")
             async with conn.transaction():
+                await self._number(conn, attempt)
                 return await handler(conn, query)
 
-        return cast(T, await self._run(answer))
+        return cast(T, await self._run(answer, again=True))
 
     async def close(self) -> None:
         if self._watch is not None:
@@ -534,24 +545,57 @@ class PgStore:
 
     # -- the work ---------------------------------------------------------------------
 
-    async def _run(self, work: Callable[[Conn], Awaitable[T]]) -> T:
-        """Run ``work`` on the connection after everything asked before it."""
+    async def _run(self, work: Callable[[Conn], Awaitable[T]], again: bool = False) -> T:
+        """Run ``work`` on the connection after everything asked before it.
+
+        A stand-alone server's store rides out a connection lost during the work (PostgreSQL
+        restarted under load) as it does one lost while idle: it connects again for up to
+        ``retry`` seconds, holding every later request, and then runs ``work`` again if
+        ``again`` says that is sound (a read, or a write that finds out for itself whether
+        its lost commit happened: ``_write``), or else fails only this request."""
         async with self._turn:
-            conn = self._conn
-            if conn is None:
-                raise StoreError(self._failed or "the database is not open")
-            try:
-                return await work(conn)
-            except psycopg.Error as error:
-                lost = conn.broken or isinstance(error, psycopg.OperationalError)
-                if lost and self.keep_trying:  # a cluster node: the watch connects again
-                    self._lose()
-                    raise StoreError(f"PostgreSQL connection lost ({error})".strip()) from None
-                self.errors += 1
-                if lost:
-                    self._fail(f"PostgreSQL connection lost ({error})".strip())
-                    raise StoreError(self._failed or str(error)) from None
-                raise StoreError(f"PostgreSQL: {error}".strip()) from None
+            while True:
+                conn = self._conn
+                if conn is None:
+                    raise StoreError(self._failed or "the database is not open")
+                try:
+                    return await work(conn)
+                except psycopg.Error as error:
+                    lost = conn.broken or isinstance(error, psycopg.OperationalError)
+                    if lost and self.keep_trying:  # a cluster node: the watch connects again
+                        self._lose()
+                        raise StoreError(f"PostgreSQL connection lost ({error})".strip()) from None
+                    self.errors += 1
+                    if not lost:
+                        raise StoreError(f"PostgreSQL: {error}".strip()) from None
+                    reason = f"PostgreSQL connection lost ({error})".strip()
+                    if not self.alone or not await self._connect_again(conn, reason):
+                        self._fail(reason)
+                        raise StoreError(self._failed or reason) from None
+                    if not again:
+                        raise StoreError(reason) from None
+
+    async def _connect_again(self, lost: Conn, reason: str) -> bool:
+        """A stand-alone server's connection was lost during a request: make it again within
+        ``retry`` seconds (False, and the store failed, if not)."""
+        log.warning("%s during a request; connecting again for up to %g s (--db-retry), "
+                    "replies that wait for a commit held", reason, self.retry)  # fmt: skip
+        self._lose()
+        with contextlib.suppress(psycopg.Error):
+            await lost.close()
+        conn = await self._reconnect()
+        if conn is None:
+            self._fail(f"{reason}, and not made again within {self.retry:g} s (--db-retry)")
+            return False
+        self._made_again(conn)
+        return True
+
+    def _made_again(self, conn: Conn) -> None:
+        self._conn = conn
+        self.reconnects += 1
+        self.available = True
+        self.availability(True)
+        log.info("PostgreSQL connection made again")
 
     def _fail(self, reason: str) -> None:
         if self._failed is None:
@@ -628,12 +672,19 @@ class PgStore:
         analyses = {game: bytes(body) for game, body in rows}
         return Loaded(rooms, sessions, games[::-1], accounts, unreadable, analyses, int(last_game))
 
-    async def _write(self, conn: Conn, batch: Batch) -> None:
+    async def _write(self, conn: Conn, batch: Batch, attempt: _Attempt) -> None:
         started = time.perf_counter()
         now = time.time()
         encode = msgspec.json.encode
         records = self._merged(batch)
+        if attempt.xid is not None and await self._committed(conn, attempt.xid):
+            # The lost connection's commit went through: only what follows one is left to do.
+            # (Its rating changes are saved, but not announced to the rooms.)
+            log.info("the commit in doubt when the connection was lost had gone through")
+            self._written(batch, records, set(), [], started)
+            return
         async with conn.transaction():
+            await self._number(conn, attempt)
             codes = [record.code for record, _ in records] + batch.dropped_rooms
             fenced = await self._check_fences(conn, codes)
             if fenced:
@@ -696,7 +747,17 @@ class PgStore:
                     " ON CONFLICT (game) DO UPDATE SET body = EXCLUDED.body",
                     list(batch.analyses),
                 )
-        # Committed: only now does the cache of last records follow.
+        self._written(batch, records, fenced, rated, started)
+
+    def _written(
+        self,
+        batch: Batch,
+        records: list[tuple[RoomRecord, str]],
+        fenced: set[str],
+        rated: list[RatedGame],
+        started: float,
+    ) -> None:
+        """Committed: only now does the cache of last records follow."""
         for record, _status in records:
             self._rooms[record.code] = record
         for code in batch.dropped_rooms + batch.quarantined:
@@ -711,6 +772,29 @@ class PgStore:
         if rated:
             self.rated(rated)
         self._prune_if_due()
+
+    async def _number(self, conn: Conn, attempt: _Attempt) -> None:
+        """A stand-alone server's transaction takes its id first: its outcome can be asked
+        for if the connection is lost (a cluster node lets its rooms go instead)."""
+        if self.alone:
+            attempt.xid = None
+            ((attempt.xid,),) = await _rows(conn, "SELECT pg_current_xact_id()::text", ())
+
+    async def _committed(self, conn: Conn, xid: str) -> bool:
+        """Whether the transaction ``xid``, whose connection was lost, committed: PostgreSQL
+        keeps every recent transaction's outcome. One still in progress (its session not yet
+        ended: a network cut rather than a restart) is waited for, up to ``retry`` seconds;
+        idle in its transaction, PostgreSQL ends it within ``stalled_after``."""
+        deadline = time.monotonic() + self.retry
+        while True:
+            ((status,),) = await _rows(conn, "SELECT pg_xact_status(%s::xid8)", (xid,))
+            if status == "committed":
+                return True
+            if status == "aborted":
+                return False
+            if status != "in progress" or time.monotonic() >= deadline:
+                raise StoreError(f"cannot tell whether the last commit happened ({status})")
+            await asyncio.sleep(RECONNECT_EVERY)
 
     def _merged(self, batch: Batch) -> list[tuple[RoomRecord, str]]:
         """Every room the batch writes, as whole records: move deltas applied to copies of

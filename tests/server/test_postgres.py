@@ -23,12 +23,13 @@ from protocol.messages import (
 )
 from server.database import Batch, MoveDelta
 from server.dburl import shown
-from server.pgstore import WATCH_EVERY, Fenced, PgStore
+from server.pgstore import WATCH_EVERY, Fenced, PgStore, _Attempt
 from tests.http import get as http_get
 from tests.process import ServerProcess
 from tests.server.test_store import GAME, play, resume, seat_two
-from tests.server.test_store_contract import room, session
+from tests.server.test_store_contract import game, room, session
 from tests.services import PostgresServer
+from tests.wsclient import Client
 
 
 async def test_sigkill_mid_game_on_postgresql_loses_no_acknowledged_move(
@@ -127,6 +128,82 @@ async def test_postgresql_restarted_between_moves_the_game_goes_on_on_the_same_s
     await store.open()
     (finished,) = (await store.load()).games
     assert finished.moves == GAME
+    await store.close()
+
+
+SHUFFLE = "e2 e8 e1 e9".split()
+"""Both pawns step out and back: a game that goes on for as long as a test needs."""
+
+
+async def shuffle(a: Client, b: Client, until: asyncio.Event, after: int) -> int:
+    """Play SHUFFLE's moves, each acknowledged to both players, until ``until`` is set and
+    ``after`` more were played: the plies acknowledged."""
+    ply = extra = 0
+    while extra < after:
+        await play([a, b], [SHUFFLE[ply % len(SHUFFLE)]], ply)
+        ply += 1
+        extra += until.is_set()
+        await asyncio.sleep(0.01)
+    return ply
+
+
+async def test_postgresql_restarted_under_load_the_server_rides_it_out(
+    own_postgres: PostgresServer,
+) -> None:
+    """The operators' review (M1): PostgreSQL restarted while games are played. A write is
+    the first to find the connection gone; the server connects again within --db-retry,
+    learns whether the commit in flight happened, and goes on: it never stops, replies wait
+    meanwhile, and every acknowledged move is in PostgreSQL."""
+    url = own_postgres.create_database("game")
+    server = await ServerProcess(url, "--db-retry", "20").start()
+    pairs = [await seat_two(server.url) for _ in range(4)]
+    restarted = asyncio.Event()
+    games = [asyncio.create_task(shuffle(a, b, restarted, 20)) for a, b, _ in pairs]
+    await asyncio.sleep(0.5)
+    await asyncio.to_thread(own_postgres.stop)
+    await asyncio.sleep(1.0)  # down for a while under load: replies held
+    await asyncio.to_thread(own_postgres.start)
+    restarted.set()
+    plies = await asyncio.gather(*games)
+    assert server.process is not None
+    assert server.process.returncode is None  # it never stopped
+    assert b"during a request; connecting again" in server.log
+    assert b"PostgreSQL connection made again" in server.log
+    for a, b, _ in pairs:
+        await asyncio.gather(a.close(), b.close())
+    assert await server.stop() == 0
+
+    store = PgStore(url)
+    await store.open()
+    saved = {room.code: len(room.actions) for room in (await store.load()).rooms}
+    await store.close()
+    assert saved == {code: ply for (_, _, code), ply in zip(pairs, plies, strict=True)}
+
+
+async def test_a_write_in_doubt_is_made_once_whichever_way_its_lost_commit_went(
+    postgres_url: str,
+) -> None:
+    """A stand-alone server's write whose connection was lost runs again on the new one
+    only if PostgreSQL says its transaction did not commit: a finished game (an insert,
+    which a second write would refuse) is saved exactly once either way."""
+    store = PgStore(postgres_url, alone=True)
+    await store.open()
+    committed = _Attempt()
+    batch = Batch(games=[game(1)])
+    await store._run(lambda conn: store._write(conn, batch, committed), again=True)
+    assert committed.xid is not None
+    # As if the reply to its COMMIT had been lost: the write runs again, finds it made.
+    await store._run(lambda conn: store._write(conn, batch, committed), again=True)
+
+    async with await psycopg.AsyncConnection.connect(postgres_url) as other:
+        rolled_back = _Attempt()
+        ((rolled_back.xid,),) = await (
+            await other.execute("SELECT pg_current_xact_id()::text")
+        ).fetchall()
+        await other.rollback()
+    batch = Batch(games=[game(2)])
+    await store._run(lambda conn: store._write(conn, batch, rolled_back), again=True)
+    assert sorted(g.id for g in (await store.load()).games) == [1, 2]
     await store.close()
 
 

@@ -26,7 +26,7 @@ async def serve_until_stopped(config: Config) -> int:
     loop = asyncio.get_running_loop()
     server = GameServer(config)
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, server.stopping.set)
+        loop.add_signal_handler(sig, server.signalled)
     try:
         async with server.running():
             freeze_heap()

@@ -162,6 +162,8 @@ class GameServer:
         """True while accepting games (``/readyz``)."""
         self.stopping = asyncio.Event()
         """Set when the server must stop (a signal, or a store that cannot write)."""
+        self._hurry = asyncio.Event()
+        """Set by a second signal: the rest of --shutdown-delay is skipped."""
         self.failed = False
         """True when it stopped because the store could not write."""
         self.closed = False
@@ -345,6 +347,16 @@ class GameServer:
             len(self.core.rooms),
         )
 
+    def signalled(self) -> None:
+        """SIGTERM or SIGINT: the first stops the server gracefully; another one during
+        --shutdown-delay skips the rest of it (a Ctrl-C pressed again, a service manager in
+        a hurry), and the graceful stop goes on."""
+        if not self.stopping.is_set():
+            self.stopping.set()
+        elif not self._hurry.is_set():
+            self._hurry.set()
+            log.info("signalled again: the port closes now, not at the end of --shutdown-delay")
+
     async def shutdown(self) -> None:
         """Refuse new rooms and connections, save every game, close with 1012 (a node of a
         cluster hands its rooms over first, so their players resume at once elsewhere)."""
@@ -354,7 +366,8 @@ class GameServer:
         later = f"; the port closes in {delay:g} s (--shutdown-delay)" if delay > 0 else ""
         log.info("stopping: /readyz answers 503, no new games%s", later)
         if delay > 0:
-            await asyncio.sleep(delay)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._hurry.wait(), delay)
         if self._server is not None:
             self._server.close()
         if self._timer is not None:

@@ -171,7 +171,8 @@ class Config:
     shutdown_delay: float = _setting(
         0.0,
         "seconds /readyz answers 503 after SIGTERM before the server stops listening, "
-        "so a load balancer can stop sending players first",
+        "so a load balancer can stop sending players first (at most 300; a second SIGTERM "
+        "or Ctrl-C skips the rest)",
     )
     logins_per_minute: float = _setting(
         6.0,
@@ -255,6 +256,9 @@ POSITIVE = {
 """Settings that must be above 0; every other number may be 0 but not negative."""
 
 
+MAX_SHUTDOWN_DELAY = 300.0
+"""Seconds --shutdown-delay may be at most: any load balancer's health checks notice a 503
+well within it, and a longer one is a typo that would make every stop end in SIGKILL."""
 MIN_SECRET = 16
 """Characters a cluster secret has at least: whoever knows it can hand clients to a node."""
 
@@ -289,6 +293,11 @@ def problem(config: Config) -> str | None:
             f"--hard-limit ({config.hard_limit:g}) must be at least --grace "
             f"({config.grace:g}) and --deliberate-grace ({config.deliberate_grace:g}): "
             "the opponent's claim comes first"
+        )
+    if config.shutdown_delay > MAX_SHUTDOWN_DELAY:
+        return (
+            f"--shutdown-delay must be at most {MAX_SHUTDOWN_DELAY:g} s (load balancers notice a "
+            f"503 within seconds), not {config.shutdown_delay:g}"
         )
     if config.port > 65535:
         return f"--port must be a TCP port, 0 to 65535, not {config.port}"

@@ -286,6 +286,7 @@ def test_the_server_accepts_every_documented_default() -> None:
     ("argv", "env", "said"),
     [
         (["--port", "70000"], {}, "--port must be a TCP port, 0 to 65535, not 70000"),
+        (["--shutdown-delay", "99999"], {}, "--shutdown-delay must be at most 300 s (load"),
         (["--sync", "bogus"], {}, "--sync must be one of off, normal, full, not 'bogus'"),
         (["--sync", "NORMAL"], {}, "--sync must be one of off, normal, full, not 'NORMAL'"),
         (["--log-format", "xml"], {}, "--log-format must be one of plain, json, not 'xml'"),

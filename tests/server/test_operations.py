@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from server.app import GameServer
 from server.config import Config
 from server.http import address_key
 from tests.http import get as http_get
+from tests.process import ServerProcess
 from tests.server.test_games import seat_players
 from tests.server.test_store import resume, seat_two
 from tests.wsclient import Client
@@ -69,6 +71,28 @@ async def test_readyz_turns_false_during_shutdown(caplog: pytest.LogCaptureFixtu
         assert await http_get(server.port, "/readyz") == (503, "shutting down\n")
         assert await http_get(server.port, "/healthz") == (200, "ok\n")
         await stopping
+
+
+@pytest.mark.parametrize("again", [signal.SIGTERM, signal.SIGINT])
+async def test_a_second_signal_skips_the_rest_of_the_shutdown_delay(
+    tmp_path: Path, again: signal.Signals
+) -> None:
+    """The operators' review (M2): a second SIGTERM or Ctrl-C was ignored during a long
+    --shutdown-delay, so only SIGKILL ended it. It skips the rest of the delay now, and the
+    stop is still graceful: the game saved, its players closed with 1012."""
+    server = await ServerProcess(tmp_path / "q.db", "--shutdown-delay", "120").start()
+    a, b, _code = await seat_two(server.url)
+    assert server.process is not None
+    server.process.send_signal(signal.SIGTERM)
+    for _ in range(100):  # up to 5 s
+        if b"the port closes in 120 s" in server.log:
+            break
+        await asyncio.sleep(0.05)
+    assert await http_get(server.port, "/readyz") == (503, "shutting down\n")
+    assert await server.stop(again, within=10) == 0
+    assert b"signalled again: the port closes now" in server.log
+    assert (await a.closed())[0] == 1012
+    assert (await b.closed())[0] == 1012
 
 
 async def test_browsers_from_other_sites_get_403(guarded: GameServer) -> None:

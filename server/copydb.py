@@ -1,7 +1,7 @@
 """Copy a SQLite database into an empty PostgreSQL one: moving a single server to the store
 of a cluster (docs/cluster.md).
 
-    python -m server.copydb quoridor.db postgresql://quoridor@db:5432/quoridor
+    .venv/bin/python -m server.copydb quoridor.db postgresql://quoridor@db:5432/quoridor
 
 Stop the server first: the copy refuses a SQLite file another server holds. The
 file is brought to the current schema first (as the server would on start), then
@@ -151,7 +151,7 @@ async def _fill(conn: Conn, rows: dict[str, list[tuple[object, ...]]]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2 or not is_postgresql(args[1]) or not Path(args[0]).is_file():
-        sys.stderr.write("usage: python -m server.copydb SQLITE_FILE postgresql://...\n")
+        sys.stderr.write(f"usage: {sys.executable} -m server.copydb SQLITE_FILE postgresql://...\n")
         return 2
     try:
         counts = asyncio.run(copy(Path(args[0]), args[1]))

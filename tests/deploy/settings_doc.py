@@ -20,7 +20,7 @@ from server.config import COMMAND_LINE_DEFAULTS, Config, env_name
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 README = DEPLOY / "README.md"
 ENV_EXAMPLE = DEPLOY / "quoridor.env.example"
-TABLE_BEGIN = "<!-- settings:begin (python -m tests.deploy.settings_doc --write) -->"
+TABLE_BEGIN = "<!-- settings:begin (.venv/bin/python -m tests.deploy.settings_doc --write) -->"
 TABLE_END = "<!-- settings:end -->"
 
 
@@ -62,7 +62,7 @@ ENV_HEADER = """\
 # QUORIDOR_TRUSTED_PROXIES=127.0.0.1,::1 and QUORIDOR_LOG_FORMAT=plain.
 # Syntax: NAME=value, no spaces around "=", no quotes needed. Meanings: deploy/README.md.
 #
-# Generated from server/config.py: python -m tests.deploy.settings_doc --write
+# Generated from server/config.py: .venv/bin/python -m tests.deploy.settings_doc --write
 """
 
 

@@ -8,6 +8,7 @@ what the server does.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import re
@@ -253,7 +254,7 @@ def test_every_setting_is_documented_in_the_readme() -> None:
     expected = settings_doc.reference_table()
     assert table == expected, (
         "deploy/README.md's settings table differs from server/config.py; "
-        "run: python -m tests.deploy.settings_doc --write"
+        "run: .venv/bin/python -m tests.deploy.settings_doc --write"
     )
     assert variables_in(readme) >= SERVER_VARIABLES
     for name in DEPLOY_ONLY:
@@ -263,7 +264,7 @@ def test_every_setting_is_documented_in_the_readme() -> None:
 def test_the_env_example_lists_every_setting_with_its_default() -> None:
     assert read("quoridor.env.example") == settings_doc.env_example(), (
         "deploy/quoridor.env.example differs from server/config.py; "
-        "run: python -m tests.deploy.settings_doc --write"
+        "run: .venv/bin/python -m tests.deploy.settings_doc --write"
     )
     example = env_example()
     assert set(example) == SERVER_VARIABLES
@@ -314,6 +315,46 @@ def test_a_setting_that_makes_no_sense_is_one_sentence_not_a_traceback(
     assert f"quoridor-server: error: {said}" in error
     assert "Traceback" not in error
     assert len(error.splitlines()) == 1  # not the usage's 50 lines
+
+
+DOCUMENTS = ["README.md", "deploy/README.md", "docs/cluster.md", "protocol/PROTOCOL.md"]
+INTERPRETERS = {
+    ".venv/bin/python": "the checkout's, made by make",
+    "/opt/quoridor/venv/bin/python": "the systemd install's (deploy/README.md)",
+}
+INSTALLED = {"engine", "protocol", "server", "client", "web"}
+"""The packages an install has (pyproject.toml); tests and deploy only in a checkout."""
+
+
+def test_every_documented_python_command_names_an_interpreter_that_has_the_packages() -> None:
+    """The operators' review (M3): `python -m server.copydb ...`, as both READMEs wrote it,
+    failed with `No module named 'server'` (or 'msgspec') unless the virtual environment
+    was active. Every `python -m` command of the documents names the venv's interpreter
+    (python3 -m venv aside), and the module is there: in the checkout, or installed."""
+    found = 0
+    for name in DOCUMENTS:
+        text = (ROOT / name).read_text()
+        for match in re.finditer(r"(\S*?\bpython3?) -m\s+([\w.]+)", text):
+            where, module = match.group(1).lstrip("`(\"'"), match.group(2)
+            line = text[text.rfind("\n", 0, match.start()) + 1 : text.find("\n", match.end())]
+            if module == "venv":
+                continue
+            found += 1
+            assert where in INTERPRETERS, f"{name}: {line.strip()!r} runs a bare python"
+            assert importlib.util.find_spec(module) is not None, f"{name}: no module {module}"
+            in_checkout = "cd /path/to/quoridor-checkout" in line
+            if where.startswith("/opt/") and not in_checkout:
+                assert module.partition(".")[0] in INSTALLED, f"{name}: {module} not installed"
+    assert found >= 10
+
+
+def test_the_documented_copy_command_runs_from_the_checkout_with_its_interpreter() -> None:
+    done = subprocess.run(
+        [str(ROOT / ".venv/bin/python"), "-m", "server.copydb"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "-m server.copydb SQLITE_FILE postgresql://" in done.stderr
 
 
 def test_a_misspelt_variable_is_named_with_the_setting_it_resembles() -> None:

@@ -35,7 +35,7 @@ from server.accounts import AccountService, AuthLimits, hasher_from
 from server.actions import CLOSE_ON_PURPOSE, CLOSE_RESTART, FindSession
 from server.analysis import AnalyseStep
 from server.cluster.relay import NODE_MESSAGE, NODE_PATH, Inbound, Relay, authorized, client_address
-from server.config import Config
+from server.config import Config, cluster_problem
 from server.core import (
     Action,
     Ask,
@@ -238,16 +238,8 @@ class GameServer:
     async def start(self) -> None:
         """What entering ``running()`` does: listen, recover, then serve."""
         config = self.config
-        if config.redis and not is_postgresql(config.db):
-            raise StartupError(
-                "--redis needs a PostgreSQL --db (postgresql://...): the nodes of a cluster "
-                "share their games there (docs/cluster.md)"
-            )
-        if config.redis and not config.cluster_secret:
-            raise StartupError(
-                "--redis needs --cluster-secret (the same on every node): nodes hand clients "
-                "over to each other only with it (docs/cluster.md)"
-            )
+        if (wrong := cluster_problem(config)) is not None:  # a Config not from the command line
+            raise StartupError(wrong)
         server = await self._listen()
         if config.redis:
             self._join_cluster(_bound_port(server))

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 from server.dburl import is_postgresql, shown
 
@@ -74,7 +75,8 @@ class Config:
         "played games, rated or analysed games are kept whatever this says)",
     )
     max_message: int = _setting(
-        4096, "largest frame a client may send, in bytes; larger ones close with 1009"
+        4096,
+        "largest frame a client may send, in bytes (at least 1024); larger ones close with 1009",
     )
     rate: float = _setting(20.0, "requests a second a connection may send on average")
     burst: float = _setting(40.0, "requests a connection may send at once before the rate applies")
@@ -107,9 +109,9 @@ class Config:
     )
     origins: str = _setting(
         "",
-        "comma-separated Origins browsers may connect from besides the server's own site "
-        "(https://play.example.org); clients that send no Origin are always allowed, "
-        "other browsers get 403",
+        "comma-separated Origins browsers may connect from besides the server's own site, "
+        "each a scheme and a host as browsers send it (https://play.example.org); clients "
+        "that send no Origin are always allowed, other browsers get 403",
     )
     max_per_ip: int = _setting(
         20, "open connections one IP address (IPv6: its /64) may hold; more get 429"
@@ -256,6 +258,9 @@ POSITIVE = {
 """Settings that must be above 0; every other number may be 0 but not negative."""
 
 
+MIN_MESSAGE = 1024
+"""Bytes --max-message is at least: a hello with a resume token, a login with the longest
+password or a chat line must fit (every client would be closed with 1009 at its hello)."""
 MAX_SHUTDOWN_DELAY = 300.0
 """Seconds --shutdown-delay may be at most: any load balancer's health checks notice a 503
 well within it, and a longer one is a typo that would make every stop end in SIGKILL."""
@@ -281,8 +286,21 @@ def problem(config: Config) -> str | None:
             return f"{flag} must be above 0, not {value:g}"
         if value < 0:
             return f"{flag} cannot be negative ({value:g})"
+    if config.max_message < MIN_MESSAGE:
+        return (
+            f"--max-message must be at least {MIN_MESSAGE} bytes (a client's hello would not "
+            f"fit), not {config.max_message}"
+        )
     if "://" in config.db and not is_postgresql(config.db):
         return f"--db takes a file's path or a postgresql:// URL, not {shown(config.db)!r}"
+    if (wrong := cluster_problem(config)) is not None:
+        return wrong
+    for origin in config.origin_list:
+        if not _is_origin(origin):
+            return (
+                "--origins takes sites as browsers name them, a scheme and a host "
+                f"(https://play.example.org, http://localhost:8080; no path), not {origin!r}"
+            )
     if config.cluster_secret and len(config.cluster_secret) < MIN_SECRET:
         return (
             f"--cluster-secret must be at least {MIN_SECRET} characters long (a random one: "
@@ -306,6 +324,35 @@ def problem(config: Config) -> str | None:
     except ValueError as error:
         return f"--trusted-proxies: {error}"
     return None
+
+
+def cluster_problem(config: Config) -> str | None:
+    """What is wrong with ``config``'s cluster settings (--redis), or None."""
+    if config.redis and not is_postgresql(config.db):
+        return (
+            "--redis needs a PostgreSQL --db (postgresql://...): the nodes of a cluster "
+            "share their games there (docs/cluster.md)"
+        )
+    if config.redis and not config.cluster_secret:
+        return (
+            "--redis needs --cluster-secret (the same on every node): nodes hand clients "
+            "over to each other only with it (docs/cluster.md)"
+        )
+    return None
+
+
+def _is_origin(origin: str) -> bool:
+    """Whether ``origin`` is one as a browser sends it: http(s), a host, maybe a port."""
+    try:
+        parts = urlsplit(origin)
+        parts.port  # noqa: B018 (parsed for its errors)
+    except ValueError:
+        return False
+    return (
+        parts.scheme in ("http", "https")
+        and bool(parts.hostname)
+        and not (parts.path or parts.query or parts.fragment or parts.username)
+    )
 
 
 class _Parser(argparse.ArgumentParser):

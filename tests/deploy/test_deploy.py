@@ -288,6 +288,20 @@ def test_the_server_accepts_every_documented_default() -> None:
     [
         (["--port", "70000"], {}, "--port must be a TCP port, 0 to 65535, not 70000"),
         (["--shutdown-delay", "99999"], {}, "--shutdown-delay must be at most 300 s (load"),
+        (["--max-message", "10"], {}, "--max-message must be at least 1024 bytes (a client's"),
+        (["--origins", "notaurl"], {}, "--origins takes sites as browsers name them, a scheme"),
+        (
+            ["--origins", "https://a.example, https://b.example/"],
+            {},
+            "--origins takes sites as browsers name them, a scheme and a host "
+            "(https://play.example.org, http://localhost:8080; no path), not 'https://b.example/'",
+        ),
+        (["--redis", "redis://r:6379/0"], {}, "--redis needs a PostgreSQL --db (postgresql://"),
+        (
+            ["--redis", "redis://r:6379/0", "--db", "postgresql://q@db/q"],
+            {},
+            "--redis needs --cluster-secret (the same on every node)",
+        ),
         (["--sync", "bogus"], {}, "--sync must be one of off, normal, full, not 'bogus'"),
         (["--sync", "NORMAL"], {}, "--sync must be one of off, normal, full, not 'NORMAL'"),
         (["--log-format", "xml"], {}, "--log-format must be one of plain, json, not 'xml'"),
@@ -385,6 +399,8 @@ def test_sensible_settings_pass_the_checks() -> None:
     config = parse_config(["--log-level", "debug", "--sync", "off", "--port", "65535"], env={})
     assert (config.log_level, config.sync, config.port) == ("debug", "off", 65535)
     assert parse_config(["--trusted-proxies", "10.0.0.0/8, ::1"], env={}).proxy_networks
+    origins = "https://play.example.org, http://localhost:8080, http://[::1]:9000"
+    assert len(parse_config(["--origins", origins], env={}).origin_list) == 3
 
 
 def test_help_names_every_variable() -> None:

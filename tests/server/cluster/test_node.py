@@ -90,6 +90,8 @@ async def test_redis_without_a_postgresql_database_is_refused(
     server = ServerProcess(tmp_path / "games.db", "--redis", redis_server.url)
     with pytest.raises(RuntimeError, match="--redis needs a PostgreSQL --db"):
         await server.start()
+    assert server.process is not None
+    assert await server.process.wait() == 2  # a bad setting, as documented (it was 1)
 
 
 async def test_a_node_that_cannot_reach_redis_is_refused_at_start_and_touches_nothing(

@@ -431,10 +431,13 @@ class GameServer:
         address = self._address(link, request)
         if not allowed_origin(request.headers, self.origins):
             origin = request.headers.get("Origin")
-            log.info("connection refused: origin %s", origin, extra={"ip": address})
+            log.info(
+                "connection refused: origin %s", origin, extra={"conn": link.conn, "ip": address}
+            )
             return http.text(HTTPStatus.FORBIDDEN, "this site may not connect here")
         if self.per_ip[address_key(address)] >= self.config.max_per_ip:
-            log.warning("connection refused: too many from one address", extra={"ip": address})
+            extra = {"conn": link.conn, "ip": address}
+            log.warning("connection refused: too many from one address", extra=extra)
             return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
         return None
 
@@ -542,8 +545,9 @@ class GameServer:
         connection = self.core.connections.get(link.conn)
         greeted = connection is not None and connection.session is not None
         reason = "idle for too long" if greeted else "no hello in time"
-        log.info("closing: %s", reason, extra={"conn": link.conn, "ip": link.ip})
-        link.close(CLOSE_GOING_AWAY if greeted else CLOSE_POLICY, reason)
+        code = CLOSE_GOING_AWAY if greeted else CLOSE_POLICY
+        log.info("closing: %s (%d)", reason, code, extra={"conn": link.conn, "ip": link.ip})
+        link.close(code, reason)
 
     def gone(self, link: Link) -> None:
         conn, key = link.conn, address_key(link.address)
@@ -803,9 +807,10 @@ class GameServer:
         """The store's own pruning deleted finished games: the operator is told."""
         self.core.counters["history_pruned"] += count
         log.info(
-            "history: %d finished games deleted by the retention rule"
+            "history: %d finished %s deleted by the retention rule"
             " (--history-days, --short-game-days)",
             count,
+            "game" if count == 1 else "games",
         )
 
     def _reading(self, link: Link, transport: asyncio.Transport) -> bool:

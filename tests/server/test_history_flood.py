@@ -167,7 +167,7 @@ async def test_the_log_and_the_metrics_tell_of_games_pruned(
         async with GameServer(shorter).running() as server:
             assert not server.core.history.games
             _, metrics = await http_get(server.port, "/metrics")
-    assert "history: 1 finished games deleted by the retention rule" in caplog.text
+    assert "history: 1 finished game deleted by the retention rule" in caplog.text
     assert "quoridor_history_pruned_total 1.0" in metrics
 
 

@@ -144,16 +144,22 @@ async def test_the_log_says_why_a_client_was_cut_off_and_when_games_start_and_en
     assert len(cut) == 2
     assert len(refused) == 1
     assert all(getattr(record, "ip", None) == "127.0.0.1" for record in cut + refused)
+    # ... and its connection's number (the operators' review: the origin line had none).
+    assert all(isinstance(getattr(record, "conn", None), int) for record in cut + refused)
     assert "game started: alice v bob" in lines
     assert "finished: resign, winner seat 1, 0 moves" in lines
 
 
-async def test_no_hello_in_time_is_closed(guarded: GameServer) -> None:
+async def test_no_hello_in_time_is_closed(
+    guarded: GameServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "quoridor")
     silent = await Client.connect(url(guarded), hello=False)
     greeted = await Client.connect(url(guarded))
     await greeted.send(Create())
     await greeted.expect(Joined)
     assert await silent.closed() == (1008, "no hello in time")
+    assert "closing: no hello in time (1008)" in caplog.text  # the code, as the other lines
     await greeted.send(Ping(id=2))
     await greeted.state()
     assert (await greeted.expect(Pong)).id == 2

@@ -260,7 +260,7 @@ class Leases:
         deadline = time.monotonic() + self.ttl * 1.5
         if await self.redis.exists(key):
             log.info(
-                "waiting up to %.0f s for the node named %r to be gone (this node's last run,"
+                "waiting up to %g s for the node named %r to be gone (this node's last run,"
                 " if it did not stop cleanly: its name lives for the lease TTL)",
                 self.ttl * 1.5,
                 self.node,

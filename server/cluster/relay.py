@@ -44,6 +44,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from protocol.codec import request_id
 from protocol.messages import ErrorCode
 from server.actions import CLOSE_POLICY, CLOSE_RESTART, Action, Locate
+from server.cluster.channel import WARN_EVERY
 from server.core import Core
 from server.records import HandedSession
 from server.timings import LATENCY_BUCKETS
@@ -190,6 +191,8 @@ class Relay:
         """The node hosting a room now (this one's id, perhaps after a takeover), or None."""
         self.ping_interval = ping_interval
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._link_failures: dict[str, tuple[float, int]] = {}
+        """By node: when a failed node link was last warned of, and the failures since."""
         self.relayed = Gauge(
             "quoridor_relayed_connections",
             "Clients connected here and served by another node through the relay",
@@ -343,8 +346,21 @@ class Relay:
                 user_agent_header=f"quoridor-node/{self.node}",
             )
         except (OSError, InvalidHandshake, TimeoutError, Exception) as error:
-            log.warning("cannot open a node link to %s: %s", node, error)
+            self._link_failed(node, error)
             return None
+
+    def _link_failed(self, node: str, error: BaseException) -> None:
+        """Warn of a node link that cannot be opened, once per ``WARN_EVERY`` seconds for
+        each node (a dead node's players retrying had it logged 16 times in 2 s)."""
+        now = time.monotonic()
+        warned, failures = self._link_failures.get(node, (float("-inf"), 0))
+        failures += 1
+        if now - warned < WARN_EVERY:
+            self._link_failures[node] = (warned, failures)
+            return
+        more = f" ({failures - 1} more failed since the last warning)" if failures > 1 else ""
+        log.warning("cannot open a node link to %s: %s%s", node, error, more)
+        self._link_failures[node] = (now, 0)
 
     async def _pipe(
         self, pipe: Pipe, ws: ClientConnection, handed: HandedSession | None

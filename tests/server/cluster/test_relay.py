@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import pytest
+from prometheus_client import CollectorRegistry
 from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
@@ -40,9 +42,10 @@ from protocol.messages import (
 from server.app import GameServer
 from server.cluster.keys import Keys
 from server.cluster.nodes import NodeAddresses
-from server.cluster.relay import CLIENT_HEADER, NODE_PATH, SECRET_HEADER
+from server.cluster.relay import CLIENT_HEADER, NODE_PATH, SECRET_HEADER, Relay, RelayHost
 from server.config import Config
 from tests.server.test_games import play
+from tests.services import free_port
 from tests.wsclient import Client
 
 T = TypeVar("T")
@@ -291,3 +294,27 @@ async def test_a_relayed_connection_is_freed_by_reference_counting(
         assert not a.sockets
     finally:
         gc.enable()
+
+
+async def test_a_node_link_that_cannot_be_opened_is_warned_of_once_in_a_while(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The operators' review: with a node dead, the others logged `cannot open a node link`
+    16 times in 2 s (the channel's warning had a rate limit, this one none)."""
+    nowhere = f"127.0.0.1:{free_port()}"
+
+    async def address_of(node: str) -> str:
+        return nowhere
+
+    async def where(room: str) -> str | None:
+        return None
+
+    relay = Relay(
+        cast(RelayHost, None), "n1", "s" * 32, address_of, where, CollectorRegistry(), 20.0
+    )
+    with caplog.at_level(logging.WARNING, "quoridor.cluster"):
+        for _ in range(10):
+            assert await relay._open("n2", "127.0.0.1") is None
+            assert await relay._open("n3", "127.0.0.1") is None
+    assert caplog.text.count("cannot open a node link to n2") == 1
+    assert caplog.text.count("cannot open a node link to n3") == 1

@@ -58,6 +58,7 @@ async def test_health_and_metrics(guarded: GameServer) -> None:
     assert 'quoridor_moves_total{outcome="accepted"} 1.0' in metrics
     assert 'quoridor_moves_total{outcome="illegal_move"} 1.0' in metrics
     assert 'quoridor_request_seconds_count{type="move"} 2.0' in metrics
+    assert "_created" not in metrics  # prometheus_client's timestamps, turned off
     await asyncio.gather(a.close(), b.close())
 
 

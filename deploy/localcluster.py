@@ -229,7 +229,11 @@ class LocalCluster:
     balancer: Balancer | None = None
     logs: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="quoridor-cluster-")))
     keep_logs: bool = False
-    """Leave the nodes' logs behind when stopping (the command line does, and says where)."""
+    """Leave the nodes' logs behind when stopping (``--keep-logs``; it says where)."""
+    redis_port: int = 0
+    """Redis's port (0: a free one)."""
+    postgres_port: int = 0
+    """PostgreSQL's port (0: a free one)."""
 
     @property
     def url(self) -> str:
@@ -255,8 +259,11 @@ class LocalCluster:
         return argv + list(self.node_args)
 
     async def start(self) -> LocalCluster:
-        self.redis = await asyncio.to_thread(RedisServer().start)
-        self.postgres = await asyncio.to_thread(PostgresServer().start)
+        redis, postgres = RedisServer(), await asyncio.to_thread(PostgresServer)
+        redis.port = self.redis_port or redis.port
+        postgres.port = self.postgres_port or postgres.port
+        self.redis = await asyncio.to_thread(redis.start)
+        self.postgres = await asyncio.to_thread(postgres.start)
         self.database = await asyncio.to_thread(self.postgres.create_database, "quoridor")
         ports = [self.node_port(i) for i in range(self.nodes)]
         # One at a time: the first one creates the tables (the others would wait for its lock).
@@ -310,6 +317,17 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--lease-ttl", type=float, default=3.0, help="each node's --lease-ttl")
     parser.add_argument(
+        "--redis-port", type=int, default=0, help="Redis's port (default: a free one)"
+    )
+    parser.add_argument(
+        "--postgres-port", type=int, default=0, help="PostgreSQL's port (default: a free one)"
+    )
+    parser.add_argument(
+        "--keep-logs",
+        action="store_true",
+        help="keep the nodes' logs when it stops (by default their folder is deleted)",
+    )
+    parser.add_argument(
         "node_args", nargs="*", metavar="-- NODE-FLAG", help="more flags for every node"
     )
     return parser.parse_args(argv)
@@ -321,7 +339,13 @@ async def serve(options: argparse.Namespace) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     cluster = LocalCluster(
-        options.nodes, options.port, options.lease_ttl, options.node_args, keep_logs=True
+        options.nodes,
+        options.port,
+        options.lease_ttl,
+        options.node_args,
+        keep_logs=options.keep_logs,
+        redis_port=options.redis_port,
+        postgres_port=options.postgres_port,
     )
     async with cluster.running():
         assert cluster.redis is not None
@@ -332,7 +356,10 @@ async def serve(options: argparse.Namespace) -> None:
         print(f"connect to {cluster.url}  (Ctrl-C stops the cluster)", flush=True)
         await stop.wait()
         print("stopping", flush=True)
-    print(f"stopped; the nodes' logs are in {cluster.logs}", flush=True)
+    if options.keep_logs:
+        print(f"stopped; the nodes' logs are in {cluster.logs}", flush=True)
+    else:
+        print("stopped; the nodes' logs are deleted (--keep-logs keeps them)", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

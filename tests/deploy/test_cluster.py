@@ -10,6 +10,7 @@ import signal
 import socket
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -28,7 +29,7 @@ from tests.deploy.test_deploy import (
     interpolate,
     seconds,
 )
-from tests.services import RedisServer, _postgres_bin
+from tests.services import RedisServer, _postgres_bin, free_port
 from tests.wsclient import Client
 
 CLUSTER_SETTINGS = ("redis", "redis_prefix", "node_id", "lease_ttl", "advertise", "cluster_secret")
@@ -198,6 +199,7 @@ async def test_the_local_cluster_starts_serves_a_game_and_stops_on_ctrl_c() -> N
     RedisServer()  # skips (or fails under CI) with a hint when redis-server is missing
     if _postgres_bin() is None:
         pytest.skip("PostgreSQL (initdb) not found")  # RedisServer's hint applies
+    redis_port, postgres_port = free_port(), free_port()  # chosen (the review: no way to)
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -206,6 +208,10 @@ async def test_the_local_cluster_starts_serves_a_game_and_stops_on_ctrl_c() -> N
         "2",
         "--port",
         "0",
+        "--redis-port",
+        str(redis_port),
+        "--postgres-port",
+        str(postgres_port),
         cwd=ROOT,
         stdout=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -215,6 +221,11 @@ async def test_the_local_cluster_starts_serves_a_game_and_stops_on_ctrl_c() -> N
         async with asyncio.timeout(90):
             url = (await _line_with(process, "connect to ", seen)).split()[2]
         assert len([line for line in seen if line.startswith("node")]) == 2
+        assert f"redis redis://127.0.0.1:{redis_port}/0" in seen[-3]
+        assert f"@127.0.0.1:{postgres_port}/quoridor" in seen[-2]
+        first = next(line for line in seen if line.startswith("node1"))
+        logs = Path(first.split("log: ")[1].strip()).parent
+        assert logs.is_dir()
         player = await Client.connect(url, "alice")
         await player.send(Create(ai=AiSpec(level=1, seconds=0.05)))
         await player.expect(Joined)
@@ -236,6 +247,8 @@ async def test_the_local_cluster_starts_serves_a_game_and_stops_on_ctrl_c() -> N
     # Nothing it started listens any more: nodes, Redis, PostgreSQL, the balancer.
     ports = [int(re.findall(r":(\d+)", line)[0]) for line in seen if re.search(r":\d+", line)]
     assert len(ports) == 2 + 3
+    # Its logs' folder is gone too (the review found 18 left in /tmp; --keep-logs keeps it).
+    assert not logs.exists()
     for port in ports:
         with pytest.raises(ConnectionRefusedError):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()

@@ -176,12 +176,12 @@ class Metrics:
         self.registry.register(_Callback(collect))
 
     def count_db_reconnects(self, reconnects: Callable[[], int]) -> None:
-        """Export the store's connections made again (PostgreSQL restarted while idle)."""
+        """Export the store's connections made again (PostgreSQL restarted or failed over)."""
 
         def collect() -> Iterator[CounterMetricFamily]:
             yield CounterMetricFamily(
                 "quoridor_db_reconnects",
-                "Connections to the database made again after it went away between writes",
+                "Connections to the database made again after it went away",
                 value=reconnects(),
             )
 

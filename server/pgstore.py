@@ -253,11 +253,12 @@ class PgStore:
         """When the next pruning is due: at once, on opening."""
         self.stalled_after = stalled_after
         self.retry = retry
-        """Seconds PostgreSQL may be away (noticed while idle) before the store gives up."""
+        """Seconds PostgreSQL may be away (noticed idle, or by a stand-alone server's request)
+        before the store gives up."""
         self.reconnects = 0
-        """Connections made again after PostgreSQL went away while idle (a metric)."""
+        """Connections made again after PostgreSQL went away (a metric)."""
         self.available = True
-        """False from the moment the connection is found lost while idle until it is made
+        """False from the moment the connection is found lost until it is made
         again (a cluster node then refuses moves and new games, and is not ready)."""
         self.errors = 0
         """Failed requests and lost connections (a metric)."""

@@ -410,17 +410,12 @@ def _missed(room: Room, conn: int, last_event: int | None, compact: bool) -> lis
 
     Too old (or unknown): the state pushed right after brings the client up to date anyway.
     """
-    if last_event is None or not room.log or last_event + 1 < room.log[0][0]:
-        return []
+    logged = room.logged_after(last_event)
     if compact:
-        return [Send([conn], frame) for event, frame in room.log if event > last_event]
+        return [Send([conn], frame) for _, frame in logged]
     # A move that only compact clients saw was logged as a ``moved`` event, which this
     # client did not ask for: it is left out (the state pushed after the replay has it).
-    return [
-        Send([conn], frame)
-        for event, frame in room.log
-        if event > last_event and not frame.startswith(MOVED_PREFIX)
-    ]
+    return [Send([conn], frame) for _, frame in logged if not frame.startswith(MOVED_PREFIX)]
 
 
 def room_code() -> str:

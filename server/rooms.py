@@ -215,8 +215,11 @@ class Room:
         """The ply whose evaluation the computer is working out."""
         self.event = 0
         """Number of the last event pushed to the room."""
-        self.log: deque[tuple[int, bytes]] = deque()
-        """The last events pushed, for replay: (event number, frame); see ``remember``."""
+        self.log_events: deque[int] = deque()
+        """The numbers of the last events pushed, for replay; see ``remember``."""
+        self.log_frames: deque[bytes] = deque()
+        """Their frames, in the same order. Two deques rather than one of pairs: a pair is
+        one more object per move for the young garbage collections to walk."""
         self._log_bytes = 0
         self.number = 0
         """Which game of the room this is (1 once the first starts)."""
@@ -393,18 +396,25 @@ class Room:
     def replay_bytes(self, last_event: int | None) -> int:
         """The bytes of the logged events after ``last_event`` (what a resume replays, or a
         little more: ``moved`` events go only to compact connections); 0 if none are."""
-        log = self.log
-        if last_event is None or not log or last_event + 1 < log[0][0]:
-            return 0
-        return sum(len(frame) for event, frame in log if event > last_event)
+        return sum(len(frame) for _, frame in self.logged_after(last_event))
+
+    def logged_after(self, last_event: int | None) -> list[tuple[int, bytes]]:
+        """The logged (event, frame) after ``last_event``; none if the log does not reach
+        back to the event right after it (or ``last_event`` is None)."""
+        events = self.log_events
+        if last_event is None or not events or last_event + 1 < events[0]:
+            return []
+        return [pair for pair in zip(events, self.log_frames, strict=True) if pair[0] > last_event]
 
     def remember(self, event: int, frame: bytes) -> None:
         """Keep an event for replay: the last LOG_LENGTH, within LOG_BYTES (always the last)."""
-        log = self.log
-        log.append((event, frame))
+        events, frames = self.log_events, self.log_frames
+        events.append(event)
+        frames.append(frame)
         self._log_bytes += len(frame)
-        while len(log) > 1 and (len(log) > LOG_LENGTH or self._log_bytes > LOG_BYTES):
-            self._log_bytes -= len(log.popleft()[1])
+        while len(events) > 1 and (len(events) > LOG_LENGTH or self._log_bytes > LOG_BYTES):
+            events.popleft()
+            self._log_bytes -= len(frames.popleft())
 
     # -- seats -----------------------------------------------------------------
 
@@ -833,7 +843,11 @@ class Room:
 
     @property
     def has_computer(self) -> bool:
-        return any(h is not None and h.bot is not None for h in self.seats)
+        # A loop, not ``any`` over a generator: the thinking limit asks on every move.
+        for holder in self.seats:  # noqa: SIM110
+            if holder is not None and holder.bot is not None:
+                return True
+        return False
 
     def humans_playing(self) -> bool:
         """Whether a person is still in the game, or at least here to watch it."""

@@ -14,8 +14,8 @@ def test_the_log_keeps_the_last_events() -> None:
     room = new_room()
     for event in range(1, LOG_LENGTH + 100):
         room.remember(event, b"x" * 100)
-    assert len(room.log) == LOG_LENGTH
-    assert [event for event, _ in room.log] == list(range(100, LOG_LENGTH + 100))
+    assert len(room.log_events) == len(room.log_frames) == LOG_LENGTH
+    assert list(room.log_events) == list(range(100, LOG_LENGTH + 100))
 
 
 def test_the_log_of_a_very_long_game_is_bounded_in_bytes() -> None:
@@ -23,10 +23,10 @@ def test_the_log_of_a_very_long_game_is_bounded_in_bytes() -> None:
     size = LOG_BYTES // 40
     for event in range(1, 101):
         room.remember(event, b"x" * size)
-    assert sum(len(frame) for _, frame in room.log) <= LOG_BYTES
-    assert [event for event, _ in room.log] == list(range(61, 101))
+    assert sum(len(frame) for frame in room.log_frames) <= LOG_BYTES
+    assert list(room.log_events) == list(range(61, 101))
     # The last event is always kept, however large.
     room.remember(101, b"y" * (LOG_BYTES + 1))
-    assert [event for event, _ in room.log] == [101]
+    assert list(room.log_events) == [101]
     room.remember(102, b"z")
-    assert [event for event, _ in room.log] == [102]
+    assert list(room.log_events) == [102]

@@ -27,6 +27,7 @@ from typing import Literal, Protocol
 from client import commands
 from client.connection import Connected, Connection, Event, Failed, Garbled, Lost, Received
 from client.describe import describe, rooms_text, situation, who, with_names
+from client.offers import DrawOffers
 from client.seats import SavedSeat, SeatBook
 from protocol.messages import (
     Abort,
@@ -183,6 +184,8 @@ class Controller:
         self._told: commands.Command | None = None
         """The queued move last said to wait for the player's turn (said once)."""
         self._claim_timer: asyncio.TimerHandle | None = None
+        self._offers = DrawOffers()
+        """Whether a draw offer can work now (one offer per move), from the states seen."""
 
     # -- fed from outside --------------------------------------------------------
 
@@ -440,7 +443,13 @@ class Controller:
             case commands.Resign():
                 await self._send(Resign(), _Pending("resign"))
             case commands.Draw(action):
-                await self._send(Draw(action=action), _Pending("draw"))
+                refusal = (
+                    self._offers.refusal(self.state, self._my_seat()) if action == "offer" else None
+                )
+                if refusal is not None:  # bound to be refused: said, not sent
+                    self.view.notice("info", refusal)
+                else:
+                    await self._send(Draw(action=action), _Pending("draw"))
             case commands.Claim():
                 await self._send(Claim(), _Pending("claim"))
             case commands.Abort():
@@ -617,11 +626,12 @@ class Controller:
         self.view.notice("chat", f"{speaker}: {line.text}")
 
     def _state(self, state: State) -> None:
-        if isinstance(state.id, int):
-            self._pending.pop(state.id, None)
+        pending = self._pending.pop(state.id, None) if isinstance(state.id, int) else None
         before = self.state
         if self._older(state):
             return  # older than what we show (a replayed event)
+        mine = pending is not None and pending.what == "draw"
+        self._offers.saw(before, state, self._my_seat(), mine)
         restored = False
         if state.room == self.room and self.rebase:
             self.rebase = False
@@ -715,6 +725,8 @@ class Controller:
         what = pending.what if pending is not None else None
         if what == "move":
             self._in_flight = None
+        if what == "draw" and error.code == ErrorCode.CANNOT_DRAW:
+            self._offers.refused(error.state or self.state)
         if what == "rejoin" and self._may_start_over():
             self.view.notice("link", "The waiting room closed while you were away; starting over.")
             self.room = self.role = self.seat = self.secret = self.state = None
@@ -745,6 +757,10 @@ class Controller:
                 self.view.notice("info", situation(error.state, self.seat))
         else:
             self.view.notice("error", _sentence(self._reason(error)))
+
+    def _my_seat(self) -> int | None:
+        """The seat this client plays, if it plays."""
+        return self.seat if self.role == "player" else None
 
     def _reason(self, error: Error) -> str:
         """The server's reason, with the players' names (or "you") for its seat numbers:

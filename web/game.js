@@ -81,6 +81,9 @@ export class GameView {
     this.toldHow = false;
     /** The how-to-move toast this view showed (hidden with the view). */
     this.howText = "";
+    /** The game in which this player's draw offer was declined, until their next move: the
+     * server refuses another offer before then (PROTOCOL.md section 14). @type {number|null} */
+    this.declinedIn = null;
     this.timer = setInterval(() => this.tick(), 100);
     this.build(root);
   }
@@ -252,6 +255,7 @@ export class GameView {
       } else announce(resultText(state.result, name));
     }
     this.describeDraw(old, state);
+    this.trackDecline(old, state);
     // A seat out of a four-player game: how it went, seen as it happened (the record says
     // only "retire N"), for the move list and the player's card.
     if (this.retired?.game !== state.game) this.retired = { game: state.game, how: /** @type {Record<number, string>} */ ({}) };
@@ -299,6 +303,23 @@ export class GameView {
     if (this.isPlayer && me !== null && old.draw_offers.includes(me)) {
       this.app.notice(state.players.length === 2 ? `${seatName(state, 1 - me)} declined your draw offer.` : "Your draw offer was declined.");
     } else announce("The draw offer was declined.");
+  }
+
+  /**
+   * Whether this player may not offer a draw again yet, from what the server sent: their
+   * offer vanished at the same ply by a request not their own (declined), and they have not
+   * moved since. A jump of several plies (a reconnection) may hide their move: the mark goes,
+   * and the server's `cannot_draw`, if it comes, sets it again.
+   * @param {any} old @param {any} state
+   */
+  trackDecline(old, state) {
+    const me = this.isPlayer ? this.seat.seat : null;
+    const moved = !old || old.game !== state.game
+      || (old.ply !== state.ply && (state.last_move?.seat === me || state.ply !== old.ply + 1));
+    if (this.declinedIn !== null && (moved || state.game !== this.declinedIn || state.status !== "playing")) this.declinedIn = null;
+    const declined = old && old.game === state.game && old.ply === state.ply && state.status === "playing"
+      && me !== null && old.draw_offers.includes(me) && !state.draw_offers.length && !this.conn.isMine(state);
+    if (declined) this.declinedIn = state.game;
   }
 
   /** @param {any} line */
@@ -368,6 +389,17 @@ export class GameView {
   async act(message) {
     const reply = await this.conn.request(message);
     if (reply.type === "error") this.onError(reply);
+  }
+
+  /** Offer a draw. Refused with `cannot_draw` (declined before this page knew, as after a
+   * reload): the button waits for the next move, as after a decline seen here. */
+  async offerDraw() {
+    const reply = await this.conn.request({ type: "draw", action: "offer" });
+    if (reply.type !== "error") return;
+    const state = reply.state ?? this.state;
+    if (reply.code === "cannot_draw" && state?.status === "playing") this.declinedIn = state.game;
+    this.onError(reply);
+    this.renderActions();
   }
 
   /** A hint from the computer (casual games against it): said in the notice line. */
@@ -608,14 +640,23 @@ export class GameView {
   drawButtons(me) {
     const state = this.state;
     if (state.players.some((/** @type {any} */ p) => p.active && p.bot !== null)) return [];
-    if (state.draw_offers.includes(me)) return [h("button", { type: "button", disabled: true, text: "Draw offered" })];
+    if (state.draw_offers.includes(me)) {
+      const others = state.players.length === 2 ? seatName(state, 1 - me) : "the others";
+      const why = `Your draw offer stands until ${others} answer${state.players.length === 2 ? "s" : ""}; it lapses when you move.`;
+      return [h("button", { type: "button", class: "draw", disabled: true, title: why, text: "Draw offered" })];
+    }
     if (state.draw_offers.some((/** @type {number} */ seat) => seat !== me)) {
       return [
         h("button", { type: "button", class: "primary", text: "Accept draw", onclick: () => this.act({ type: "draw", action: "accept" }) }),
         h("button", { type: "button", text: "Decline", onclick: () => this.act({ type: "draw", action: "decline" }) }),
       ];
     }
-    return [h("button", { type: "button", text: "Offer draw", onclick: () => this.act({ type: "draw", action: "offer" }) })];
+    // The server refuses a second offer before the next move: the button says so, not a toast.
+    if (this.declinedIn === state.game) {
+      const why = "Your draw offer was declined: you can offer again after your next move.";
+      return [h("button", { type: "button", class: "draw", disabled: true, title: why, text: "Offer draw" })];
+    }
+    return [h("button", { type: "button", class: "draw", text: "Offer draw", onclick: () => this.offerDraw() })];
   }
 
   /** The other players (not the computer) not connected to the room: their names. @returns {string[]} */

@@ -12,6 +12,7 @@ import pytest
 
 from client.__main__ import INTENTS, dispatch, parse
 from client.controller import Controller
+from client.offers import DECLINED, STANDING
 from protocol.messages import (
     AiSpec,
     Create,
@@ -426,3 +427,33 @@ async def test_a_person_keeps_one_move_waiting_and_is_told_a_refusal_once(url: s
     alice.leave()
     assert await asyncio.wait_for(task, 5) == 0
     await bob.close()
+
+
+async def test_a_draw_offer_that_cannot_work_is_said_not_sent(url: str) -> None:
+    """One offer per move (PROTOCOL.md section 14): after a decline, and while the offer
+    stands, ``draw`` says why at once instead of sending an offer the server refuses."""
+    alice, alice_view, alice_task = await start(url, "Alice", Create(), exit_when_over=False)
+    room = (await alice_view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
+    bob, bob_view, bob_task = await start(url, "Bob", Join(room=room), exit_when_over=False)
+    await bob_view.wait_for("Alice to move.")
+    alice.type("draw")
+    await bob_view.wait_for("Alice offers a draw: accept or decline?")
+    alice.type("draw")
+    await alice_view.wait_for(STANDING)
+    bob.type("decline")
+    await alice_view.wait_for("The draw offer was declined.")
+    alice.type("draw")
+    await alice_view.wait_for(DECLINED)
+    assert ("info", STANDING) in alice_view.notices
+    assert ("info", DECLINED) in alice_view.notices
+    assert not alice_view.texts("error")  # nothing was sent to be refused
+    alice.type("e2")  # her move: she may offer again
+    await bob_view.wait_for("Alice moved to e2.")
+    alice.type("draw")
+    await until(
+        lambda: len([t for t in bob_view.texts() if "Alice offers a draw" in t]) == 2 or None
+    )
+    assert not alice_view.texts("error")
+    for controller in (alice, bob):
+        controller.type("quit")
+    await asyncio.gather(alice_task, bob_task)

@@ -98,14 +98,33 @@ async def test_draws_aborts_and_resignations(browser: Browser, site: GameServer)
     # An open offer is said as one's own, not under one's name.
     await alice.page.wait_for_selector(".banner:has-text('draw offered by you')")
     await bob.page.wait_for_selector(".banner:has-text('draw offered by Alice')")
+    # While it stands, the button says why it cannot be pressed again.
+    offered = alice.page.locator(".actions button.draw")
+    assert await offered.is_disabled()
+    assert await offered.get_attribute("title") == (
+        "Your draw offer stands until Bob answers; it lapses when you move."
+    )
     await bob.page.click("text=Decline")
-    await alice.page.wait_for_selector("button:has-text('Offer draw'):enabled")
-    # A declined offer is told, not only the button turning back.
+    # A declined offer is told, and not made again before her next move (PROTOCOL.md
+    # section 14): the button is greyed, with the reason, rather than sending a refused offer.
     await alice.page.locator("#toast").filter(has_text="Bob declined your draw offer.").wait_for()
-    # Not again before her next move (PROTOCOL.md section 14): the server says so.
+    greyed = alice.page.locator(".actions button.draw:has-text('Offer draw'):disabled")
+    await greyed.wait_for()
+    assert await greyed.get_attribute("title") == (
+        "Your draw offer was declined: you can offer again after your next move."
+    )
+    # A reload forgets what the page saw: the server's refusal greys the button again.
+    await alice.page.reload()
+    await alice.page.wait_for_selector(".actions button.draw:has-text('Offer draw'):enabled")
     await alice.page.click("text=Offer draw")
     refused = alice.page.locator("#toast").filter(has_text="offer again after your next move")
     await refused.wait_for()
+    await greyed.wait_for()
+    # Her move frees it.
+    await alice.click_square("c2")
+    await alice.page.wait_for_selector(".actions button.draw:has-text('Offer draw'):enabled")
+    await bob.click_square("c4")
+    await alice.wait_ply(2)
     await bob.page.click("text=Offer draw")  # the one who declined may offer
     await alice.page.click("text=Accept draw")
     for player in (alice, bob):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from client.describe import goal, result_text, retire_text, short_variant, variant_text
 from client.notation import is_move
 from client.render import Line, pawn_glyph
-from client.width import clip, pad
+from client.width import clip_name, pad
 from protocol.messages import (
     Frame,
     GameSummary,
@@ -262,7 +262,7 @@ class Replay:
             [("class:coord", f"  {'player':<12} walls to go")],
         ]
         for seat, name in enumerate(self.names):
-            shown = pad(clip(name, 12, "~" if ascii else "…"), 12)
+            shown = pad(clip_name(name, 12, "~" if ascii else "…"), 12)
             distance = frame.distances[seat]
             line: Line = [
                 (f"class:pawn.{seat}", pawn_glyph(seat, ascii)),

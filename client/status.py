@@ -22,7 +22,7 @@ from client.describe import (
     who,
 )
 from client.render import Line, pawn_glyph
-from client.width import clip, pad
+from client.width import clip_name, pad
 from protocol.messages import State, TimeControl
 
 NAME_WIDTH = 11
@@ -105,7 +105,7 @@ def _player_line(
     name = player.name if player.name is not None else "(free)"
     steps = state.distances[seat]
     distance = str(steps) if steps >= 0 else "-"
-    name = clip(name, width, "~" if ascii else "…")
+    name = clip_name(name, width, "~" if ascii else "…")
     line: Line = [
         (f"class:pawn.{seat}", pawn_glyph(seat, ascii)),
         ("class:me" if seat == me else "", f" {pad(name, width)}"),

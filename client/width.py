@@ -32,6 +32,23 @@ def clip(text: str, width: int, ellipsis: str = "…") -> str:
     return "".join(kept) + ellipsis
 
 
+_NUMBERED = re.compile(r"^(.*?)( \(\d+\))$")
+"""A name's number mark: the server tells a room's computer seats apart by it ("Computer L3
+(2)", PROTOCOL.md section 17a)."""
+
+
+def clip_name(name: str, width: int, ellipsis: str = "…") -> str:
+    """A player's name cut to ``width`` columns, keeping its number mark: "Computer L3 (2)"
+    in 11 columns is "Comput… (2)", not "Computer L…", the same as its seat's neighbours."""
+    numbered = _NUMBERED.match(name)
+    if get_cwidth(name) <= width or numbered is None:
+        return clip(name, width, ellipsis)
+    head, mark = numbered.groups()
+    if get_cwidth(mark) + get_cwidth(ellipsis) >= width:
+        return clip(name, width, ellipsis)
+    return clip(head, width - get_cwidth(mark), ellipsis) + mark
+
+
 def pad(text: str, width: int) -> str:
     """``text`` followed by spaces up to ``width`` columns (``ljust`` by display width)."""
     return text + " " * max(0, width - get_cwidth(text))

@@ -221,6 +221,13 @@ def computer_name(level: int) -> str:
     return f"Computer L{level}"
 
 
+def computer_seat_name(level: int, nth: int) -> str:
+    """The name of a room's ``nth`` computer seat (from 1): "Computer L3", then "Computer L3
+    (2)"..., so that players tell them apart in the player list, the moves and "X resigned"
+    of a four-player game. Each is still the level's one account (its ratings)."""
+    return computer_name(level) if nth == 1 else f"{computer_name(level)} ({nth})"
+
+
 def add_computers(db: sqlite3.Connection, now: float) -> None:
     """The computer's accounts, one a level (their keys cannot be a person's: see
     ``server.names``, which refuses any name with "computer" in it)."""

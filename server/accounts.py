@@ -81,7 +81,9 @@ HASH_THREADS = 2
 """Threads making and checking hashes (Argon2id's default takes 64 MiB each)."""
 RECENT_GAMES = 10
 """Games a profile lists."""
-COMPUTER_NAME = re.compile(r"computer\s*l?([1-5])", re.IGNORECASE)
+COMPUTER_NAME = re.compile(r"computer\s*l?([1-5])(?:\s*\(\d+\))?", re.IGNORECASE)
+"""A computer level's profile name, also as a room's second or third computer seat shows it
+("Computer L3 (2)", ``accountdb.computer_seat_name``): one account a level."""
 
 
 ACCOUNT_SPREAD = 10

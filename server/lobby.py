@@ -33,6 +33,7 @@ from protocol.messages import (
 )
 from protocol.messages import QuickMatch as QuickMatchRequest
 from server import ratings
+from server.accountdb import computer_seat_name
 from server.actions import Action, Locate, Send
 from server.context import Context, full_variant
 from server.directory import RoomDirectory
@@ -86,8 +87,8 @@ class Lobby:
         self._own(room, session, computer=request.ai is not None)
         if request.ai is not None:
             computer = self.computers.get(request.ai.level) if pool else None
-            for seat in range(1, spec.players):
-                name = f"Computer L{request.ai.level}"
+            for nth, seat in enumerate(range(1, spec.players), 1):
+                name = computer_seat_name(request.ai.level, nth)
                 bot, _ = Session.new(name, self.context.chat_bucket())
                 room.seat_bot(seat, bot, request.ai.level, request.ai.seconds, computer)
         actions = self.seating.take_seat(session, room, 0, request.id)

@@ -51,6 +51,22 @@ export function moveListItems(moves, per, shown, pick, name, how = {}) {
   return items;
 }
 
+/** A name's number mark: the server tells a room's computer seats apart by it ("Computer L3
+ * (2)", PROTOCOL.md section 17a). */
+const NUMBERED = /^(.*?)( \(\d+\))$/;
+
+/**
+ * A player's name on a card, cut with an ellipsis where the card is narrow, but never its
+ * number mark: "Computer L… (2)" and "Computer L… (3)" stay apart on a phone.
+ * @param {string} tag @param {string} name @param {Record<string, any>} [props]
+ */
+function nameView(tag, name, props = {}) {
+  const numbered = NUMBERED.exec(name);
+  if (!numbered) return h(tag, { ...props, class: "name", text: name });
+  return h(tag, { ...props, class: "name numbered", title: name },
+    h("span", { class: "head", text: numbered[1] }), h("span", { class: "mark", text: numbered[2] }));
+}
+
 export class GameView {
   /**
    * @param {HTMLElement} root
@@ -514,8 +530,8 @@ export class GameView {
         h("span", { class: "who" },
           // In a rated room every seat is an account (or the computer): its name opens its profile.
           state.rated && player.name
-            ? h("a", { class: "name", href: `#/profile/${encodeURIComponent(player.name)}`, text: player.name })
-            : h("span", { class: "name", text: player.name ?? "waiting…" }),
+            ? nameView("a", player.name, { href: `#/profile/${encodeURIComponent(player.name)}` })
+            : nameView("span", player.name ?? "waiting…"),
           h("span", { class: "meta" },
             h("span", { class: `dot ${player.connected || player.bot ? "on" : "off"}`, title: status, "aria-label": status }),
             " ",

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from prompt_toolkit.utils import get_cwidth
 
-from client.width import clip, pad, wrap
+from client.status import status_lines
+from client.width import clip, clip_name, pad, wrap
 from protocol.messages import AiSpec, Create
+from tests.client.states import make_state
 from tests.client.terminal import full_screen
 
 NAME = "山田太郎山田太郎山田太郎"
@@ -49,3 +51,22 @@ async def test_a_terminal_too_small_says_the_size_it_needs(url: str) -> None:
         told = "This terminal is 60x20: too small for this board (80x24 fits every board;"
         assert told in " ".join(screen)
         assert all(len(row) <= 60 for row in screen)
+
+
+def test_a_numbered_name_keeps_its_number_when_cut() -> None:
+    """A room's computer seats are "Computer L3", "Computer L3 (2)"...: cut at the end they
+    all read "Computer L…" in the status panel and the replay's."""
+    assert clip_name("Computer L3 (2)", 11) == "Comput… (2)"
+    assert clip_name("Computer L3 (2)", 11, "~") == "Comput~ (2)"
+    assert clip_name("Computer L3 (2)", 15) == "Computer L3 (2)"
+    assert clip_name("Computer L3", 11) == "Computer L3"
+    assert clip_name(NAME, 11) == clip(NAME, 11)  # no number: cut as any text
+    assert clip_name("Al (12)", 5) == "Al (…"  # no room for the mark: cut as any text
+
+
+def test_the_status_panel_tells_computer_seats_apart() -> None:
+    names = ("Alice", "Computer L3", "Computer L3 (2)", "Computer L3 (3)")
+    state = make_state(pawns=("e1", "a5", "e9", "i5"), names=names)
+    rows = ["".join(text for _, text in line) for line in status_lines(state, 0, width=37)]
+    shown = [row for row in rows if "Comput" in row]
+    assert [row.split()[1:3] for row in shown[1:]] == [["Comput…", "(2)"], ["Comput…", "(3)"]]

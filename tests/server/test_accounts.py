@@ -504,6 +504,26 @@ async def test_the_computer_levels_are_rated_players(server: GameServer) -> None
     await alice.close()
 
 
+async def test_several_computer_seats_share_their_levels_account_and_profile(
+    server: GameServer,
+) -> None:
+    """Named apart ("Computer L1 (2)"), the seats of one level are still its one rated
+    player: the same rating on each, and each name opens the level's profile."""
+    alice = await as_account(server, (await register(server, "alice")).token)
+    await alice.send(Create(variant=VariantSpec(players=4), ai=AiSpec(level=1)))
+    await alice.expect(Joined)
+    state = await alice.state()
+    assert state.rated
+    names = [p.name for p in state.players]
+    assert names == ["alice", "Computer L1", "Computer L1 (2)", "Computer L1 (3)"]
+    assert {p.rating for p in state.players[1:]} == {1500}
+    for name in ("Computer L1", "Computer L1 (2)", "Computer L1 (3)"):
+        await alice.send(ProfileRequest(name=name))
+        profile = await alice.expect(Profile)
+        assert (profile.name, profile.bot) == ("Computer L1", 1)
+    await alice.close()
+
+
 async def test_rated_quick_match_pairs_registered_players(server: GameServer) -> None:
     alice = await as_account(server, (await register(server, "alice")).token)
     bob = await as_account(server, (await register(server, "bob")).token)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from protocol.messages import (
+    Abort,
     AiSpec,
     Create,
     Draw,
@@ -157,6 +158,22 @@ async def test_four_players_with_three_computers() -> None:
         assert state.turn == 0
         assert [p.bot for p in state.players] == [None, 1, 1, 1]
         await human.close()
+
+
+def test_several_computer_seats_have_names_of_their_own_for_the_whole_room() -> None:
+    """Three seats all called "Computer L3" could not be told apart in the player list, the
+    moves or "X resigned". Each keeps its name when the seats turn for a rematch."""
+    driver = Driver()
+    conn, _ = driver.greet("human")
+    driver.send(conn, Create(variant=VariantSpec(players=4, size=5), ai=AiSpec(level=3)))
+    names = [p.name for p in driver.last_state(conn).players]
+    assert names == ["human", "Computer L3", "Computer L3 (2)", "Computer L3 (3)"]
+    driver.send(conn, Abort())
+    driver.run(driver.core.receive(conn, b'{"type": "rematch"}'))
+    fresh = driver.last_state(conn)
+    assert fresh.game == 2
+    turned = {p.name: p.bot for p in fresh.players}
+    assert turned == {name: None if name == "human" else 3 for name in names}
 
 
 def test_after_a_restart_the_computer_moves_again_if_it_was_its_turn() -> None:

@@ -70,6 +70,32 @@ async def test_a_game_against_the_computer_starts_at_once(
     await close_all(alice)
 
 
+async def test_computer_seats_are_told_apart_even_on_a_phone(
+    browser: Browser, site: GameServer
+) -> None:
+    """Three computers were all "Computer L3". Named apart by the server, their cards on a
+    phone cut the name, never its number: "Comput… (2)", not "Computer L…" twice."""
+    alice = await open_player(browser, site, "Alice", viewport=(360, 740))
+    page = alice.page
+    await page.select_option("select[name=players]", "4")
+    await page.select_option("select[name=ai]", "3")
+    await page.click("form.create button[type=submit]")
+    await page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    titles = await page.locator(".players .name").evaluate_all(
+        "names => names.map((name) => name.title || name.textContent)"
+    )
+    assert titles == ["Alice", "Computer L3", "Computer L3 (2)", "Computer L3 (3)"]
+    marks = await page.evaluate(
+        """() => [...document.querySelectorAll('.players .name .mark')].map((mark) => {
+            const box = mark.getBoundingClientRect();
+            const card = mark.closest('.player').getBoundingClientRect();
+            return [mark.textContent, box.width > 0 && box.right <= card.right];
+        })"""
+    )
+    assert marks == [[" (2)", True], [" (3)", True]]
+    await close_all(alice)
+
+
 async def test_four_players_from_their_own_side(browser: Browser, site: GameServer) -> None:
     players, _ = await game_between(browser, site, names=("Ann", "Ben", "Cat", "Dan"))
     for seat, player in enumerate(players):

@@ -20,12 +20,15 @@ server:
   waits for it (no extra work).
 
 A finished analysis is encoded once, kept with the history (and written to
-the database with it), and answered from there afterwards.
+the database with it), and answered from there afterwards, for as long as its
+game is kept: it is forgotten when the game leaves the server's memory, and
+pruned from the database with a short game (``server.retention``).
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -160,9 +163,11 @@ class Analyses:
         unsaved, self.unsaved = self.unsaved, []
         return unsaved
 
-    def prune(self, oldest: int) -> None:
-        """Drop the analyses of games no longer in the history (ids below ``oldest``)."""
-        for game in [game for game in self.done if game < oldest]:
+    def prune(self, kept: Container[int]) -> None:
+        """Drop the analyses of the games the history no longer holds (only those it holds
+        can be asked for): at most one a game held. Keeping those of every id above the
+        oldest game held kept an analysis of each short game, however many came and went."""
+        for game in [game for game in self.done if game not in kept]:
             del self.done[game]
 
     def _next(self) -> list[AnalyseStep]:

@@ -67,7 +67,7 @@ class Config:
         1.0,
         "days the database keeps short games (aborted, over before every seat made two moves, "
         "or one of a flood from one address or account) beyond the newest 200, registered "
-        "players' too; rated or analysed games are kept",
+        "players' too, with their computer analyses; rated games are kept",
     )
     history_days: float = _setting(
         0.0,

@@ -445,6 +445,7 @@ class Core:
             else:
                 self.registry.keep(session)
         self.history.load(loaded.games, loaded.last_game)
+        self.desk.prune_analyses()  # those of the games loaded that it keeps
 
     def _set_aside(self, table: str, key: str, reason: str) -> None:
         """One saved row that cannot be used: say so in one line, count it, go on."""

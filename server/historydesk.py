@@ -8,6 +8,8 @@ own desk, and what is not in memory comes from the shared database.
 
 from __future__ import annotations
 
+import itertools
+
 from engine import Game
 from engine.ai.evaluation import MoveReview
 from protocol.codec import encode
@@ -187,14 +189,18 @@ class HistoryDesk:
                 actions.append(self.context.error(conn, ErrorCode.SERVER_BUSY, message, rid))
             return actions
         counters["analysis:done"] += 1
-        oldest = [kept[0].id for kept in (self.history.games, self.history.short) if kept]
-        if oldest:
-            self.analyses.prune(min(oldest))  # the games the history no longer holds
         for conn, rid in job.waiters:
             reply = self.analyses.cached(game, rid)
             if reply is not None:
                 actions.append(Send([conn], reply))
+        self.prune_analyses()  # after answering: the game may have left the history since
         return actions
+
+    def prune_analyses(self) -> None:
+        """Forget the analyses of the games the history no longer holds (a short game's
+        goes with it: retention.py)."""
+        history = self.history
+        self.analyses.prune({game.id for game in itertools.chain(history.games, history.short)})
 
     def forget(self, conn: int) -> None:
         """The connection is gone: nobody waits for its analyses any more."""

@@ -15,10 +15,13 @@ PROTOCOL.md section 4):
 - Played games are kept for ever, unless ``history_days`` is set: then those
   finished more than that many days ago are deleted too, except a registered
   player's (``game_players``, so profiles stay whole).
-- A game something else points at is never deleted, however old or short: a
-  rating change (``rating_history``: a rated game) or a computer analysis
-  (``analyses``). Nor is a quarantined row (one that could not be read back: kept
-  for a person to look at).
+- A game a rating change points at (``rating_history``: a rated game) is never
+  deleted, however old or short, nor a quarantined row (one that could not be read
+  back: kept for a person to look at). A computer analysis (``analyses``) keeps a
+  played game from ``history_days``, but not a short game: that one goes with its
+  analysis. Anyone may ask for the analysis of any game the server holds, so when an
+  analysis kept every game, an outside review made short throwaway games permanent by
+  asking for theirs, as fast as the analysis queue took them.
 
 Pruning runs when the store opens and then about every ``PRUNE_EVERY`` seconds,
 from the write path, at most ``PRUNE_CHUNK`` games at a time so that one
@@ -61,11 +64,16 @@ def is_short(game: GameRecord) -> bool:
     return plies < 2 * game.variant.players
 
 
-_KEPT = """
+_KEPT_SHORT = """
     AND g.quarantined = 0
     AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game = g.id)
+"""
+"""What keeps a short game: a rating points at it, or it is quarantined (not an analysis)."""
+
+_KEPT = f"""{_KEPT_SHORT}
     AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.game = g.id)
 """
+"""What keeps a played game from ``history_days``: that, or its analysis."""
 
 _SHORT_IDS = f"""
     SELECT g.id FROM games g
@@ -75,13 +83,16 @@ _SHORT_IDS = f"""
             SELECT id FROM games WHERE short = 1 ORDER BY id DESC LIMIT {{m}}
         ) AS newest
     )
-    {_KEPT}
+    {_KEPT_SHORT}
     ORDER BY g.id LIMIT {{m}}
 """
 
+_SHORT_ANALYSES = f"DELETE FROM analyses WHERE game IN ({_SHORT_IDS})"
+"""The analyses of the short games about to go (the same games: the selection reads no
+``analyses``), first."""
+
 _SHORT_PLAYERS = f"DELETE FROM game_players WHERE game IN ({_SHORT_IDS})"
-"""Who played the short games about to go (the same games: the selection reads no
-``game_players``), first."""
+"""Who played them (the selection reads no ``game_players`` either), next."""
 
 _SHORT = f"DELETE FROM games WHERE id IN ({_SHORT_IDS})"
 
@@ -111,6 +122,7 @@ def statements(
     deletes at most ``limit`` games."""
     short = (now - retention.short_days * DAY, SHORT_KEPT, limit)
     due = [
+        Deletion(_SHORT_ANALYSES.format(m=mark), short, games=False),
         Deletion(_SHORT_PLAYERS.format(m=mark), short, games=False),
         Deletion(_SHORT.format(m=mark), short, games=True),
     ]

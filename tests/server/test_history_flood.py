@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 import time
@@ -14,6 +15,8 @@ import pytest
 from protocol.messages import (
     VERSION,
     Abort,
+    Analyse,
+    AnalysisReply,
     Create,
     ErrorCode,
     FetchGame,
@@ -147,6 +150,52 @@ async def test_real_games_survive_pruning_after_a_flood(tmp_path: Path) -> None:
         assert (await a.expect(GameRecordReply)).moves == ["e2", "e8", "e3", "e7"]
         assert len(server.core.history.short) == SHORT_KEPT
         await a.close()
+
+
+async def analysed(client: Client, game: int) -> AnalysisReply:
+    await client.send(Analyse(game=game))
+    return await client.expect(AnalysisReply, within=60)
+
+
+async def test_an_analysis_keeps_no_short_game(tmp_path: Path) -> None:
+    """Anyone may ask for the analysis of any game the server holds, and an analysed game
+    was never deleted: an outside review made short throwaway games permanent by asking
+    for their analyses (bounded only by the analysis queue's pace). A short game now goes
+    with its analysis, from the database and from the server's memory; a played game's
+    analysis stays, and is still served after a restart."""
+    path = tmp_path / "games.db"
+    config = Config(port=0, rate=1000, burst=1000, db=str(path))
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        a, b = await Client.connect(url, "ann"), await Client.connect(url, "bob")
+        await one_game(a, b, FOUR_MOVES, Resign())
+        await one_game(a, b, ["e2"], Resign())  # one move: short
+        (played,), (short,) = server.core.history.games, server.core.history.short
+        stranger = await Client.connect(url, "eve")  # played neither
+        for game in (played, short):
+            assert (await analysed(stranger, game.id)).game == game.id
+        for _ in range(SHORT_KEPT):  # the short game leaves the server's memory
+            await one_game(a, b, [], Abort())
+        await one_game(a, b, ["e2"], Resign())
+        assert short.id not in [game.id for game in server.core.history.short]
+        last = server.core.history.short[-1].id
+        await analysed(stranger, last)  # the next analysis done forgets the others'
+        assert set(server.core.desk.analyses.done) == {played.id, last}
+        assert server.store is not None
+        # A day and a half later: the short game and the oldest aborted one are due.
+        assert await server.store.prune(time.time() + 1.5 * DAY) == 2
+        await stranger.send(FetchGame(game=short.id))
+        await stranger.error(ErrorCode.GAME_NOT_FOUND)
+        for client in (a, b, stranger):
+            await client.close()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        rows = db.execute("SELECT game FROM analyses ORDER BY game").fetchall()
+    assert rows == [(played.id,), (last,)]  # the short game's analysis went with it
+    async with GameServer(config).running() as server:
+        reader = await Client.connect(f"ws://127.0.0.1:{server.port}", "reader")
+        assert (await analysed(reader, played.id)).game == played.id
+        assert server.core.counters["analysis:queued"] == 0  # from the store
+        await reader.close()
 
 
 async def test_the_log_and_the_metrics_tell_of_games_pruned(

@@ -297,7 +297,8 @@ async def kept_ids(store: Storage) -> list[int]:
 async def test_pruning_lets_old_short_games_go_and_keeps_the_rest(db_url: str) -> None:
     """The retention rule (server.retention) on the real database: old short games go beyond
     the newest SHORT_KEPT, unless something points at them; played games stay (until
-    history_days is set); a game a player's record, a rating or an analysis needs stays."""
+    history_days is set); a game a player's record or a rating needs stays, and a played
+    game with an analysis; a short game goes with its analysis (anyone may ask for one)."""
     now = 30 * DAY
     old = now - 2 * DAY  # older than the short-game retention (1 day), younger than 3 days
     store = open_storage(db_url, "normal", retention=Retention(short_days=1, history_days=3))
@@ -313,7 +314,8 @@ async def test_pruning_lets_old_short_games_go_and_keeps_the_rest(db_url: str) -
         # A registered player's short game goes like anyone's; a played one stays.
         game(3, [alice, None], [1, 2], moves=("e2",), reason="resign", finished=ancient),
         game(7, [alice, None], [1, 2], moves=PLAYED, reason="resign", finished=ancient),
-        game(4, moves=("e2",), finished=ancient),  # short, analysed below
+        game(4, moves=("e2",), finished=ancient),  # short, analysed below: goes all the same
+        game(8, moves=PLAYED, finished=ancient),  # played, older than history_days, analysed
         game(5, moves=(), reason="aborted", finished=now - 3600),  # short but recent
         game(6, moves=PLAYED, reason="aborted", finished=ancient),  # aborted: short
     ]
@@ -321,10 +323,11 @@ async def test_pruning_lets_old_short_games_go_and_keeps_the_rest(db_url: str) -
         game(id_, moves=(), reason="aborted", finished=old)
         for id_ in range(10, 10 + SHORT_KEPT + 50)
     ]
-    await store.write(Batch(games=games + flood, analyses=[(4, b"{}")]))
-    assert await store.prune(now) == 3 + 50  # games 2, 3, 6 and the flood's oldest 50 short
+    await store.write(Batch(games=games + flood, analyses=[(4, b"{}"), (8, b"{}")]))
+    assert await store.prune(now) == 4 + 50  # games 2, 3, 4, 6 and the flood's oldest 50 short
     kept = await kept_ids(store)
-    assert kept == [1, 4, 5, 7] + [g.id for g in flood[50:]]
+    assert kept == [1, 5, 7, 8] + [g.id for g in flood[50:]]
+    assert raw_sql(db_url, "SELECT game FROM analyses ORDER BY game") == [(8,)]
     profile = await store.ask(ProfileOf(key="alice", recent=10), Profile)
     assert profile.totals == {"win": 1, "loss": 0, "draw": 0}  # game 7: game 3 went with it
     assert await store.ask(GameById(game=2), GameRecord | None) is None  # type: ignore[arg-type]

@@ -4,7 +4,9 @@ The core hands these requests over as ``Ask`` actions (it holds no passwords
 and reads no database). Answering them takes the database process and Argon2id,
 which is slow on purpose: hashes are made and checked in a small thread pool
 (argon2-cffi releases the interpreter lock while it works), so a login never
-stalls a game, and at most ``MAX_HASHING`` wait at once.
+stalls a game. The addresses with passwords waiting take turns (``HashTurns``), at
+most ``HASHES_PER_ADDRESS`` each: a flood from many addresses makes theirs wait, not
+everyone's.
 
 Abuse: registrations and logins are limited per address and logins also per
 account name (token buckets; the ``rate_limited`` error); an unknown name and a
@@ -15,12 +17,14 @@ either way); tokens are 256 random bits, kept only as SHA-256 digests.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -75,10 +79,15 @@ from server.store import StoreError
 log = logging.getLogger("quoridor.accounts")
 T = TypeVar("T")
 
-MAX_HASHING = 16
-"""Password hashes waiting or being worked out at once; more are refused (rate_limited)."""
 HASH_THREADS = 2
 """Threads making and checking hashes (Argon2id's default takes 64 MiB each)."""
+HASHES_PER_ADDRESS = 2
+"""Password hashes one IP address (IPv6: its /64) may have waiting or being worked out at
+once; more are refused at once (rate_limited). The whole server took 16 at most, first come
+first served: an outside review kept it full from about 50 addresses sending bursts of
+logins, each within its login limit, and honest logins were refused or waited seconds."""
+SERVED_KEPT = 10_000
+"""Addresses whose last turn ``HashTurns`` remembers (the longest ago are forgotten)."""
 RECENT_GAMES = 10
 """Games a profile lists."""
 COMPUTER_NAME = re.compile(r"computer\s*l?([1-5])(?:\s*\(\d+\))?", re.IGNORECASE)
@@ -117,7 +126,7 @@ class AccountService:
         self.core, self.store, self.hasher, self.limits = core, store, hasher, limits
         self.clock = clock
         self.threads = ThreadPoolExecutor(HASH_THREADS, thread_name_prefix="argon2")
-        self.hashing = 0
+        self.turns = HashTurns(HASH_THREADS, HASHES_PER_ADDRESS)
         self._dummy: str | None = None
         """A hash of nothing anyone knows, checked for unknown names (same work, same time)."""
         per_minute = limits.logins_per_minute / 60
@@ -195,7 +204,7 @@ class AccountService:
         # the address's registrations (five typos locked a newcomer out for the hour).
         if not self.registrations.take(address, self.clock()):
             raise _Refused(ErrorCode.RATE_LIMITED, "too many new accounts from your address")
-        password = await self._hash(request.password)
+        password = await self._hash(request.password, address)
         create = CreateAccount(
             name=name,
             key=names.name_key(name),
@@ -216,7 +225,8 @@ class AccountService:
         credentials = await self._check(ask, address, key, request.password)
         if self.hasher.check_needs_rehash(credentials.password):
             # The hash was made with weaker settings than today's: make it again.
-            rehash = SetPassword(credentials.id, await self._hash(request.password), revoke=False)
+            rehashed = await self._hash(request.password, address)
+            rehash = SetPassword(credentials.id, rehashed, revoke=False)
             await self._ask(rehash, type(None))
         return await self._logged_in(ask, credentials.id, credentials.name)
 
@@ -228,7 +238,7 @@ class AccountService:
             raise _Refused(
                 ErrorCode.INVALID_FIELD, "the password is the name - at `$.new_password`"
             )
-        password = await self._hash(request.new_password)
+        password = await self._hash(request.new_password, address)
         await self._ask(SetPassword(credentials.id, password, revoke=True), type(None))
         log.info("password changed; every login token revoked", extra={"conn": ask.conn})
         return await self._logged_in(ask, credentials.id, credentials.name)
@@ -245,8 +255,17 @@ class AccountService:
         ):
             raise _Refused(ErrorCode.RATE_LIMITED, "too many login attempts; wait a minute")
         credentials: Credentials | None = await self._ask(FindAccount(key), Credentials | None)
-        stored = credentials.password if credentials is not None else await self._dummy_hash()
-        if not await self._verify(stored, password) or credentials is None:
+        try:
+            if credentials is None:
+                stored = await self._dummy_hash(address)
+            else:
+                stored = credentials.password
+            opens = await self._verify(stored, password, address)
+        except _Refused:  # nothing was tried (the address's hashes): no failure
+            self.failures_from.give_back(pair)
+            self.failures.give_back(key)
+            raise
+        if not opens or credentials is None:
             self.core.counters["logins:failure"] += 1
             raise _Refused(ErrorCode.BAD_CREDENTIALS, "unknown name or wrong password")
         self.failures_from.give_back(pair)  # only failures count against the account
@@ -351,37 +370,132 @@ class AccountService:
     async def _ask(self, query: accountdb.AccountQuery, reply: Any) -> Any:
         return await self.store.ask(query, reply)
 
-    async def _hash(self, password: str) -> str:
-        return await self._in_thread(self.hasher.hash, password)
+    async def _hash(self, password: str, address: str) -> str:
+        return await self._in_thread(address, self.hasher.hash, password)
 
-    async def _verify(self, stored: str, password: str) -> bool:
+    async def _verify(self, stored: str, password: str, address: str) -> bool:
         def verify() -> bool:
             try:
                 return self.hasher.verify(stored, password)
             except (VerifyMismatchError, VerificationError, InvalidHashError):
                 return False
 
-        return await self._in_thread(verify)
+        return await self._in_thread(address, verify)
 
-    async def _dummy_hash(self) -> str:
+    async def _dummy_hash(self, address: str) -> str:
         if self._dummy is None:
-            self._dummy = await self._hash(secrets.token_urlsafe(16))
+            self._dummy = await self._hash(secrets.token_urlsafe(16), address)
         return self._dummy
 
-    async def _in_thread(self, work: Callable[..., T], *args: object) -> T:
-        if self.hashing >= MAX_HASHING:
-            message = "the server is busy checking passwords; try again in a moment"
-            raise _Refused(ErrorCode.RATE_LIMITED, message)
-        self.hashing += 1
+    async def _in_thread(self, address: str, work: Callable[..., T], *args: object) -> T:
+        """``work`` in a hashing thread, at ``address``'s turn (``HashTurns``)."""
         try:
-            return await asyncio.get_running_loop().run_in_executor(self.threads, work, *args)
-        finally:
-            self.hashing -= 1
+            async with self.turns.turn(address):
+                return await asyncio.get_running_loop().run_in_executor(self.threads, work, *args)
+        except TooMany as many:
+            message = (
+                f"your address already has {many.held} passwords being checked; "
+                "try again in a moment"
+            )
+            raise _Refused(ErrorCode.RATE_LIMITED, message) from None
 
     def _error(self, ask: Ask, code: ErrorCode, message: str) -> Send:
         self.core.counters[f"error:{code}"] += 1
         error = Error(id=_request_id(ask), code=code, message=message)
         return Send([ask.conn], encode(error))
+
+
+class TooMany(Exception):
+    """The address already has as many hashes waiting or running as it may."""
+
+    def __init__(self, held: int) -> None:
+        super().__init__(f"{held} hashes waiting or running")
+        self.held = held
+
+
+class HashTurns:
+    """Who works out a password hash next, ``threads`` at a time.
+
+    The IP addresses with hashes waiting take turns, a hash each: the one served least
+    recently goes next (one never served, or not for ``SERVED_KEPT`` addresses, first), so
+    a newcomer waits for the hashes running and at most one of each address that waits,
+    not for everyone's bursts. An address has at most ``per_address`` hashes waiting or
+    running (``TooMany`` beyond): what waits is bounded by the connections, a few hundred
+    bytes each, and only the running hashes take Argon2id's memory. The thread pool is
+    handed at most ``threads`` at once, so its own queue never decides the order.
+    """
+
+    def __init__(self, threads: int, per_address: int) -> None:
+        self.threads, self.per_address = threads, per_address
+        self.running = 0
+        self.held: dict[str, int] = {}
+        """Address -> its hashes waiting or running."""
+        self.waiting: dict[str, deque[asyncio.Future[None]]] = {}
+        """Address -> its hashes waiting, in order (only addresses with some)."""
+        self.served: OrderedDict[str, int] = OrderedDict()
+        """Address -> the number of its last turn, the most recent last."""
+        self.turns = 0
+
+    @contextlib.asynccontextmanager
+    async def turn(self, address: str) -> AsyncIterator[None]:
+        """Wait for ``address``'s turn at a thread and hold it for the block; raises
+        ``TooMany`` at once when the address may have no more waiting."""
+        held = self.held.get(address, 0)
+        if held >= self.per_address:
+            raise TooMany(held)
+        self.held[address] = held + 1
+        try:
+            await self._wait(address)
+            try:
+                yield
+            finally:
+                self.running -= 1
+                self._start()
+        finally:
+            self.held[address] -= 1
+            if not self.held[address]:
+                del self.held[address]
+
+    async def _wait(self, address: str) -> None:
+        if self.running < self.threads and not self.waiting:
+            self._serve(address)
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.setdefault(address, deque()).append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # its turn had come: the next one's
+                self.running -= 1
+                self._start()
+            elif (queue := self.waiting.get(address)) is not None and waiter in queue:
+                queue.remove(waiter)
+                if not queue:
+                    del self.waiting[address]
+            raise
+
+    def _start(self) -> None:
+        """Give the free threads to the addresses whose turn it is."""
+        served = self.served
+        while self.running < self.threads and self.waiting:
+            # Waiting addresses are at most the connections: a scan a hash is cheap.
+            address = min(self.waiting, key=lambda key: served.get(key, 0))
+            queue = self.waiting[address]
+            waiter = queue.popleft()
+            if not queue:
+                del self.waiting[address]
+            if waiter.done():  # cancelled: its coroutine takes itself out
+                continue
+            self._serve(address)
+            waiter.set_result(None)
+
+    def _serve(self, address: str) -> None:
+        self.running += 1
+        self.turns += 1
+        self.served[address] = self.turns
+        self.served.move_to_end(address)
+        if len(self.served) > SERVED_KEPT:
+            self.served.popitem(last=False)  # the longest ago: as if never served, no change
 
 
 class _Refused(Exception):

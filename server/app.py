@@ -791,7 +791,8 @@ class GameServer:
         if self.accounts is None or link is None:
             self.core.asked(ask.conn)
             return
-        task = asyncio.ensure_future(self._account_answer(ask, link.address))
+        # The limits count an IPv6 address as its /64, as the connections' and the core's.
+        task = asyncio.ensure_future(self._account_answer(ask, address_key(link.address)))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 

@@ -13,8 +13,11 @@ import asyncio
 import hashlib
 import signal
 import sqlite3
+import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from argon2 import PasswordHasher
@@ -249,6 +252,97 @@ async def test_login_limits_per_address_and_per_account_trip_and_recover(
         assert isinstance(await attempt(alice, Login(name="alice", password=PASSWORD)), LoggedIn)
         for client in (mallory, alice, bob, trent):
             await client.close()
+
+
+class SlowHasher(PasswordHasher):
+    """The suite's cheap Argon2id, with a thread kept busy ``seconds`` a hash, as a real one
+    keeps it about a tenth of a second (the interpreter lock free meanwhile)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(time_cost=1, memory_cost=64, parallelism=1)  # FAST_HASHING
+        self.seconds = seconds
+
+    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        time.sleep(self.seconds)
+        return super().hash(password, salt=salt)
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
+        time.sleep(self.seconds)
+        return super().verify(hash, password)
+
+
+async def test_a_login_gets_through_while_many_addresses_flood(tmp_path: Path) -> None:
+    """An outside review kept the password checks busy from about 50 addresses sending
+    bursts of logins, each within its address's limits: the server took 16 at once, first
+    come first served, so honest logins were refused (rate_limited) or waited seconds. The
+    addresses now take turns, with two hashes each at most (a third is refused at once)."""
+    limits = config(
+        tmp_path / "flood.db",
+        logins_per_minute=60_000,  # only the password checks limit the flood here
+        login_burst=1000,
+        trusted_proxies="127.0.0.0/8",
+    )
+    async with GameServer(limits).running() as server:
+        await register(server, "alice")
+        assert server.accounts is not None
+        server.accounts.hasher = SlowHasher(0.01)  # 200 checks a second on the two threads
+        replies: Counter[str] = Counter()
+        flooding, on = True, asyncio.Event()
+
+        async def flood(address: str) -> None:
+            client = await from_address(server, address)
+            while flooding:
+                reply = await attempt(client, Login(name=f"x{address}", password="guess guess"))
+                code = getattr(reply, "code", "?")
+                replies[code] += 1
+                if replies["bad_credentials"] >= 200:
+                    on.set()  # the flood is on
+                if code == "rate_limited":
+                    await asyncio.sleep(0.02)  # a moment, and again
+            await client.close()
+
+        addresses = [f"203.0.113.{n}" for n in range(60)]
+        floods = [asyncio.ensure_future(flood(a)) for a in addresses for _ in range(3)]
+        await on.wait()
+        alice = await from_address(server, "198.51.100.1")
+        for login in range(5):
+            started = time.perf_counter()
+            assert isinstance(
+                await attempt(alice, Login(name="alice", password=PASSWORD)), LoggedIn
+            )
+            # The first goes next (28 ms here), the others after a hash of each address
+            # (0.4 s): the two threads, and so each of the 60 addresses, are never idle.
+            assert time.perf_counter() - started < (1.0 if login == 0 else 3.0)
+        assert replies["rate_limited"] > 0  # each address's third connection
+        flooding = False
+        await asyncio.gather(*floods)
+        await alice.close()
+
+
+async def test_hash_turns_go_by_address_and_survive_a_cancelled_waiter() -> None:
+    """The order of ``HashTurns``: the address served least recently next (one never
+    served first, then in order of arrival), two at most each, a cancelled waiter skipped."""
+    turns = accounts.HashTurns(threads=1, per_address=2)
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def job(address: str, tag: str) -> None:
+        async with turns.turn(address):
+            order.append(tag)
+            if tag == "a1":
+                await release.wait()
+
+    first = asyncio.ensure_future(job("a", "a1"))
+    await asyncio.sleep(0)
+    tasks = [asyncio.ensure_future(job(a, f"{a}{n}")) for a, n in ("a2", "b1", "b2", "c1", "d1")]
+    await asyncio.sleep(0)
+    with pytest.raises(accounts.TooMany):
+        await job("a", "a3")  # a has two: refused at once
+    tasks[3].cancel()  # c1 gives up
+    release.set()
+    await asyncio.gather(first, *tasks, return_exceptions=True)
+    assert order == ["a1", "b1", "d1", "a2", "b2"]
+    assert (turns.running, turns.held, turns.waiting) == (0, {}, {})
 
 
 async def test_registrations_per_address_trip_and_recover(tmp_path: Path) -> None:

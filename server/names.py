@@ -16,7 +16,11 @@ letters). What is left is compared by two keys, each unique among accounts:
   "Alice", though "aiice" does not look like "alice").
 
 Reserved names (and any name whose key contains "computer", the computer's own
-accounts) are refused.
+accounts) are refused, and so are their look-alikes in any case: a reserved name is compared
+by a third, looser key (``loose_key``) that takes each letter in whichever case looks more
+like another, so "QUORlDOR" (a small L for the capital i) passes for "QUORIDOR" as "AIice"
+does for "Alice". Between two players' names that would be too strict ("Ilya" and "llya"
+are different names); against the server's own it is the point.
 """
 
 from __future__ import annotations
@@ -80,7 +84,7 @@ def check(name: str) -> str:
 def reserved(name: str, guest: bool = False) -> bool:
     """Whether ``name`` is, or looks like, a reserved one (or contains "computer"); for a
     ``guest``'s name, leaving out those that only say it is a guest ("Guest")."""
-    keys = (name_key(name), name_look(name))
+    keys = (name_key(name), name_look(name), loose_key(name))
     names = _guest_reserved_keys() if guest else _reserved_keys()
     return any(k in names or any(p in k for p in _reserved_parts()) for k in keys)
 
@@ -101,6 +105,17 @@ def name_look(name: str) -> str:
     """The name's look-alikes folded as shown, then its case."""
     shown = "".join(_representative(char) for char in normalise(name))
     return name_key(shown)
+
+
+def loose_key(name: str) -> str:
+    """Each character as the smallest representative of its forms in any case: a name
+    and its look-alikes in every mix of case ("QUORlDOR", "quoridor") share it."""
+    forms = ((char.casefold(), char.lower(), char.upper()) for char in normalise(name))
+    return "".join(min(_representatives(form) for form in each) for each in forms)
+
+
+def _representatives(text: str) -> str:
+    return "".join(_representative(char) for char in text)
 
 
 def _is_letter_or_digit(char: str) -> bool:
@@ -128,14 +143,18 @@ def _alikes(char: str) -> set[str]:
 
 @cache
 def _reserved_keys() -> frozenset[str]:
-    return frozenset(name_key(name) for name in RESERVED)
+    return frozenset(key for name in RESERVED for key in _keys(name))
 
 
 @cache
 def _guest_reserved_keys() -> frozenset[str]:
-    return _reserved_keys() - {name_key(name) for name in GUEST_NAMES}
+    return _reserved_keys() - {key for name in GUEST_NAMES for key in _keys(name)}
 
 
 @cache
 def _reserved_parts() -> tuple[str, ...]:
-    return tuple(name_key(part) for part in RESERVED_PARTS)
+    return tuple(key for part in RESERVED_PARTS for key in _keys(part))
+
+
+def _keys(name: str) -> tuple[str, str]:
+    return name_key(name), loose_key(name)

@@ -158,6 +158,8 @@ async def test_wrong_password_and_unknown_name_get_the_same_answer(server: GameS
         ("ali\x07ce", "not 0x7"),
         ("admin", "reserved"),
         ("Computer-L3", "reserved"),
+        ("QUORlDOR", "reserved"),  # a small L for the capital i (an outside review)
+        ("ADMlNISTRATOR", "reserved"),
         ("ab", "3 to 20"),
     ],
 )

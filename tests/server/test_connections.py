@@ -71,6 +71,7 @@ async def test_a_guest_cannot_pass_for_the_computer_or_the_server(server: GameSe
         ("admin", "admin (guest)"),
         ("SERVER", "SERVER (guest)"),
         ("S\u0443stem", "S\u0443stem (guest)"),  # a Cyrillic u (U+0443): looks like "System"
+        ("QUORlDOR", "QUORlDOR (guest)"),  # a small L for the capital i
         ("Guest", "Guest"),  # reserved for accounts, but it says what a guest is
         ("alice", "alice"),
     ]:

@@ -45,10 +45,24 @@ def decode_request(data: bytes | str) -> Request:
         code = ErrorCode.UNKNOWN_TYPE if unknown else ErrorCode.INVALID_FIELD
         raise BadRequest(code, text, request_id(data)) from None
     except msgspec.DecodeError as exc:
-        raise BadRequest(ErrorCode.MALFORMED_JSON, str(exc), None) from None
+        raise BadRequest(ErrorCode.MALFORMED_JSON, _malformed(exc, data), None) from None
     except RecursionError:
         # msgspec recurses once per level of nesting; no request nests more than a few deep.
         raise BadRequest(ErrorCode.MALFORMED_JSON, TOO_DEEP, None) from None
+
+
+_LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])")
+"""A high surrogate escape with no low one after it (one at the end of a string)."""
+
+
+def _malformed(error: msgspec.DecodeError, data: bytes | str) -> str:
+    """msgspec's message, but for a lone surrogate escape at the end of a string (``"\\ud800"``),
+    which msgspec calls "Input data was truncated" though the frame is whole."""
+    text = str(error)
+    frame = data if isinstance(data, str) else data.decode(errors="replace")
+    if text == "Input data was truncated" and _LONE_SURROGATE.search(frame):
+        return "JSON is malformed: invalid utf-16 surrogate pair"
+    return text
 
 
 _MISSING = re.compile(r"^Object missing required field `([^`]*)`(?: - at `([^`]*)`)?$")

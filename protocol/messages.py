@@ -20,6 +20,10 @@ VERSION = "1.0"
 """Protocol version: a client must share the major number."""
 
 RequestId = Annotated[int, Meta(ge=-(2**53), le=2**53)] | Annotated[str, Meta(max_length=64)] | None
+Count = Annotated[int, Meta(ge=0, le=2**53)]
+"""A ply or an event number: an integer a JavaScript number holds exactly, as ``id``."""
+GameId = Annotated[int, Meta(ge=-(2**53), le=2**53)]
+"""A finished game's ``id`` from ``history`` (any other integer is found nowhere)."""
 """Client-chosen; integers stay within what JavaScript numbers hold exactly."""
 Name = Annotated[str, Meta(min_length=1, max_length=32)]
 RoomCode = Annotated[str, Meta(min_length=1, max_length=32)]
@@ -111,7 +115,7 @@ class Hello(Struct, kw_only=True, tag="hello"):
     name: Name
     resume: Annotated[str, Meta(max_length=128)] | None = None
     """A resume token from an earlier ``welcome``: take that session back."""
-    last_event: Annotated[int, Meta(ge=0)] | None = None
+    last_event: Count | None = None
     """With ``resume``: the last room event you saw; the ones after it are replayed."""
     token: LoginToken | None = None
     """A login token from ``logged_in``: play as that account (its name replaces ``name``)."""
@@ -185,7 +189,7 @@ class MoveRequest(Struct, kw_only=True, tag="move"):
 
     id: RequestId = None
     move: Notation
-    ply: Annotated[int, Meta(ge=0)]
+    ply: Count
     """The ply this move is meant for: the ``ply`` of the state it answers."""
 
 
@@ -257,7 +261,7 @@ class FetchGame(Struct, kw_only=True, tag="fetch_game"):
     """Ask for one finished game's full record."""
 
     id: RequestId = None
-    game: int
+    game: GameId
     """The game's ``id`` from ``history``."""
 
 
@@ -281,7 +285,7 @@ class Analyse(Struct, kw_only=True, tag="analyse"):
     """
 
     id: RequestId = None
-    game: int
+    game: GameId
     """The game's ``id`` from ``history``."""
 
 

@@ -69,6 +69,13 @@ async def test_malformed_json(table: Table) -> None:
     await table.a.send_raw("{not json")
     error = await table.a.error(ErrorCode.MALFORMED_JSON)
     assert "malformed" in error.message
+    # A lone surrogate escape at the end of a string: msgspec says "truncated", the frame
+    # is whole (a protocol review).
+    await table.a.send_raw('{"type": "ping", "id": "\\ud800"}')
+    error = await table.a.error(ErrorCode.MALFORMED_JSON)
+    assert error.message == "JSON is malformed: invalid utf-16 surrogate pair"
+    await table.a.send_raw('{"type": "ping", "id": 1')
+    assert (await table.a.error(ErrorCode.MALFORMED_JSON)).message == "Input data was truncated"
     await table.b.quiet()
     await table.unchanged(before)
 
@@ -123,6 +130,11 @@ async def test_invalid_field_names_the_path(table: Table) -> None:
     assert "`$.move`" in error.message
     await table.a.send_raw('{"type": "move", "move": "e2", "ply": -1}')
     assert "`$.ply`" in (await table.a.error(ErrorCode.INVALID_FIELD)).message
+    # Past 2^53, where a JavaScript number is no longer exact (as for ``id``).
+    await table.a.send_raw('{"type": "move", "move": "e2", "ply": 9007199254740993}')
+    assert "`$.ply`" in (await table.a.error(ErrorCode.INVALID_FIELD)).message
+    await table.a.send_raw('{"type": "fetch_game", "game": -9007199254740993}')
+    assert "`$.game`" in (await table.a.error(ErrorCode.INVALID_FIELD)).message
     await table.a.send_raw("[1, 2]")
     await table.a.error(ErrorCode.INVALID_FIELD)
     await table.unchanged(before)

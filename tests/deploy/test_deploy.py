@@ -331,7 +331,13 @@ def test_a_setting_that_makes_no_sense_is_one_sentence_not_a_traceback(
     assert len(error.splitlines()) == 1  # not the usage's 50 lines
 
 
-DOCUMENTS = ["README.md", "deploy/README.md", "docs/cluster.md", "protocol/PROTOCOL.md"]
+DOCUMENTS = [
+    "README.md",
+    "deploy/README.md",
+    "docs/cluster.md",
+    "docs/performance.md",
+    "protocol/PROTOCOL.md",
+]
 INTERPRETERS = {
     ".venv/bin/python": "the checkout's, made by make",
     "/opt/quoridor/venv/bin/python": "the systemd install's (deploy/README.md)",

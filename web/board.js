@@ -61,7 +61,11 @@ function transforms(turns, n) {
  *   size: number, players: number, pawns: string[], walls: string[],
  *   lastMove: string|null, lastFrom: string|null, turn: number|null,
  *   targets: string[], legalWalls: string, turns: number, interactive: boolean,
+ *   premoving?: boolean, premove?: string|null, seat?: number|null,
  * }} BoardView
+ * `premoving`: the opponent's turn, when a click queues a move (a premove) for the viewer's
+ * next turn: any square or groove, the server judges it then; `premove`: the one queued, drawn
+ * translucent; `seat`: the viewer's, whose pawn it shows.
  */
 
 /**
@@ -85,8 +89,9 @@ export class Board {
   /**
    * @param {HTMLElement} host
    * @param {{onMove: (move: string) => void, onPending: (wall: string|null) => void, onNoWall?: (wall: string) => void,
-   *   onIdle?: () => void}} handlers `onNoWall`: a groove where the state allows no wall was
-   *   chosen; `onIdle`: the board was tapped or Enter pressed while it takes no move
+   *   onIdle?: () => void, onPremove?: (move: string) => void}} handlers `onNoWall`: a groove where the
+   *   state allows no wall was chosen; `onIdle`: the board was tapped or Enter pressed while it
+   *   takes no move; `onPremove`: a square or groove chosen during the opponent's turn
    * @param {{picture?: boolean, label?: string}} [options] `picture`: a drawing only (the lobby's),
    *   hidden from the keyboard and screen readers; `label`: its accessible name, where the board
    *   is not played on (the replay's)
@@ -129,7 +134,7 @@ export class Board {
     [this.toScreen, this.toLogical] = transforms(view.turns, n);
     if (!sameFrame) this.drawFrame();
     this.drawPieces();
-    if (this.ghost && !this.ghostLegal(this.ghost)) this.setGhost(null);
+    if (this.ghost && !this.ghostShown(this.ghost)) this.setGhost(null);
     else this.drawOverlay();
   }
 
@@ -313,6 +318,13 @@ export class Board {
     return !!view && view.interactive && wallAllowed(view.legalWalls, view.size, wall.col, wall.row, wall.o);
   }
 
+  /** Whether the pointer's wall is shown as a ghost: a legal one on your turn; during the
+   * opponent's, any, to be queued (the server judges it when your turn comes).
+   * @param {{col: number, row: number, o: "h"|"v"}} wall */
+  ghostShown(wall) {
+    return this.ghostLegal(wall) || (!!this.view?.premoving && !this.view.interactive);
+  }
+
   /** @param {PointerEvent} e */
   pointerMove(e) {
     if (e.pointerType !== "mouse" || this.pending) return;
@@ -320,7 +332,7 @@ export class Board {
     if (hit?.spot) this.spot = hit.spot;
     this.under = hit?.wall ?? null;
     this.svg.classList.toggle("pointing", !!hit?.square && this.isTarget(hit.square));
-    this.setGhost(hit?.wall && this.ghostLegal(hit.wall) ? hit.wall : null);
+    this.setGhost(hit?.wall && this.ghostShown(hit.wall) ? hit.wall : null);
   }
 
   /** @param {PointerEvent} e */
@@ -328,6 +340,7 @@ export class Board {
     if (e.button !== 0 || !this.view) return;
     const hit = e.pointerType === "mouse" ? this.hitHere(e) : this.hit(e);
     if (!hit) return;
+    if (!this.view.interactive && this.view.premoving) return this.premoveAt(hit);
     if (!this.view.interactive) return this.handlers.onIdle?.();
     if (hit.square) {
       if (this.isTarget(hit.square)) {
@@ -355,6 +368,14 @@ export class Board {
         this.setGhost(fresh);
       } else if (!this.pending) this.handlers.onNoWall?.(wallName(fresh.col, fresh.row, fresh.o));
     }
+  }
+
+  /** A square or groove chosen during the opponent's turn: queued as it is (a tap on a groove
+   * too: nothing is placed now, and clicking it again takes it back).
+   * @param {{square?: string, wall?: {col: number, row: number, o: "h"|"v"}}} hit */
+  premoveAt(hit) {
+    const move = hit.square ?? (hit.wall ? wallName(hit.wall.col, hit.wall.row, hit.wall.o) : null);
+    if (move) this.handlers.onPremove?.(move);
   }
 
   /** @param {string} square */
@@ -418,6 +439,7 @@ export class Board {
     const view = this.view;
     if (!overlay || !view) return;
     const items = [];
+    if (view.premove) items.push(this.premoveShape(view.premove));
     if (this.ghost) items.push(this.wallShape(this.ghost, this.pending ? "ghost pending" : "ghost"));
     if (this.cursor.shown && view.interactive) {
       const { x, y, wall, o } = this.cursor;
@@ -431,6 +453,19 @@ export class Board {
       }
     }
     overlay.replaceChildren(...items);
+  }
+
+  /** The move queued for the viewer's next turn, translucent: its pawn there, or its wall.
+   * @param {string} move */
+  premoveShape(move) {
+    const view = /** @type {BoardView} */ (this.view);
+    const shape = /[hv]$/.test(move) ? this.wallShape(parseWall(move), "premove-wall") : this.pawn(view.seat ?? 0, move, false);
+    shape.classList.add("premove");
+    shape.setAttribute("data-premove", move);
+    shape.removeAttribute("data-pawn"); // not a piece on the board: nothing looks for it as one
+    shape.removeAttribute("data-wall");
+    shape.setAttribute("aria-label", `premove ${move}`);
+    return shape;
   }
 
   /** The wall through a logical lattice point, with a screen orientation. @param {number} lx @param {number} ly @param {"h"|"v"} screenO */
@@ -478,6 +513,11 @@ export class Board {
       this.clearPending();
     } else if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
+      if (!view.interactive && view.premoving) {
+        const [lx, ly] = /** @type {any} */ (this.toLogical)(c.x, c.y);
+        const [col, row] = this.logicalSquare(c.x, c.y);
+        return this.premoveAt(c.wall ? { wall: this.logicalWallAt(lx, ly, c.o) } : { square: wallName(col, row) });
+      }
       if (!view.interactive) return this.handlers.onIdle?.();
       if (c.wall) {
         const [lx, ly] = /** @type {any} */ (this.toLogical)(c.x, c.y);

@@ -100,6 +100,9 @@ export class GameView {
     /** The game in which this player's draw offer was declined, until their next move: the
      * server refuses another offer before then (PROTOCOL.md section 14). @type {number|null} */
     this.declinedIn = null;
+    /** The move queued during the opponent's turn (a premove), sent when the state says it is
+     * this player's turn; the server judges it then. @type {{game: number, move: string}|null} */
+    this.premove = null;
     this.timer = setInterval(() => this.tick(), 100);
     this.build(root);
   }
@@ -151,6 +154,7 @@ export class GameView {
       onPending: (wall) => this.pendingWall(wall),
       onNoWall: (wall) => this.explainWall(wall),
       onIdle: () => this.idleTap(),
+      onPremove: (move) => this.queuePremove(move),
     });
     this.keys = (/** @type {KeyboardEvent} */ e) => this.historyKeys(e);
     document.addEventListener("keydown", this.keys);
@@ -199,7 +203,9 @@ export class GameView {
 
   /** The link went down or came back: the board and the banner say what can be done. */
   onLink() {
-    if (this.state) this.render();
+    if (!this.state) return;
+    this.render();
+    this.sendPremove(); // queued while the link was down, and the turn came meanwhile
   }
 
   /** A tap on the board (or Enter) while it takes no move: why, in words. */
@@ -252,7 +258,58 @@ export class GameView {
     this.state = state;
     this.receivedAt = performance.now();
     this.describe(old, state);
+    if (this.premove && !this.premoveStands()) this.premove = null;
     this.render();
+    this.sendPremove();
+  }
+
+  /** During the opponent's turn, in the live game: a click queues a move (a premove). */
+  premoving() {
+    const state = this.state;
+    const me = this.seat.seat;
+    return !!state && this.isPlayer && me !== null && state.status === "playing" && state.players[me].active
+      && state.turn !== null && state.turn !== me && this.viewing === null;
+  }
+
+  /** Whether the queued move still has a turn to wait for: its game goes on with this player in it. */
+  premoveStands() {
+    const state = this.state;
+    const me = this.seat.seat;
+    return !!this.premove && this.isPlayer && me !== null && this.premove.game === state.game
+      && state.status === "playing" && state.players[me].active;
+  }
+
+  /** A square or groove chosen during the opponent's turn: queued, replacing any other;
+   * chosen again, taken back. @param {string} move */
+  queuePremove(move) {
+    const state = this.state;
+    if (!this.premoving()) return this.idleTap();
+    if (this.premove?.move === move) return this.cancelPremove();
+    this.premove = { game: state.game, move };
+    this.app.notice(`It is ${seatName(state, state.turn)}'s turn: ${move} is played when yours comes (click it again or press Esc to cancel).`);
+    this.renderBoard();
+  }
+
+  cancelPremove() {
+    if (!this.premove) return;
+    const { move } = this.premove;
+    this.premove = null;
+    this.app.notice(`Premove ${move} cancelled.`);
+    this.renderBoard();
+  }
+
+  /** Your turn, with a move queued: it goes now. Refused (illegal now), the server's reason
+   * is told and nothing else happens: your turn goes on. */
+  async sendPremove() {
+    const state = this.state;
+    if (!this.premove || !this.canPlay() || this.premove.game !== state.game) return;
+    const { move } = this.premove;
+    this.premove = null;
+    this.renderBoard();
+    const reply = await this.conn.request({ type: "move", move, ply: state.ply });
+    if (reply.type !== "error" || reply.code === "offline") return;
+    if (reply.state) this.onState(reply.state);
+    this.app.notice(`Premove ${move} not played. ${withNames(reply.message, reply.state ?? this.state, this.seat.seat)}.`);
   }
 
   /** Announce what changed, in words. @param {any} old @param {any} state */
@@ -382,6 +439,10 @@ export class GameView {
     e.preventDefault();
     const text = this.command.value.trim().toLowerCase();
     if (!text) return;
+    if (!this.canPlay() && this.premoving()) {
+      this.command.value = "";
+      return this.queuePremove(text);
+    }
     if (!this.canPlay()) return this.idleTap();
     this.command.value = "";
     // A refused move comes back into the box, selected, to be mended or typed over.
@@ -506,6 +567,9 @@ export class GameView {
       legalWalls: this.canPlay() ? state.legal_walls : "",
       turns: this.turns(),
       interactive: this.canPlay(),
+      premoving: live && this.premoving(),
+      premove: live ? this.premove?.move ?? null : null,
+      seat: this.seat.seat,
     });
     // Until the keyboard is used (again: the cursor hides when the board loses the focus), its
     // cursor waits on your own pawn, where it is now, rather than where the game began.
@@ -841,6 +905,7 @@ export class GameView {
   /** ← → Home End step through the game's moves, as in the replay viewer. @param {KeyboardEvent} e */
   historyKeys(e) {
     const target = /** @type {HTMLElement} */ (e.target);
+    if (e.key === "Escape" && this.premove) return this.cancelPremove();
     if (!this.state || target.closest("input, textarea, svg")) return;
     const now = this.viewing ?? this.state.moves.length;
     const last = this.state.moves.length;

@@ -46,11 +46,12 @@ async def test_the_first_move_countdown_is_shown_and_its_end_is_told(
 
 async def test_a_tap_that_cannot_move_says_why(browser: Browser, site: GameServer) -> None:
     (alice, bob), code = await game_between(browser, site)
-    await bob.click_square("c4")
+    await bob.click_square("c4")  # queued for his turn (a premove): said so
     toast = bob.page.locator("#toast")
-    await toast.filter(has_text="It is Alice's turn.").wait_for()
+    queued = "It is Alice's turn: c4 is played when yours comes"
+    await toast.filter(has_text=queued).wait_for()
     # Said to screen readers too, through the page's live region.
-    assert "It is Alice's turn." in await bob.page.locator("#announcer").inner_text()
+    assert queued in await bob.page.locator("#announcer").inner_text()
     spectator = await open_player(browser, site, "Sam", f"/#/watch/{code}")
     await spectator.page.wait_for_function("() => document.body.dataset.status === 'playing'")
     await spectator.click_square("c3")

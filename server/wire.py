@@ -20,6 +20,9 @@ What every connection lives by, whatever it carries, is kept here:
 - a close, either side's, ends the TCP connection within ``CLOSE_TIMEOUT``;
 - websocket control frames (pings, pongs) are rate-limited (``CONTROL_RATE``): websockets
   answers each ping by itself, so nothing else bounded them;
+- a message may come in at most ``MAX_FRAGMENTS`` frames: the request rate counts messages,
+  and the size limit bytes, so a message that never ends in empty fragments met neither;
+- a connection closed for either stops being read at once (its close times out);
 - a client whose unread backlog passes ``WRITE_BUFFER_LIMIT`` is cut off, whatever filled it
   (the server's frames, or websockets' own pongs to its pings).
 
@@ -60,6 +63,12 @@ the server sees it, so 20 connections sending pings and never reading grew the s
 gigabyte in 30 seconds, and held its event loop for most of them."""
 CONTROL_BURST = 20.0
 """...and at once."""
+REFUSED_LINGER = 1.0
+"""Seconds between closing a connection for abuse (no longer read) and dropping it."""
+MAX_FRAGMENTS = 64
+"""Frames one message may come in (a first frame and continuation frames). Libraries split
+only messages far larger than the server accepts; one connection sending empty continuation
+frames without end held the event loop for 20 s of 20 (an outside review)."""
 
 TEXT, BINARY, CONT = Opcode.TEXT, Opcode.BINARY, Opcode.CONT
 PING, PONG = Opcode.PING, Opcode.PONG
@@ -107,6 +116,7 @@ class Link(asyncio.Protocol):
         "ping_interval",
         "prefix",
         "protocol",
+        "refused",
         "relay",
         "remote_address",
         "request",
@@ -139,6 +149,8 @@ class Link(asyncio.Protocol):
         self.address = ""
         """The client's address as the server sees it (proxies included), once open."""
         self.fragments: list[bytes] | None = None
+        self.refused = False
+        """Closed for abuse (``_refuse``): nothing more it sends is read."""
         self.heard = True
         """Whether anything arrived since the last keepalive ping."""
         self.timer: asyncio.TimerHandle | None = None
@@ -179,6 +191,8 @@ class Link(asyncio.Protocol):
         self.heard = True
         self._flush()
         for event in events:
+            if self.refused:
+                return  # the rest of this chunk is the same abuse
             if type(event) is Frame:
                 self._frame(event)
             else:
@@ -321,6 +335,10 @@ class Link(asyncio.Protocol):
             else:
                 self.fragments = [data]
         elif opcode is CONT and self.fragments is not None:
+            if len(self.fragments) >= MAX_FRAGMENTS:
+                self.fragments = None
+                self._refuse("too many fragments")
+                return
             self.fragments.append(cast(bytes, frame.data))
             if frame.fin:
                 data, self.fragments = b"".join(self.fragments), None
@@ -335,9 +353,24 @@ class Link(asyncio.Protocol):
             self.controls = TokenBucket(CONTROL_RATE, CONTROL_BURST, now)
         if self.controls.take(now) or self.protocol.state is not OPEN:
             return
-        log.info("closing: too many control frames", extra={"conn": self.conn, "ip": self.ip})
-        self.protocol.send_close(CloseCode.POLICY_VIOLATION, "too many pings")
-        self._flush()
+        self._refuse("too many pings")
+
+    def _refuse(self, reason: str) -> None:
+        """Close the connection (1008, ``reason``) and read nothing more from it: whatever
+        else it sends is more of what it was closed for, and parsing it would cost the
+        server as much as before. Its TCP connection goes ``REFUSED_LINGER`` seconds later
+        (time for the close frame to reach it), not after the close handshake, which would
+        need reading on."""
+        log.info("closing: %s", reason, extra={"conn": self.conn, "ip": self.ip})
+        self.refused = True
+        if self.protocol.state is OPEN:
+            self.protocol.send_close(CloseCode.POLICY_VIOLATION, reason)
+            self._flush()
+        self.transport.pause_reading()
+        if self.timer is not None:
+            self.timer.cancel()
+        loop = asyncio.get_running_loop()
+        self.timer = loop.call_later(REFUSED_LINGER, self.transport.abort)
 
     def _flush(self) -> None:
         """Write what the protocol has to send; an empty chunk means the end of the stream."""

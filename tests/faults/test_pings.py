@@ -4,12 +4,13 @@ the server sees it, so neither a flood of them nor their unread pongs may cost t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 
 import pytest
 from websockets.client import ClientProtocol
-from websockets.frames import Frame, Opcode
+from websockets.frames import Close, Frame, Opcode
 from websockets.uri import parse_uri
 
 from protocol.messages import Ping, Pong
@@ -73,3 +74,44 @@ async def test_a_client_that_never_reads_its_pongs_is_cut_off(
             sock.close()
     assert "cutting off a client that stopped reading" in caplog.text
     assert sent < 16 << 20  # cut off once a megabyte of pongs waited (plus the kernel's buffers)
+
+
+async def test_a_message_that_never_ends_is_closed_with_1008(
+    server: GameServer, connect: Connect
+) -> None:
+    # Empty continuation frames without end: no message completes, so the request rate never
+    # counts one, and no byte is added, so the size limit is never reached either. One such
+    # connection held the event loop for 20 s of 20 (an outside review).
+    url = f"ws://127.0.0.1:{server.port}"
+    keepalive = await connect(url, "keepalive")
+    client = ClientProtocol(parse_uri(f"ws://127.0.0.1:{server.port}/"))
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    client.send_request(client.connect())
+    writer.write(b"".join(client.data_to_send()))
+    while not client.events_received():
+        client.receive_data(await reader.read(4096))
+    first = Frame(Opcode.TEXT, b'{"type":"pi', fin=False).serialize(mask=True)
+    empty = Frame(Opcode.CONT, b"", fin=False).serialize(mask=True)
+    writer.write(first + empty * 100_000)  # 600 kB: far past the allowance, in one go
+    with contextlib.suppress(ConnectionError):
+        await writer.drain()
+    closes: list[Frame] = []
+    while not closes:
+        events = client.events_received()
+        closes = [e for e in events if isinstance(e, Frame) and e.opcode is Opcode.CLOSE]
+        if closes:
+            break
+        data = await asyncio.wait_for(reader.read(4096), 5)
+        assert data, "the connection ended without a close frame"
+        client.receive_data(data)
+    assert Close.parse(closes[0].data) == Close(1008, "too many fragments")
+    writer.close()
+    await keepalive.send(Ping(id=3))  # the other connection is untouched
+    await keepalive.expect(Pong)
+    # Read no more, and dropped within a second or so rather than after the close handshake
+    # (which would need the flood read on).
+    for _ in range(30):
+        if len(server.sockets) == 1:
+            break
+        await asyncio.sleep(0.1)
+    assert len(server.sockets) == 1

@@ -921,6 +921,7 @@ def _limits(config: Config, absence: Absence) -> Limits:
         burst=config.burst,
         absence=absence,
         rooms_per_address=config.rooms_per_ip,
+        waiting_rooms_per_address=max(1, config.rooms_per_ip // 4),
         computer_rooms_per_address=address_share(config.ai_workers),
         spectators=config.max_spectators,
         replay_plies=config.replay_plies,

@@ -138,7 +138,9 @@ class Config:
         20.0, "hellos one IP address may say at once before that rate applies"
     )
     rooms_per_ip: int = _setting(
-        20, "rooms the players of one IP address may hold open at once; more get too_many_rooms"
+        20,
+        "rooms the players of one IP address may hold open at once (a quarter of them waiting "
+        "for players); more get too_many_rooms",
     )
     max_rooms: int = _setting(
         5000, "rooms the server holds at most; past it new rooms are refused with server_busy"

@@ -49,6 +49,11 @@ class Limits:
     """Spectators one room takes at most."""
     rooms_per_address: int = 20
     """Rooms the sessions of one IP address may own at once."""
+    waiting_rooms_per_address: int = 5
+    """Of those, how many may wait for players at once (the server: a quarter of
+    ``rooms_per_address``). Rooms waiting for someone to join cost their creator nothing,
+    so 250 addresses with 20 each filled the whole server's ``max_rooms`` in seconds and
+    nobody else could start a game (an outside review); a player waits in one or two."""
     computer_rooms_per_address: int = 4
     """Of those, how many against the computer (the server: 2 per worker process,
     ``server.workers.address_share``): an address's rooms take turns within its share of the

@@ -64,6 +64,8 @@ class Lobby:
         self.owned: Counter[str] = Counter()
         """Rooms held by each ``address:<ip>``, and rooms against the computer by
         ``computer:<ip>`` (see ``Room.owners``)."""
+        self.rooms_of: dict[str, set[Room]] = {}
+        """The rooms each address owns (``owned`` counts them), to count those waiting."""
         self.computers: dict[int, AccountRecord] = {}
         """The computer's accounts by level (from the database; none without one)."""
         self.computer_busy: Callable[[], bool] = lambda: False
@@ -77,6 +79,8 @@ class Lobby:
         if (refused := self._room_refused(session, request.id)) is not None:
             return [refused]
         if request.ai is not None and (refused := self._computer_refused(session, request.id)):
+            return [refused]
+        if request.ai is None and (refused := self._waiting_refused(session, request.id)):
             return [refused]
         spec = full_variant(request.variant)
         public = not request.private and request.ai is None
@@ -221,6 +225,20 @@ class Lobby:
             return error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
         return None
 
+    def _waiting_refused(self, session: Session, rid: RequestId) -> Send | None:
+        """The error for a new room to wait for players in, if the address has its share of
+        those waiting already (a game against the computer, or one the quick match pairs,
+        starts at once: it waits for nobody)."""
+        most = self.context.limits.waiting_rooms_per_address
+        rooms = self.rooms_of.get(session.address, ()) if session.address else ()
+        if sum(1 for room in rooms if room.status == "waiting") < most:
+            return None
+        message = (
+            f"your address already has {most} rooms waiting for players; "
+            "play or leave one of them first"
+        )
+        return self.context.error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
+
     def _computer_refused(self, session: Session, rid: RequestId) -> Send | None:
         """The error for a new game against the computer that may not start now, if any."""
         error, most = self.context.error, self.context.limits.computer_rooms_per_address
@@ -242,6 +260,7 @@ class Lobby:
         room.owners = ()
         if session.address:
             room.owners += (f"address:{session.address}",)
+            self.rooms_of.setdefault(session.address, set()).add(room)
             if computer:
                 room.owners += (f"computer:{session.address}",)
         self.owned.update(room.owners)
@@ -252,6 +271,13 @@ class Lobby:
         for owner in room.owners:
             if self.owned[owner] <= 0:
                 del self.owned[owner]
+            if owner.startswith("address:"):
+                address = owner.removeprefix("address:")
+                rooms = self.rooms_of.get(address)
+                if rooms is not None:
+                    rooms.discard(room)
+                    if not rooms:
+                        del self.rooms_of[address]
 
     def _pool(
         self,

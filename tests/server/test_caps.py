@@ -75,12 +75,10 @@ async def play_four_left_games(capped: GameServer) -> None:
 
 
 async def test_one_address_may_hold_its_cap_of_rooms(capped: GameServer) -> None:
-    for n in range(4):  # each a fresh connection: a room kept for a dropped player
-        client = await Client.connect(url(capped), f"churn{n}")
-        await client.send(Create())
-        await client.expect(Joined)
-        client.ws.transport.abort()
-    await asyncio.sleep(0.2)
+    client = await Client.connect(url(capped), "one")
+    for _ in range(4):  # games against the computer, left: each kept a while
+        await computer_game_left(client)
+    await client.close()
     assert len(capped.core.rooms) == 4
     late = await Client.connect(url(capped), "late")
     await late.send(Create())
@@ -88,6 +86,28 @@ async def test_one_address_may_hold_its_cap_of_rooms(capped: GameServer) -> None
     await late.send(QuickMatch())
     await late.error(ErrorCode.TOO_MANY_ROOMS)
     await late.close()
+
+
+async def test_an_address_has_a_quarter_of_its_rooms_waiting_for_players() -> None:
+    # Rooms waiting for someone to join cost nothing to make: 250 addresses with 20 each
+    # filled the server's cap of 5000 in seconds, and nobody could start a game (an
+    # outside review). A quarter of an address's rooms (5 of 20 by default) may wait.
+    async for server in serve():
+        for n in range(5):  # each a fresh connection: the room is kept for a dropped player
+            client = await Client.connect(url(server), f"churn{n}")
+            await client.send(Create())
+            await client.expect(Joined)
+            client.ws.transport.abort()
+        await asyncio.sleep(0.2)
+        late = await Client.connect(url(server), "late")
+        await late.send(Create(id="sixth"))
+        refused = await late.error(ErrorCode.TOO_MANY_ROOMS)
+        assert "5 rooms waiting for players" in refused.message
+        assert len(server.core.rooms) == 5
+        # A game against the computer starts at once: it waits for nobody.
+        await late.send(Create(ai=AiSpec(level=1, seconds=0.05)))
+        await late.expect(Joined)
+        await late.close()
 
 
 async def test_the_server_refuses_rooms_past_its_cap() -> None:

@@ -22,7 +22,8 @@ What every connection lives by, whatever it carries, is kept here:
   answers each ping by itself, so nothing else bounded them;
 - a message may come in at most ``MAX_FRAGMENTS`` frames: the request rate counts messages,
   and the size limit bytes, so a message that never ends in empty fragments met neither;
-- a connection closed for either stops being read at once (its close times out);
+- a connection closed for either stops being read at once, and is dropped
+  ``REFUSED_LINGER`` later;
 - a client whose unread backlog passes ``WRITE_BUFFER_LIMIT`` is cut off, whatever filled it
   (the server's frames, or websockets' own pongs to its pings).
 

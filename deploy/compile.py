@@ -39,6 +39,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
@@ -99,6 +100,16 @@ setup(name="quoridor-compiled", script_args=["build_ext", "--inplace"],
 """
 
 
+def missing_tools() -> str | None:
+    """What this machine lacks to build (a C compiler, Python's headers); None if nothing."""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler ({compiler})"
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
+        return "no headers for this Python (Python.h)"
+    return None
+
+
 def fingerprint(root: Path) -> str:
     """SHA-256 over every Python source of the packages, in a fixed order."""
     digest = hashlib.sha256()
@@ -128,7 +139,10 @@ def build(out: Path, root: Path = ROOT, quiet: bool = True) -> Path:
             capture_output=quiet, text=True, check=False,
         )  # fmt: skip
         if done.returncode != 0:
-            raise SystemExit(f"the compiled build failed:\n{done.stdout}{done.stderr}")
+            raise SystemExit(
+                f"the compiled build failed:\n{done.stdout}{done.stderr}\n"
+                "`make run COMPILE=no` starts the interpreted server"
+            )
         _tidy(work)
         manifest = {"sources": fingerprint(root), "compiled": list(COMPILED)}
         (work / "BUILD.json").write_text(json.dumps(manifest, indent=2) + "\n")
@@ -156,7 +170,18 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / ".venv" / "compiled",
                         help="where the compiled packages go (default .venv/compiled)")  # fmt: skip
     parser.add_argument("--verbose", action="store_true", help="show the compiler's output")
+    parser.add_argument("--check", action="store_true",
+                        help="build nothing; exit 1, saying why, if it cannot build")  # fmt: skip
     args = parser.parse_args()
+    if args.check:
+        missing = missing_tools()
+        if missing is not None:
+            raise SystemExit(
+                f"{missing}: starting the interpreted server, which takes about 1.7x the CPU"
+                " a move (Debian: apt-get install gcc python3-dev for the compiled build)"
+            )
+        return
+    print("compiling the rules engine and the move path with mypyc (about a minute, once)")
     out = build(args.out, quiet=not args.verbose)
     print(f"compiled {len(COMPILED)} modules into {out}")
 

@@ -61,11 +61,10 @@ class Lobby:
         self.seating = seating
         self.directory = directory
         self.queue = queue
-        self.owned: Counter[str] = Counter()
-        """Rooms held by each ``address:<ip>``, and rooms against the computer by
-        ``computer:<ip>`` (see ``Room.owners``)."""
         self.rooms_of: dict[str, set[Room]] = {}
-        """The rooms each address owns (``owned`` counts them), to count those waiting."""
+        """The rooms each address owns: how many it holds, and which of them wait."""
+        self.computer_rooms: Counter[str] = Counter()
+        """Rooms against the computer held by each ``computer:<ip>`` (see ``Room.owners``)."""
         self.computers: dict[int, AccountRecord] = {}
         """The computer's accounts by level (from the database; none without one)."""
         self.computer_busy: Callable[[], bool] = lambda: False
@@ -220,7 +219,7 @@ class Lobby:
         if len(self.host.rooms) >= limits.max_rooms:
             message = f"the server holds as many rooms as it may ({limits.max_rooms}); try later"
             return error(session.conn, ErrorCode.SERVER_BUSY, message, rid)
-        if session.address and self.owned[f"address:{session.address}"] >= limits.rooms_per_address:
+        if len(self.rooms_of.get(session.address, ())) >= limits.rooms_per_address:
             message = f"your address already has {limits.rooms_per_address} rooms open"
             return error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
         return None
@@ -242,7 +241,7 @@ class Lobby:
     def _computer_refused(self, session: Session, rid: RequestId) -> Send | None:
         """The error for a new game against the computer that may not start now, if any."""
         error, most = self.context.error, self.context.limits.computer_rooms_per_address
-        if session.address and self.owned[f"computer:{session.address}"] >= most:
+        if session.address and self.computer_rooms[f"computer:{session.address}"] >= most:
             message = (
                 f"your address already plays the computer in {most} rooms; finish or leave one "
                 "(a room you left closes after its grace period)"
@@ -258,26 +257,31 @@ class Lobby:
         # session counted only rooms it had left, and a player who left three games in
         # progress could not create a fourth room for up to 10 minutes, none of them shown.
         room.owners = ()
-        if session.address:
-            room.owners += (f"address:{session.address}",)
-            self.rooms_of.setdefault(session.address, set()).add(room)
-            if computer:
-                room.owners += (f"computer:{session.address}",)
-        self.owned.update(room.owners)
+        if not session.address:
+            return
+        room.owners = (f"address:{session.address}",)
+        self.rooms_of.setdefault(session.address, set()).add(room)
+        if computer:
+            room.owners += (f"computer:{session.address}",)
+            self.computer_rooms[f"computer:{session.address}"] += 1
 
     def closed(self, room: Room) -> None:
         """The room host forgot ``room``: it no longer counts against its owners."""
-        self.owned.subtract(room.owners)
         for owner in room.owners:
-            if self.owned[owner] <= 0:
-                del self.owned[owner]
-            if owner.startswith("address:"):
-                address = owner.removeprefix("address:")
-                rooms = self.rooms_of.get(address)
-                if rooms is not None:
-                    rooms.discard(room)
-                    if not rooms:
-                        del self.rooms_of[address]
+            kind, _, address = owner.partition(":")
+            if kind == "address":
+                self._disown(address, room)
+                continue
+            self.computer_rooms[owner] -= 1
+            if self.computer_rooms[owner] <= 0:
+                del self.computer_rooms[owner]
+
+    def _disown(self, address: str, room: Room) -> None:
+        rooms = self.rooms_of.get(address)
+        if rooms is not None:
+            rooms.discard(room)
+            if not rooms:
+                del self.rooms_of[address]
 
     def _pool(
         self,

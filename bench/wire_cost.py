@@ -73,6 +73,9 @@ class MemoryTransport(asyncio.Transport):
     def get_write_buffer_size(self) -> int:
         return 0
 
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass  # nothing is ever waiting
+
     def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
         self.protocol = protocol
 

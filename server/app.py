@@ -34,6 +34,7 @@ from server.accountdb import RatedGame
 from server.accounts import AccountService, AuthLimits, hasher_from
 from server.actions import CLOSE_ON_PURPOSE, CLOSE_RESTART, FindSession
 from server.analysis import AnalyseStep
+from server.backlogs import Backlogs
 from server.cluster.relay import NODE_MESSAGE, NODE_PATH, Inbound, Relay, authorized, client_address
 from server.config import Config, cluster_problem
 from server.core import (
@@ -151,6 +152,9 @@ class GameServer:
             lambda peer: _within(peer, self.proxy_networks),
         )
         """Counts connections from accept (the per-IP cap, the server-wide cap)."""
+        self.backlogs = Backlogs(config.backlog_budget << 20)
+        """The frames waiting for clients that stopped reading, all of them together."""
+        self.metrics.count_backlogs(self.backlogs)
         self.metrics.count_refusals(self.gate.refused)
         self.origins = frozenset(config.origin_list)
         """Sites other than the server's own whose pages may open a websocket."""
@@ -288,6 +292,7 @@ class GameServer:
             await self.shutdown()
         finally:
             self.stall_clock.stop()
+            self.backlogs.stop()
 
     async def _listen(self) -> asyncio.Server:
         """Bind the port (not yet accepting connections)."""

@@ -121,6 +121,11 @@ class Config:
         "TCP connections the server holds at once, counted from accept; more get 503. "
         "0: the open-file limit (ulimit -n) less 100",
     )
+    backlog_budget: int = _setting(
+        128,
+        "MiB of frames all clients that stopped reading may hold in the server together (each "
+        "at most 1 MiB); past it, those with the largest backlogs are cut off first",
+    )
     replay_plies: float = _setting(
         4000.0,
         "moves all replay requests together may work through a second (each costs about 12 us "
@@ -250,7 +255,7 @@ CHOICES = {
 }
 AT_LEAST_ONE = {
     "max_message", "max_per_ip", "rooms_per_ip", "max_rooms", "burst", "login_burst",
-    "registration_burst", "hello_burst",
+    "registration_burst", "hello_burst", "backlog_budget",
 }  # fmt: skip
 """Settings below 1 would refuse everyone (``--max-per-ip 0``: every connection a 429)."""
 POSITIVE = {

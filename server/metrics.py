@@ -19,8 +19,10 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
+from server.backlogs import Backlogs
 from server.core import Core
 from server.gcwatch import GcCollector
 from server.timings import LATENCY_BUCKETS, Timings, histogram
@@ -114,10 +116,10 @@ CLUSTER_FIGURES = {
 
 
 class _Callback(Collector):
-    def __init__(self, collect: Callable[[], Iterator[CounterMetricFamily]]) -> None:
+    def __init__(self, collect: Callable[[], Iterator[Metric]]) -> None:
         self._collect = collect
 
-    def collect(self) -> Iterator[CounterMetricFamily]:
+    def collect(self) -> Iterator[Metric]:
         return self._collect()
 
 
@@ -175,6 +177,23 @@ class Metrics:
 
         self.registry.register(_Callback(collect))
 
+    def count_backlogs(self, backlogs: Backlogs) -> None:
+        """Export the frames waiting for slow readers (``server.backlogs``)."""
+
+        def collect() -> Iterator[CounterMetricFamily | GaugeMetricFamily]:
+            yield GaugeMetricFamily(
+                "quoridor_backlog_bytes",
+                "Bytes waiting for clients more than 64 KiB behind in reading, all together",
+                value=backlogs.total(),
+            )
+            yield CounterMetricFamily(
+                "quoridor_backlog_cutoffs",
+                "Clients cut off because all backlogs together passed --backlog-budget",
+                value=backlogs.cut,
+            )
+
+        self.registry.register(_Callback(collect))
+
     def count_db_reconnects(self, reconnects: Callable[[], int]) -> None:
         """Export the store's connections made again (PostgreSQL restarted or failed over)."""
 
@@ -211,7 +230,7 @@ class Metrics:
                 metric.add_metric([node], values[name])
                 yield metric
 
-        self.registry.register(_Callback(collect))  # type: ignore[arg-type]
+        self.registry.register(_Callback(collect))
 
     def request_time(self, kind: str) -> Timings:
         """The latency histogram of one request type (observed for every frame, so a

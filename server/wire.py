@@ -25,7 +25,9 @@ What every connection lives by, whatever it carries, is kept here:
 - a connection closed for either stops being read at once, and is dropped
   ``REFUSED_LINGER`` later;
 - a client whose unread backlog passes ``WRITE_BUFFER_LIMIT`` is cut off, whatever filled it
-  (the server's frames, or websockets' own pongs to its pings).
+  (the server's frames, or websockets' own pongs to its pings);
+- so are those with the largest backlogs while all clients' backlogs together pass the
+  server's budget (``server.backlogs``): the connection tells it when it falls behind.
 
 Everything else (what to answer to a plain GET, whether an upgrade is allowed,
 what a message means) is the ``Host``'s: ``server.app.GameServer``.
@@ -45,6 +47,7 @@ from websockets.http11 import SERVER, Request, Response
 from websockets.protocol import CLOSED, OPEN
 from websockets.server import ServerProtocol
 
+from server.backlogs import BEHIND, Backlogs
 from server.http import LONGEST_METHOD, METHODS, NOT_ALLOWED, Gate
 from server.ratelimit import TokenBucket
 
@@ -79,6 +82,7 @@ class Host(Protocol):
     """What a ``Link`` asks of the server it belongs to."""
 
     gate: Gate
+    backlogs: Backlogs
 
     @property
     def serving(self) -> bool:
@@ -181,7 +185,14 @@ class Link(asyncio.Protocol):
             transport.close()
             return
         self.counted = address
+        transport.set_write_buffer_limits(high=BEHIND)
         self.timer = asyncio.get_running_loop().call_later(OPEN_TIMEOUT, transport.abort)
+
+    def pause_writing(self) -> None:
+        self.host.backlogs.fell_behind(self)
+
+    def resume_writing(self) -> None:
+        self.host.backlogs.caught_up(self)
 
     def data_received(self, data: bytes) -> None:
         if self.prefix is not None and not self._method_allowed(data):
@@ -214,6 +225,7 @@ class Link(asyncio.Protocol):
             if timer is not None:
                 timer.cancel()
         self.timer = self.keepalive = self.patience = None
+        self.host.backlogs.caught_up(self)
         if self.counted is not None:
             self.host.gate.release(self.counted)
             self.counted = None
@@ -275,11 +287,16 @@ class Link(asyncio.Protocol):
         received = self.protocol.close_rcvd
         return None if received is None else received.code
 
-    def cut_off(self) -> None:
+    def backlog(self) -> int:
+        """Bytes waiting to be sent to the client."""
+        return self.transport.get_write_buffer_size()
+
+    def cut_off(self, why: str = "") -> None:
         """Drop a client whose unread backlog grew too big: writes never wait for a slow
         reader, so nobody else is slowed down, and this bounds the memory it can hold."""
         extra = {"conn": self.conn, "ip": self.ip}
-        log.warning("cutting off a client that stopped reading", extra=extra)
+        because = f": {why}" if why else ""
+        log.warning("cutting off a client that stopped reading%s", because, extra=extra)
         self.transport.abort()
 
     # -- inside ----------------------------------------------------------------------

@@ -443,9 +443,7 @@ class Controller:
             case commands.Resign():
                 await self._send(Resign(), _Pending("resign"))
             case commands.Draw(action):
-                refusal = (
-                    self._offers.refusal(self.state, self._my_seat()) if action == "offer" else None
-                )
+                refusal = self._offers.refusal(self.state, self._my_seat(), action)
                 if refusal is not None:  # bound to be refused: said, not sent
                     self.view.notice("info", refusal)
                 else:

@@ -1,17 +1,25 @@
-"""Whether this player may offer a draw now, from what the server sent.
+"""Whether this player may offer a draw, or answer one, now, from what the server sent.
 
-The server refuses a second offer before the offerer's next move, and an offer that already
-stands (PROTOCOL.md section 14). ``draw`` says so at once rather than sending a request bound
-to be refused, as the browser greys its button. No rule of the game here: only the offers
-seen in the states, and the server's own ``cannot_draw``.
+The server refuses a second offer before the offerer's next move, an offer that already
+stands, and an answer (accept or decline) with no offer from another seat on the table
+(PROTOCOL.md section 14). ``draw``, ``accept`` and ``decline`` say so at once rather than
+sending a request bound to be refused, as the browser greys or hides its buttons. No rule of
+the game here: only the offers seen in the states, and the server's own ``cannot_draw``.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 from protocol.messages import State
+
+Action = Literal["offer", "accept", "decline"]
 
 DECLINED = "Your draw offer was declined: you may offer again after your next move."
 STANDING = "Your draw offer already stands: it lapses when you move."
+NO_OFFER_TO_ACCEPT = "There is no draw offer to accept."
+NO_OFFER_TO_DECLINE = "There is no draw offer to decline."
+NOTHING_TO: dict[Action, str] = {"accept": NO_OFFER_TO_ACCEPT, "decline": NO_OFFER_TO_DECLINE}
 
 
 class DrawOffers:
@@ -40,13 +48,21 @@ class DrawOffers:
         if not any(p.bot is not None for p in state.players if p.active):
             self.declined_in = (state.room, state.game)
 
-    def refusal(self, state: State | None, seat: int | None) -> str | None:
-        """Why an offer cannot work now, if the states say so; None: send it (the server
-        judges the rest: an offer is an acceptance while another seat's stands)."""
+    def refusal(
+        self, state: State | None, seat: int | None, action: Action = "offer"
+    ) -> str | None:
+        """Why ``action`` (an offer, or an answer: accept or decline) cannot work now, if the
+        states say so; None: send it (the server judges the rest: an offer is an acceptance
+        while another seat's stands)."""
         if state is None or seat is None or state.status != "playing":
             return None
         if any(other != seat for other in state.draw_offers):
             return None
+        if action != "offer":
+            # Nothing to answer: nobody offered, or only this seat. A seat out of the game
+            # is the server's to refuse (game_over comes before no_offer).
+            active = seat < len(state.players) and state.players[seat].active
+            return NOTHING_TO[action] if active else None
         if seat in state.draw_offers:
             return STANDING
         if self.declined_in == (state.room, state.game):

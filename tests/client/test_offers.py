@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from client.offers import DECLINED, STANDING, DrawOffers
+from client.offers import DECLINED, NO_OFFER_TO_ACCEPT, NO_OFFER_TO_DECLINE, STANDING, DrawOffers
 from protocol.messages import PlayerInfo
 from tests.client.states import make_state
 
@@ -62,3 +62,21 @@ def test_the_servers_refusal_is_remembered_but_not_the_computers() -> None:
     computer.players[1] = PlayerInfo(seat=1, name="Computer L3", connected=True, bot=3)
     offers.refused(computer)
     assert offers.refusal(computer, 0) is None
+
+
+def test_an_answer_needs_another_seats_offer() -> None:
+    offers = DrawOffers()
+    for draw_offers in ([], [0]):  # none, or only one's own
+        state = make_state(ply=2, draw_offers=draw_offers)
+        assert offers.refusal(state, 0, "accept") == NO_OFFER_TO_ACCEPT
+        assert offers.refusal(state, 0, "decline") == NO_OFFER_TO_DECLINE
+    theirs = make_state(ply=2, draw_offers=[0, 2], pawns=FOUR, names=NAMES)
+    for seat in (0, 1):
+        assert offers.refusal(theirs, seat, "accept") is None
+        assert offers.refusal(theirs, seat, "decline") is None
+    # Out of the game, or not playing: the server's to refuse, with its own reason.
+    gone = make_state(ply=2, pawns=FOUR, names=NAMES)
+    gone.players[1] = PlayerInfo(seat=1, name="Bo", connected=True, active=False)
+    assert offers.refusal(gone, 1, "accept") is None
+    assert offers.refusal(gone, 0, "accept") == NO_OFFER_TO_ACCEPT
+    assert offers.refusal(make_state(ply=2, status="finished"), 0, "decline") is None

@@ -12,7 +12,7 @@ import pytest
 
 from client.__main__ import INTENTS, dispatch, parse
 from client.controller import Controller
-from client.offers import DECLINED, STANDING
+from client.offers import DECLINED, NO_OFFER_TO_ACCEPT, NO_OFFER_TO_DECLINE, STANDING
 from protocol.messages import (
     AiSpec,
     Create,
@@ -454,6 +454,35 @@ async def test_a_draw_offer_that_cannot_work_is_said_not_sent(url: str) -> None:
         lambda: len([t for t in bob_view.texts() if "Alice offers a draw" in t]) == 2 or None
     )
     assert not alice_view.texts("error")
+    for controller in (alice, bob):
+        controller.type("quit")
+    await asyncio.gather(alice_task, bob_task)
+
+
+async def test_an_answer_with_no_offer_on_the_table_is_said_not_sent(url: str) -> None:
+    """``accept`` and ``decline`` answer another seat's offer (PROTOCOL.md section 14): with
+    none on the table, or only one's own, the terminal says so at once instead of sending a
+    request the server answers with no_offer."""
+    alice, alice_view, alice_task = await start(url, "Alice", Create(), exit_when_over=False)
+    room = (await alice_view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
+    bob, bob_view, bob_task = await start(url, "Bob", Join(room=room), exit_when_over=False)
+    await bob_view.wait_for("Alice to move.")
+    bob.type("accept")
+    await bob_view.wait_for(NO_OFFER_TO_ACCEPT)
+    bob.type("draw decline")
+    await bob_view.wait_for(NO_OFFER_TO_DECLINE)
+    alice.type("draw")
+    await bob_view.wait_for("Alice offers a draw: accept or decline?")
+    alice.type("accept")  # only her own offer stands
+    await until(lambda: alice_view.texts("info").count(NO_OFFER_TO_ACCEPT) == 1 or None)
+    bob.type("decline")  # Alice's offer: answered
+    await alice_view.wait_for("The draw offer was declined.")
+    bob.type("decline")  # gone now
+    await until(lambda: bob_view.texts("info").count(NO_OFFER_TO_DECLINE) == 2 or None)
+    for player, view in ((alice, alice_view), (bob, bob_view)):
+        player.type("chat done")  # answered after anything sent before it
+        await view.wait_for("you: done")
+        assert not view.texts("error")  # nothing was sent to be refused
     for controller in (alice, bob):
         controller.type("quit")
     await asyncio.gather(alice_task, bob_task)

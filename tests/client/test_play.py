@@ -44,6 +44,18 @@ async def seated(url: str) -> tuple[Controller, Recorder, asyncio.Task[int], str
     return alice, view, task, text.rsplit(" ", 1)[1]
 
 
+async def two_players(
+    url: str,
+) -> tuple[Controller, Recorder, Controller, Recorder, tuple[asyncio.Task[int], ...]]:
+    """Alice (seat 0) and Bob in a new room, staying when a game ends, once the game has
+    started; the tasks of both controllers."""
+    alice, alice_view, alice_task = await start(url, "Alice", Create(), exit_when_over=False)
+    room = (await alice_view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
+    bob, bob_view, bob_task = await start(url, "Bob", Join(room=room), exit_when_over=False)
+    await bob_view.wait_for("Alice to move.")
+    return alice, alice_view, bob, bob_view, (alice_task, bob_task)
+
+
 async def test_two_scripted_players_play_a_whole_game(url: str) -> None:
     alice, alice_view, alice_task, room = await seated(url)
     for move in ALICE:
@@ -112,10 +124,7 @@ async def test_chat_and_resign(url: str) -> None:
 
 
 async def test_a_rematch_turns_the_seats(url: str) -> None:
-    alice, alice_view, alice_task = await start(url, "Alice", Create(), exit_when_over=False)
-    room = (await alice_view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
-    bob, bob_view, bob_task = await start(url, "Bob", Join(room=room), exit_when_over=False)
-    await bob_view.wait_for("Alice to move.")
+    alice, alice_view, bob, bob_view, tasks = await two_players(url)
     alice.type("draw")
     await bob_view.wait_for("Alice offers a draw: accept or decline?")
     bob.type("accept")
@@ -130,7 +139,7 @@ async def test_a_rematch_turns_the_seats(url: str) -> None:
     await alice_view.wait_for("Bob moved to e2. Your move (ply 1).")
     for controller in (alice, bob):
         controller.type("quit")
-    await asyncio.gather(alice_task, bob_task)
+    await asyncio.gather(*tasks)
 
 
 async def test_a_spectator_sees_the_moves(url: str) -> None:
@@ -432,10 +441,7 @@ async def test_a_person_keeps_one_move_waiting_and_is_told_a_refusal_once(url: s
 async def test_a_draw_offer_that_cannot_work_is_said_not_sent(url: str) -> None:
     """One offer per move (PROTOCOL.md section 14): after a decline, and while the offer
     stands, ``draw`` says why at once instead of sending an offer the server refuses."""
-    alice, alice_view, alice_task = await start(url, "Alice", Create(), exit_when_over=False)
-    room = (await alice_view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
-    bob, bob_view, bob_task = await start(url, "Bob", Join(room=room), exit_when_over=False)
-    await bob_view.wait_for("Alice to move.")
+    alice, alice_view, bob, bob_view, tasks = await two_players(url)
     alice.type("draw")
     await bob_view.wait_for("Alice offers a draw: accept or decline?")
     alice.type("draw")
@@ -456,17 +462,14 @@ async def test_a_draw_offer_that_cannot_work_is_said_not_sent(url: str) -> None:
     assert not alice_view.texts("error")
     for controller in (alice, bob):
         controller.type("quit")
-    await asyncio.gather(alice_task, bob_task)
+    await asyncio.gather(*tasks)
 
 
 async def test_an_answer_with_no_offer_on_the_table_is_said_not_sent(url: str) -> None:
     """``accept`` and ``decline`` answer another seat's offer (PROTOCOL.md section 14): with
     none on the table, or only one's own, the terminal says so at once instead of sending a
     request the server answers with no_offer."""
-    alice, alice_view, alice_task = await start(url, "Alice", Create(), exit_when_over=False)
-    room = (await alice_view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
-    bob, bob_view, bob_task = await start(url, "Bob", Join(room=room), exit_when_over=False)
-    await bob_view.wait_for("Alice to move.")
+    alice, alice_view, bob, bob_view, tasks = await two_players(url)
     bob.type("accept")
     await bob_view.wait_for(NO_OFFER_TO_ACCEPT)
     bob.type("draw decline")
@@ -485,4 +488,4 @@ async def test_an_answer_with_no_offer_on_the_table_is_said_not_sent(url: str) -
         assert not view.texts("error")  # nothing was sent to be refused
     for controller in (alice, bob):
         controller.type("quit")
-    await asyncio.gather(alice_task, bob_task)
+    await asyncio.gather(*tasks)

@@ -27,6 +27,8 @@ const main = $("#main");
 const linkBanner = $("#link");
 const toast = $("#toast");
 toast.addEventListener("click", () => { toast.hidden = true; });
+/** The phone layout of style.css: the board spans the screen, the side column under it. */
+const narrow = matchMedia("(max-width: 819px)");
 
 function savedName() {
   let name = localStorage.getItem(NAME_KEY);
@@ -70,10 +72,29 @@ function notice(text) {
   text = sentence(text);
   announce(text);
   toast.textContent = text;
+  placeToast();
   toast.hidden = false;
   clearTimeout(/** @type {any} */ (toast).timer);
   /** @type {any} */ (toast).timer = setTimeout(() => { toast.hidden = true; }, 3500);
 }
+
+/**
+ * Where the toast shows. At the top, over the header's empty middle (style.css), unless the
+ * page has a board and the screen is narrow (the board then spans the screen just under the
+ * header, and a toast of two or three lines hid its top rows): just under the board, and
+ * under the wall bar if one is shown there, over the room's title and banner. Placed again
+ * whenever the board may have moved: a new view, the connection banner, a resized window.
+ */
+function placeToast() {
+  const area = narrow.matches ? document.querySelector(".board-area") : null;
+  if (!area) {
+    toast.style.top = "";
+    return;
+  }
+  const under = [area, ...area.querySelectorAll(".wallbar:not([hidden])")];
+  toast.style.top = `${Math.max(...under.map((node) => node.getBoundingClientRect().bottom)) + 6}px`;
+}
+window.addEventListener("resize", placeToast);
 
 /** @param {string} hash */
 function go(hash) {
@@ -95,6 +116,7 @@ function rename(name) {
 function show(next) {
   view?.destroy();
   view = next;
+  placeToast();
 }
 
 /**
@@ -333,6 +355,7 @@ conn.onMessage = (message) => {
 conn.onStatus = (status) => {
   document.body.dataset.link = status;
   linkBanner.hidden = status !== "offline";
+  placeToast();
   if (status === "offline") announce("Connection lost. Reconnecting…");
   if (status === "online" && view) announce("Connected");
   if (view instanceof GameView) view.onLink();

@@ -85,7 +85,8 @@ invocation, under the same load; both servers run side by side and their
 saturation rounds alternate, so a busy spell of a shared machine falls on both.
 Its columns are labelled ``memory@main`` and so on (the folder's name).
 ``--compiled`` adds this checkout's server as ``deploy/compile.py`` builds it (the
-engine and the move path compiled by mypyc, ``make run-compiled``): ``memory@compiled``.
+engine and the move path compiled by mypyc, what ``make run`` starts where a C compiler is
+there): ``memory@compiled``; without it the servers run interpreted (``make run COMPILE=no``).
 
 The server's CPU comes from ``/proc/PID/stat`` (utime + stime, all threads,
 plus its child processes: the SQLite server's database process) over the

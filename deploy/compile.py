@@ -1,10 +1,11 @@
 """Build the compiled server: the rules engine and the server's move path compiled to C
 with mypyc, beside the rest of the packages as they are.
 
-From the repository root, with mypy installed (``make run-compiled`` does all of it)::
+From the repository root, with mypy installed (``make run`` does all of it where a C compiler
+is there)::
 
     .venv/bin/python -m deploy.compile                    # into .venv/compiled
-    PYTHONPATH=.venv/compiled .venv/bin/quoridor-server   # the same server, about 1.4x the moves
+    PYTHONPATH=.venv/compiled .venv/bin/quoridor-server   # the same server, about 1.7x the moves
 
 The source stays plain typed Python (``mypy --strict`` clean, the standard library only in
 ``engine/``); this is an optional build of it for operators, not a second implementation.

@@ -33,6 +33,7 @@ from server import http, static
 from server.accountdb import RatedGame
 from server.accounts import AccountService, AuthLimits, hasher_from
 from server.actions import CLOSE_ON_PURPOSE, CLOSE_RESTART, FindSession
+from server.addresses import address_key
 from server.analysis import AnalyseStep
 from server.backlogs import Backlogs
 from server.cluster.relay import NODE_MESSAGE, NODE_PATH, Inbound, Relay, authorized, client_address
@@ -50,7 +51,6 @@ from server.core import (
 )
 from server.database import Synchronous
 from server.dburl import is_postgresql, shown
-from server.http import address_key
 from server.metrics import Metrics
 from server.retention import Retention
 from server.rooms import Absence
@@ -487,7 +487,7 @@ class GameServer:
     def opened(self, link: Link) -> None:
         conn = link.conn = next(self._ids)
         address = link.address = self._address(link, link.request)
-        key = address_key(address)  # what the limits count: an IPv6 address's /64
+        key = address_key(address)  # what the limits count: an IPv6 address's /64 (rooms: /56)
         _limit_send_buffer(link)
         self.sockets[conn] = link
         self.per_ip[key] += 1

@@ -144,8 +144,8 @@ class Config:
     )
     rooms_per_ip: int = _setting(
         20,
-        "rooms the players of one IP address may hold open at once (a quarter of them waiting "
-        "for players); more get too_many_rooms",
+        "rooms the players of one IP address (IPv6: its /56) may hold open at once (a quarter "
+        "of them waiting for players); more get too_many_rooms",
     )
     max_rooms: int = _setting(
         5000, "rooms the server holds at most; past it new rooms are refused with server_busy"

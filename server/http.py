@@ -11,7 +11,6 @@ Other plain GETs are for the browser client's files (``server.static``).
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import resource
 from collections import Counter
@@ -20,6 +19,8 @@ from http import HTTPStatus
 
 from websockets.datastructures import Headers
 from websockets.http11 import Response
+
+from server.addresses import address_key
 
 log = logging.getLogger("quoridor.server")
 
@@ -56,27 +57,6 @@ NOT_ALLOWED = text(HTTPStatus.METHOD_NOT_ALLOWED, "only GET and HEAD are served"
 
 SERVER_FULL = text(HTTPStatus.SERVICE_UNAVAILABLE, "the server is full; try again soon")
 TOO_MANY = text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
-
-
-IPV6_PREFIX = 64
-"""What one IPv6 client is counted as: its /64 network. A home, a phone or a rented server gets
-a whole /64 (or more), so counted address by address one attacker had 2**64 of them and every
-per-address limit was none."""
-
-
-def address_key(address: str) -> str:
-    """What the per-address limits count ``address`` as: an IPv4 address as it is (an IPv6 one
-    that maps an IPv4 address too), an IPv6 address as its /64 network, anything else (a
-    Unix socket's empty name, say) as it is."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return address
-    if isinstance(ip, ipaddress.IPv4Address):
-        return address
-    if ip.ipv4_mapped is not None:
-        return str(ip.ipv4_mapped)
-    return str(ipaddress.IPv6Network((ip, IPV6_PREFIX), strict=False))
 
 
 class Gate:

@@ -35,6 +35,7 @@ from protocol.messages import QuickMatch as QuickMatchRequest
 from server import ratings
 from server.accountdb import computer_seat_name
 from server.actions import Action, Locate, Send
+from server.addresses import rooms_key
 from server.context import Context, full_variant
 from server.directory import RoomDirectory
 from server.quickmatch import MatchQueue, Pool
@@ -62,7 +63,8 @@ class Lobby:
         self.directory = directory
         self.queue = queue
         self.rooms_of: dict[str, set[Room]] = {}
-        """The rooms each address owns: how many it holds, and which of them wait."""
+        """The rooms each address owns (an IPv6 one by its /56: ``rooms_key``): how many it
+        holds, and which of them wait."""
         self.computer_rooms: Counter[str] = Counter()
         """Rooms against the computer held by each ``computer:<ip>`` (see ``Room.owners``)."""
         self.computers: dict[int, AccountRecord] = {}
@@ -219,7 +221,7 @@ class Lobby:
         if len(self.host.rooms) >= limits.max_rooms:
             message = f"the server holds as many rooms as it may ({limits.max_rooms}); try later"
             return error(session.conn, ErrorCode.SERVER_BUSY, message, rid)
-        if len(self.rooms_of.get(session.address, ())) >= limits.rooms_per_address:
+        if len(self.rooms_of.get(rooms_key(session.address), ())) >= limits.rooms_per_address:
             message = f"your address already has {limits.rooms_per_address} rooms open"
             return error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
         return None
@@ -229,7 +231,7 @@ class Lobby:
         those waiting already (a game against the computer, or one the quick match pairs,
         starts at once: it waits for nobody)."""
         most = self.context.limits.waiting_rooms_per_address
-        rooms = self.rooms_of.get(session.address, ()) if session.address else ()
+        rooms = self.rooms_of.get(rooms_key(session.address), ())
         if sum(1 for room in rooms if room.status == "waiting") < most:
             return None
         message = (
@@ -241,7 +243,8 @@ class Lobby:
     def _computer_refused(self, session: Session, rid: RequestId) -> Send | None:
         """The error for a new game against the computer that may not start now, if any."""
         error, most = self.context.error, self.context.limits.computer_rooms_per_address
-        if session.address and self.computer_rooms[f"computer:{session.address}"] >= most:
+        address = rooms_key(session.address)
+        if address and self.computer_rooms[f"computer:{address}"] >= most:
             message = (
                 f"your address already plays the computer in {most} rooms; finish or leave one "
                 "(a room you left closes after its grace period)"
@@ -256,14 +259,17 @@ class Lobby:
         # Counted against the address only: a session is in one room at a time, so a cap per
         # session counted only rooms it had left, and a player who left three games in
         # progress could not create a fourth room for up to 10 minutes, none of them shown.
+        # An IPv6 address by its /56, not the /64 its session has: a provider's customer
+        # usually holds 256 /64s, and with 20 rooms in each filled the server's 5000.
+        address = rooms_key(session.address)
         room.owners = ()
-        if not session.address:
+        if not address:
             return
-        room.owners = (f"address:{session.address}",)
-        self.rooms_of.setdefault(session.address, set()).add(room)
+        room.owners = (f"address:{address}",)
+        self.rooms_of.setdefault(address, set()).add(room)
         if computer:
-            room.owners += (f"computer:{session.address}",)
-            self.computer_rooms[f"computer:{session.address}"] += 1
+            room.owners += (f"computer:{address}",)
+            self.computer_rooms[f"computer:{address}"] += 1
 
     def closed(self, room: Room) -> None:
         """The room host forgot ``room``: it no longer counts against its owners."""

@@ -4,6 +4,7 @@ computer games nobody plays any more, quick-match queues. Over real sockets."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator
 
 import pytest
@@ -108,6 +109,33 @@ async def test_an_address_has_a_quarter_of_its_rooms_waiting_for_players() -> No
         await late.send(Create(ai=AiSpec(level=1, seconds=0.05)))
         await late.expect(Joined)
         await late.close()
+
+
+async def test_an_ipv6_customer_s_rooms_are_counted_by_its_56() -> None:
+    # A provider's customer usually holds a /56, 256 /64s: counted by its /64, one customer
+    # kept 20 rooms in each and filled the server's 5000 (an outside attacker's review).
+    # Here an address holds 2 rooms, 1 of them waiting for players.
+    async for server in serve(rooms_per_ip=2, trusted_proxies="127.0.0.1"):
+        client = functools.partial(Client.connect, url(server))
+        first = await client(address="2001:db8:1:1::a")
+        await first.send(Create())
+        await first.expect(Joined)
+        neighbour = await client(address="2001:db8:1:2::b")  # another /64 of the same /56
+        await neighbour.send(Create(id="waiting"))
+        refused = await neighbour.error(ErrorCode.TOO_MANY_ROOMS)
+        assert "1 rooms waiting for players" in refused.message
+        await neighbour.send(Create(ai=AiSpec(level=1, seconds=0.05)))
+        await neighbour.expect(Joined)
+        third = await client(address="2001:db8:1:ff::c")
+        await third.send(Create(ai=AiSpec(level=1, seconds=0.05)))
+        refused = await third.error(ErrorCode.TOO_MANY_ROOMS)
+        assert "2 rooms open" in refused.message
+        assert len(server.core.rooms) == 2
+        elsewhere = await client(address="2001:db8:1:100::a")  # the next /56: another customer
+        await elsewhere.send(Create())
+        await elsewhere.expect(Joined)
+        for each in (first, neighbour, third, elsewhere):
+            await each.close()
 
 
 async def test_the_server_refuses_rooms_past_its_cap() -> None:

@@ -14,9 +14,9 @@ from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
 from protocol.messages import Create, ErrorCode, Joined, MoveRequest, Ping, Pong, Resign, State
+from server.addresses import address_key, rooms_key
 from server.app import GameServer
 from server.config import Config
-from server.http import address_key
 from tests.http import get as http_get
 from tests.process import ServerProcess
 from tests.server.test_games import seat_players
@@ -235,6 +235,10 @@ def test_address_keys() -> None:
     assert address_key("2001:db8:1:2:3:4:5:6") == "2001:db8:1:2::/64"
     assert address_key("::ffff:203.0.113.7") == "203.0.113.7"
     assert address_key("unknown") == "unknown"
+    assert rooms_key("2001:db8:1:2:3:4:5:6") == "2001:db8:1::/56"
+    assert rooms_key("2001:db8:1:2::/64") == "2001:db8:1::/56"  # an address_key already
+    assert rooms_key("203.0.113.7") == rooms_key("::ffff:203.0.113.7") == "203.0.113.7"
+    assert rooms_key("") == ""
 
 
 async def test_a_game_taken_back_after_a_restart_is_not_logged_as_started_again(

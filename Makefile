@@ -15,6 +15,7 @@ INSTALL := PYTHONWARNINGS=ignore::UserWarning $(BIN)/python -m pip install --qui
 .PHONY: run run-compiled test lint bench clean
 
 $(BIN)/python:
+	@echo "setting up $(VENV) (once; the dependencies are a few MB)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 

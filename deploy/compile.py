@@ -182,7 +182,12 @@ def main() -> None:
                 " a move (Debian: apt-get install gcc python3-dev for the compiled build)"
             )
         return
-    print("compiling the rules engine and the move path with mypyc (about a minute, once)")
+    if (missing := missing_tools()) is not None:
+        raise SystemExit(
+            f"cannot compile: {missing} (Debian: apt-get install gcc python3-dev); "
+            "`make run COMPILE=no` starts the interpreted server"
+        )
+    print("compiling the rules engine and the move path with mypyc (a minute or two, once)")
     out = build(args.out, quiet=not args.verbose)
     print(f"compiled {len(COMPILED)} modules into {out}")
 

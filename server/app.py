@@ -85,7 +85,8 @@ def _listen_error(host: str, port: int, error: OSError) -> str:
     if error.errno == errno.EADDRINUSE:
         return (
             f"cannot listen on {host}:{port}: the port is already in use "
-            "(another server is running there; stop it or pick another --port)"
+            "(another server is running there; stop it or pick another: --port, or "
+            "QUORIDOR_PORT=9000 make run)"
         )
     if error.errno == errno.EACCES:
         return f"cannot listen on {host}:{port}: permission denied (ports below 1024 need root)"
@@ -268,13 +269,8 @@ class GameServer:
             if member is not None:
                 node = member.node.id
                 cluster = f"; node {node} of the cluster on {shown(config.redis)}"
-            log.info(
-                "listening on ws://%s:%d (%s)%s",
-                config.host,
-                self.port,
-                _where(config.host, self.port),
-                cluster,
-            )
+            log.info("listening on ws://%s:%d%s", config.host, self.port, cluster)
+            log.info("%s", _where(config.host, self.port))
         except BaseException:
             self.stall_clock.stop()
             if self._server is None:  # it never started: let go of the port and the database
@@ -337,11 +333,11 @@ class GameServer:
             raise StartupError(message) from None
         self._send(self.core.wake())
         log.info(
-            "database %s (schema %d -> %d): %d games in progress recovered",
+            "database %s (schema %d -> %d): %s in progress recovered",
             shown(self.config.db),
             before,
             after,
-            len(self.core.rooms),
+            counted(len(self.core.rooms), "game"),
         )
 
     def signalled(self) -> None:
@@ -383,7 +379,7 @@ class GameServer:
         self._send_now()  # what the loop has not written yet goes before the closes
         self.core.closing_all = True
         links = list(self.sockets.values())
-        log.info("closing %d connections (1012)", len(links))
+        log.info("closing %s (1012)", counted(len(links), "connection"))
         for link in links:
             link.close(CLOSE_RESTART, "server restarting")
         await asyncio.gather(*(link.wait_closed() for link in links))
@@ -869,16 +865,21 @@ def allowed_origin(headers: Headers, allowed: frozenset[str]) -> bool:
     )
 
 
+def counted(count: int, thing: str) -> str:
+    """``1 game``, ``2 games``, ``0 games``."""
+    return f"{count} {thing}{'' if count == 1 else 's'}"
+
+
 def _where(host: str, port: int) -> str:
     """Where a person points a browser or a terminal client: on every address, this
     machine's name is what a friend needs (told ``ws://0.0.0.0:8765``, a host had nothing
     to give)."""
     if host not in ("0.0.0.0", "::", ""):
-        return f"the browser client: http://{f'[{host}]' if ':' in host else host}:{port}/"
+        return f"play at http://{f'[{host}]' if ':' in host else host}:{port}/"
     name = socket.gethostname()
     return (
-        f"from this machine: http://localhost:{port}/; from others: http://{name}:{port}/ or "
-        f"this machine's address, and quoridor --server ws://{name}:{port}"
+        f"play from this machine at http://localhost:{port}/; from others: "
+        f"http://{name}:{port}/ or this machine's address, and quoridor --server ws://{name}:{port}"
     )
 
 

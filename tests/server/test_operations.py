@@ -258,4 +258,4 @@ async def test_a_game_taken_back_after_a_restart_is_not_logged_as_started_again(
                 pass
             await back.close()
     assert caplog.text.count("game started: alice v bob") == 1
-    assert "1 games in progress recovered" in caplog.text
+    assert "1 game in progress recovered" in caplog.text

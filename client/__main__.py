@@ -33,6 +33,7 @@ from client.connection import (
 )
 from client.controller import Controller, Intent
 from client.plain import PlainView, read_once_answered
+from client.printed import Command, say
 from client.seats import SeatBook
 from client.tui import TuiView, run_tui
 from protocol.messages import (
@@ -412,7 +413,7 @@ async def _play(
     try:
         url = normalize_url(args.server)
     except ConnectError as error:
-        stderr.write(f"quoridor: {error.message}\n")
+        say(stderr, f"quoridor: {error.message}")
         return 1, None
     if args.command == "join" and args.secret is None:
         saved = seats.find(url, args.code, name)
@@ -447,7 +448,7 @@ async def _play(
         plain_view.controller = tui_view.controller = controller
         welcome = await connection.open()
     except ConnectError as error:
-        stderr.write(f"quoridor: {error.message}\n")
+        say(stderr, f"quoridor: {error.message}")
         return 1, None
     if not plain:
         return await run_tui(controller, tui_view, welcome, stdout), controller
@@ -470,7 +471,7 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
     try:
         url = normalize_url(args.server)
     except ConnectError as error:
-        stderr.write(f"quoridor: {error.message}\n")
+        say(stderr, f"quoridor: {error.message}")
         return 1
     book = SeatBook()
     # Two players of one machine share the seats file: with --name, that player's seats only.
@@ -483,10 +484,14 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
                 return 1  # the one offered was gone, and it was the last
             whose = f"of {named}'s" if named else "of yours"
             command = own_command(url, args.name)
-            stdout.write(
-                f"No game {whose} is in progress on {url}.\n"
-                f"Start one: {command} create   (or join one: {command} join CODE; "
-                f"every command: {invoked_as(url)} --help)\n"
+            say(
+                stdout,
+                f"No game {whose} is in progress on {url}. Start one:",
+                Command(f"{command} create"),
+                "or join one:",
+                Command(f"{command} join CODE"),
+                "Every command:",
+                Command(f"{invoked_as(url)} --help"),
             )
             return 0
         saved = kept[0]
@@ -494,14 +499,21 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         if not _is_terminal(stdin):
             for seat in kept:
                 command = own_command(url, named or seat.name or default_name())
-                stdout.write(f"Game in progress: room {seat.room}: {command} join {seat.room}\n")
+                say(
+                    stdout,
+                    f"Game in progress in room {seat.room}:",
+                    Command(f"{command} join {seat.room}"),
+                )
             return 0
-        stdout.write(f"You {also}have a game in progress in {where}\non {url}. Resume it? [Y/n] ")
-        stdout.flush()
+        say(
+            stdout,
+            f"You {also}have a game in progress in {where} on {url}. Resume it? [Y/n]",
+            end=" ",
+        )
         answer = (await read_answer(stdin)).strip().lower()
         if answer not in ("", "y", "yes"):
             command = own_command(url, named or saved.name or default_name())
-            stdout.write(f"Later, then: {command} join {saved.room}\n")
+            say(stdout, "Later, then:", Command(f"{command} join {saved.room}"))
             return 0
         args.command, args.code = "join", saved.room
         args.seat, args.secret = saved.seat, saved.secret
@@ -587,9 +599,7 @@ def run(
     except Exception as exc:  # never a traceback for the player
         if os.environ.get("QUORIDOR_DEBUG"):
             raise
-        stderr.write(
-            f"quoridor: unexpected error: {exc!r} (set QUORIDOR_DEBUG=1 for the details)\n"
-        )
+        say(stderr, f"quoridor: unexpected error: {exc!r} (set QUORIDOR_DEBUG=1 for the details)")
         return 1
 
 

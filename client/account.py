@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from client.connection import ConnectError, Connection, normalize_url
+from client.printed import say
 from protocol.messages import (
     Error,
     GameSummary,
@@ -160,10 +161,10 @@ async def _log_in(
             raise Failure(f"unexpected answer {type(reply).__name__}")
         _save(args.server, reply)
     except Failure as failure:
-        stderr.write(f"quoridor: {failure}\n")
+        say(stderr, f"quoridor: {failure}")
         return 1
     what = "Registered and logged in" if new else "Logged in"
-    stdout.write(f"{what} as {reply.name}; your games will be rated by default.\n")
+    say(stdout, f"{what} as {reply.name}; your games will be rated by default.")
     return 0
 
 
@@ -178,7 +179,7 @@ async def logout(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         if not isinstance(reply, LoggedOut):
             raise Failure(f"unexpected answer {type(reply).__name__}")
     except Failure as failure:
-        stderr.write(f"quoridor: {failure}\n")
+        say(stderr, f"quoridor: {failure}")
         return 1
     finally:
         _forget(args.server)
@@ -194,7 +195,7 @@ async def leaderboard(
         if not isinstance(reply, LeaderboardList):
             raise Failure(f"unexpected answer {type(reply).__name__}")
     except Failure as failure:
-        stderr.write(f"quoridor: {failure}\n")
+        say(stderr, f"quoridor: {failure}")
         return 1
     stdout.write("\n".join(leaderboard_text(reply)) + "\n")
     return 0
@@ -206,7 +207,7 @@ async def profile(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stder
         if not isinstance(reply, Profile):
             raise Failure(f"unexpected answer {type(reply).__name__}")
     except Failure as failure:
-        stderr.write(f"quoridor: {failure}\n")
+        say(stderr, f"quoridor: {failure}")
         return 1
     stdout.write("\n".join(profile_text(reply)) + "\n")
     return 0

@@ -24,6 +24,7 @@ from typing import TextIO
 from client.archive import Failure, _connect, _fetch, _is_terminal, _refusal, print_replay
 from client.archive import _server_game as server_game
 from client.connection import ConnectError, Connection
+from client.printed import say
 from client.width import clip, pad
 from protocol.messages import Analyse, AnalysisReply, Error, ErrorCode, MoveAnalysis
 
@@ -151,7 +152,7 @@ async def analyse(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stder
         finally:
             await connection.close()
     except Failure as failure:
-        stderr.write(f"quoridor: {failure}\n")
+        say(stderr, f"quoridor: {failure}")
         return 1
     names = record.summary.players
     stdout.write("\n".join(report(reply, names, ascii=args.ascii)) + "\n")

@@ -15,6 +15,7 @@ import os
 from typing import TextIO
 
 from client.connection import ConnectError, Connection, invoked_as, normalize_url
+from client.printed import say
 from client.render import board_text
 from client.replay import (
     RecordError,
@@ -85,7 +86,7 @@ async def history(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stder
         if not isinstance(reply, HistoryList):
             raise Failure(_refusal(reply))
     except Failure as failure:
-        stderr.write(f"quoridor: {failure}\n")
+        say(stderr, f"quoridor: {failure}")
         return 1
     command = invoked_as(normalize_url(args.server))
     stdout.write("\n".join(history_text(reply.games, command=command)) + "\n")
@@ -115,13 +116,13 @@ async def replay(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         finally:
             await connection.close()
     except Failure as failure:
-        stderr.write(f"quoridor: {failure}\n")
+        say(stderr, f"quoridor: {failure}")
         return 1
     if args.export:  # a file: the moves the server played, which is all of them unless refused
         played = shown.moves
         stdout.write(f"{one_line(played)}\n{numbered(played, shown.variant.players)}\n")
         if shown.stop is not None:
-            stderr.write(f"quoridor: the record stops after move {len(played)}: {shown.stop}\n")
+            say(stderr, f"quoridor: the record stops after move {len(played)}: {shown.stop}")
         return 0 if shown.stop is None else 1
     plain = args.plain or not (_is_terminal(stdin) and _is_terminal(stdout))
     if plain:

@@ -28,6 +28,7 @@ from client import commands
 from client.connection import Connected, Connection, Event, Failed, Garbled, Lost, Received
 from client.describe import describe, rooms_text, situation, who, with_names
 from client.offers import DrawOffers
+from client.printed import Command, as_lines
 from client.seats import SavedSeat, SeatBook
 from protocol.messages import (
     Abort,
@@ -263,9 +264,9 @@ class Controller:
             and self.seat is not None
             and self.secret is not None
         ):
-            # A line each, the commands whole: a terminal wraps a long line mid-word, and
-            # these are to be copied.
+            # Each command alone, to be copied whole (printed.rows keeps it on one row).
             computer = any(p.bot is not None for p in state.players if p.seat != self.seat)
+            come_back = f"{self.own_command} join {state.room}"
             return [
                 (
                     "You left a game against the computer: it is lost unless you come back "
@@ -273,9 +274,12 @@ class Controller:
                     if computer
                     else "You left a game in progress: come back soon, or the others may claim it."
                 ),
-                f"To come back: {self.own_command} join {state.room} (or plain {self.own_command})",
+                "To come back:",
+                Command(come_back),
+                "Or simply (it asks to resume your game):",
+                Command(self.own_command),
                 "From another machine:",
-                f"  {self.own_command} join {state.room} --seat {self.seat} --secret {self.secret}",
+                Command(f"{come_back} --seat {self.seat} --secret {self.secret}"),
             ]
         return []
 
@@ -314,7 +318,7 @@ class Controller:
                 await self._command(commands.Quit(), confirmed=True)
             case _InputEnded() if self.interactive:
                 # Ctrl-D on a terminal: the person leaves, now (their seat is kept).
-                for line in self.summary():
+                for line in as_lines(self.summary()):
                     self.view.notice("info", line)
                 self.finish(0)
             case _InputEnded():
@@ -370,7 +374,7 @@ class Controller:
         """A script's input is over and nothing it could still do will come: say how to come
         back, and go."""
         self.view.notice("info", "End of input: leaving.")
-        for line in self.summary():
+        for line in as_lines(self.summary()):
             self.view.notice("info", line)
         self.finish(0)
 
@@ -463,7 +467,7 @@ class Controller:
             case commands.Help():
                 self.view.notice("help", commands.HELP)
             case commands.Quit():
-                for line in self.summary():
+                for line in as_lines(self.summary()):
                     self.view.notice("info", line)
                 self.finish(0)
             case commands.Board():

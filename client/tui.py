@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.application.current import get_app_session
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.data_structures import Point
@@ -47,6 +48,7 @@ from prompt_toolkit.widgets import Frame, TextArea
 from client import commands
 from client.controller import Controller, Kind
 from client.layout import Plan, plan
+from client.printed import say
 from client.render import Line, board_size, render_board, view_turns
 from client.status import status_lines, ticking
 from client.width import clip, columns, wrap
@@ -526,14 +528,15 @@ async def run_tui(controller: Controller, view: TuiView, welcome: Welcome, out: 
 
 
 def _farewell(controller: Controller, view: TuiView, code: int, out: TextIO, show_log: bool) -> int:
-    """After the screen is gone: the log (if it never showed), the error, the last words."""
+    """After the screen is gone: the log (if it never showed), the error, the last words,
+    wrapped to the terminal's width (it wraps mid-word)."""
     lines = [text for _, text in view.log] if show_log else []
     if not show_log:
         errors = [text for kind, text in view.log if kind == "error"]
         if code and errors:
             lines.append(errors[-1])
         lines += controller.summary()
-    for line in lines:
-        out.write(line + "\n")
-    out.flush()
+    # The session's output knows the terminal's size with or without a screen on it.
+    width = get_app_session().output.get_size().columns
+    say(out, *lines, width=width, end="\n" if lines else "")
     return code

@@ -18,7 +18,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from client.__main__ import dispatch, parse
+from client.connection import invoked_as
 from client.seats import SavedSeat, SeatBook
 from protocol.messages import AiSpec, Create, Join, Joined, MoveRequest, State
 from server.app import GameServer
@@ -114,7 +117,7 @@ async def test_a_plain_quoridor_offers_the_game_in_progress(url: str) -> None:
     task = asyncio.create_task(dispatch(parse(["--server", url]), keyboard, out, io.StringIO()))
     await until(lambda: "Resume it? [Y/n]" in out.getvalue() or None)
     assert out.getvalue().startswith(
-        f"You have a game in progress in room {room.group(1)} (seat 0, as Alice)\non {url}."
+        f"You have a game in progress in room {room.group(1)} (seat 0, as Alice) on {url}."
     )
     keyboard.press("")  # Enter: yes
     await until(lambda: f"You have seat 0 in room {room.group(1)}." in out.getvalue() or None)
@@ -270,7 +273,7 @@ async def test_ctrl_c_on_the_full_screen_asks_before_leaving_a_running_game(url:
         alice.type("\x03")  # again: leave
         assert await asyncio.wait_for(alice.task, 5) == 0
         await bob.close()
-    assert "To come back: quoridor join" in alice.out.getvalue()
+    assert "To come back:\n  quoridor join" in alice.out.getvalue()
 
 
 async def test_leaving_a_game_against_the_computer_says_how_soon_it_is_lost(url: str) -> None:
@@ -288,6 +291,67 @@ async def test_leaving_a_game_against_the_computer_says_how_soon_it_is_lost(url:
     out = alice.out.getvalue()
     assert "You left a game against the computer: it is lost unless you come back" in out
     assert "the others may claim it" not in out
+
+
+async def test_the_last_words_wrap_at_spaces_with_each_command_whole(url: str) -> None:
+    """At 80 columns a terminal broke the commands to come back mid-word ("--name Alic" /
+    "e)") and "within sec" / "onds" (a newcomer review): prose is wrapped at spaces to the
+    terminal's width, each command is alone on an indented row, whole even when wider."""
+    async with full_screen(url, "Alice", Create(ai=AiSpec(level=1)), interactive=True) as alice:
+        alice.controller.own_command = "/home/alice/quoridor/.venv/bin/quoridor --server " + (
+            f"{url} --name Alice"
+        )
+        await alice.showing("Your move.")
+        alice.type("\x03")
+        await alice.showing("y/n?")
+        alice.type("\x03")
+        assert await asyncio.wait_for(alice.task, 5) == 0
+    room, secret = alice.controller.room, alice.controller.secret
+    command = alice.controller.own_command
+    rows = alice.out.getvalue().splitlines()
+    assert rows == [
+        "You left a game against the computer: it is lost unless you come back within",
+        "seconds (15 by default: nobody else waits).",
+        "To come back:",
+        f"  {command} join {room}",
+        "Or simply (it asks to resume your game):",
+        f"  {command}",
+        "From another machine:",
+        f"  {command} join {room} --seat 0 --secret {secret}",
+    ]
+
+
+def keep_a_seat_left_before(url: str) -> None:
+    """Alice's seat in room k3m9qr2xvb, kept by a client that has quit."""
+    seat = SavedSeat(server=url, room="k3m9qr2xvb", seat=0, secret="s" * 24, name="Alice")
+    quit_before = subprocess.Popen(["true"])
+    quit_before.wait()
+    seat.pid, seat.saved = quit_before.pid, time.time()
+    SeatBook()._write([seat])
+
+
+class Terminal(io.StringIO):
+    """Standard output that says it is a terminal (its width: ``COLUMNS``)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+async def test_the_resume_question_and_its_hint_wrap_at_spaces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What plain ``quoridor`` prints before any screen is wrapped to the terminal's width
+    at spaces, and the command to come back later is alone on its row, whole."""
+    monkeypatch.setenv("COLUMNS", "60")
+    url = "ws://127.0.0.1:9"  # nothing is connected to when the answer is no
+    keep_a_seat_left_before(url)
+    out = Terminal()
+    assert await dispatch(parse(["--server", url]), Keyboard("n\n"), out, io.StringIO()) == 0
+    assert out.getvalue().splitlines() == [
+        "You have a game in progress in room k3m9qr2xvb (seat 0, as",
+        "Alice) on ws://127.0.0.1:9. Resume it? [Y/n] Later, then:",
+        f"  {invoked_as(url)} --name Alice join k3m9qr2xvb",
+    ]
 
 
 def test_two_terminals_of_one_user_keep_two_seats_of_one_room(state_home: Path) -> None:

@@ -324,7 +324,7 @@ async def test_play_vs_ai_in_plain_mode(url: str) -> None:
     assert "Seat 0 Alice (you), seat 1 Computer" in room
     assert sum(line.startswith("You moved to ") for line in lines) == 3
     assert sum(line.startswith("Computer L1 ") for line in lines) == 3
-    assert lines[-5] == "End of input: leaving."
+    assert lines[-8] == "End of input: leaving."
     assert not any("refused" in line or "joins with" in line for line in lines)
 
 
@@ -353,8 +353,8 @@ async def test_piped_input_leaves_when_the_opponent_stays_away() -> None:
     lines = out.getvalue().splitlines()
     assert (code, err.getvalue()) == (0, "")
     assert "Bob stayed away too long: type claim to win the game." in lines
-    assert lines[-5] == "End of input: leaving."
-    assert lines[-4].startswith("You left a game in progress")
+    assert lines[-8] == "End of input: leaving."
+    assert lines[-7].startswith("You left a game in progress")
 
 
 def _first(text: str, start: str) -> str | None:

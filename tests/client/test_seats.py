@@ -136,9 +136,10 @@ async def test_the_hints_to_come_back_are_the_exact_commands(url: str) -> None:
     and --name when it is not the default (the title bar said the login name)."""
     command = invoked_as(url)
     _, text = await run_client(["--server", url], "")
-    assert f"Start one: {command} create   (or join one: {command} join CODE;" in text
+    assert f"Start one:\n  {command} create\nor join one:\n  {command} join CODE\n" in text
     _, text = await run_client(["--server", url, "--name", "Bob", "play", "--vs-ai", "1"], "")
     room = SeatBook().seats(url)[0].room
-    assert f"To come back: {command} --name Bob join {room} (or plain {command} --name Bob)" in text
+    assert f"To come back:\n  {command} --name Bob join {room}\n" in text
+    assert f"resume your game):\n  {command} --name Bob\n" in text
     _, text = await run_client(["--server", url], "")
-    assert f"Game in progress: room {room}: {command} --name Bob join {room}" in text
+    assert f"Game in progress in room {room}:\n  {command} --name Bob join {room}\n" in text

@@ -93,7 +93,10 @@ async def test_leaving_a_game_in_progress_says_how_to_come_back(url: str) -> Non
         await bob.close()
     secret = alice.controller.secret
     assert alice.out.getvalue().endswith(
-        f"To come back: quoridor join {room} (or plain quoridor)\n"
+        "To come back:\n"
+        f"  quoridor join {room}\n"
+        "Or simply (it asks to resume your game):\n"
+        "  quoridor\n"
         "From another machine:\n"
         f"  quoridor join {room} --seat 0 --secret {secret}\n"
     )

@@ -26,7 +26,7 @@ from typing import Literal, Protocol
 
 from client import commands
 from client.connection import Connected, Connection, Event, Failed, Garbled, Lost, Received
-from client.describe import describe, rooms_text, situation, who, with_names
+from client.describe import describe, opponents, rooms_text, situation, who, with_names
 from client.offers import DrawOffers
 from client.printed import Command, as_lines
 from client.seats import SavedSeat, SeatBook
@@ -272,7 +272,8 @@ class Controller:
                     "You left a game against the computer: it is lost unless you come back "
                     "within seconds (15 by default: nobody else waits)."
                     if computer
-                    else "You left a game in progress: come back soon, or the others may claim it."
+                    else "You left a game in progress: come back soon, or "
+                    f"{opponents(state)} may claim it."
                 ),
                 "To come back:",
                 Command(come_back),
@@ -410,12 +411,10 @@ class Controller:
             and self.seat is not None
             and state.players[self.seat].active
         )
-        if not running or self.asking is not None:
+        if not running or state is None or self.asking is not None:
             return False
         self.asking = command
-        computer = state is not None and any(
-            p.bot is not None for p in state.players if p.seat != self.seat
-        )
+        computer = any(p.bot is not None for p in state.players if p.seat != self.seat)
         if isinstance(command, commands.Resign):
             question = "Resign this game? y and Enter resigns; anything else plays on."
         elif computer:  # it never claims: the server ends the game once the grace is over
@@ -426,8 +425,9 @@ class Controller:
             )
         else:
             question = (
-                "Leave this game in progress? Your seat stays yours, but the others may claim "
-                "the game if you stay away. y and Enter (or Ctrl-C again) leaves, n stays."
+                f"Leave this game in progress? Your seat stays yours, but {opponents(state)} "
+                "may claim the game if you stay away. y and Enter (or Ctrl-C again) leaves, "
+                "n stays."
             )
         self.view.notice("situation", question)
         return True

@@ -119,6 +119,16 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+_OWN_WORDS = re.compile(r"(you|seat \d+)\b")
+"""How ``who`` says a seat when not by its player's name."""
+
+
+def opening(text: str) -> str:
+    """``text`` to start a sentence, from ``who``: "you" and "seat 2" get a capital, a
+    player's name never (its case is its owner's: "root (guest)" was "Root (guest)")."""
+    return _cap(text) if _OWN_WORDS.match(text) else text
+
+
 def _listing(state: State, me: int | None, values: list[str]) -> str:
     return ", ".join(f"{who(state, seat, me)} {value}" for seat, value in enumerate(values))
 
@@ -163,7 +173,7 @@ def match_text(state: State, me: int | None) -> str:
         return f"Match game {match.game} of {match.games}; score: {scores}."
     if match.winner is None:
         return f"The match is drawn: {scores}."
-    return f"{_cap(who(state, match.winner, me))} won the match: {scores}."
+    return f"{opening(who(state, match.winner, me))} won the match: {scores}."
 
 
 def situation(state: State, me: int | None, *, brief: bool = False, elapsed: float = 0.0) -> str:
@@ -188,7 +198,7 @@ def situation(state: State, me: int | None, *, brief: bool = False, elapsed: flo
     if state.turn is None:
         return ""
     if state.turn != me:
-        return f"{_cap(who(state, state.turn, me))} to move."
+        return f"{opening(who(state, state.turn, me))} to move."
     if brief:
         return "Your move."
     moves = ", ".join(state.legal_pawn_moves) or "none"
@@ -245,7 +255,7 @@ def _player_changes(before: State, after: State, me: int | None) -> list[str]:
         elif not old.connected and new.connected:
             changes.append(f"{new.name} is back.")
     for seat, how in retirements(before, after):
-        changes.append(_cap(retire_text(who(after, seat, me), how)) + ".")
+        changes.append(opening(retire_text(who(after, seat, me), how)) + ".")
     return changes
 
 
@@ -281,6 +291,12 @@ def retirements(before: State, after: State) -> list[tuple[int, str]]:
     return found
 
 
+def opponents(state: State) -> str:
+    """The viewer's opponents, in words: "your opponent" in a two-player game (the others, of
+    one player, read oddly), "the others" in a four-player one."""
+    return "your opponent" if len(state.players) == 2 else "the others"
+
+
 def _gone(state: State, me: int | None) -> str:
     """The other players no longer connected to the room, by name ('' if none)."""
     names = [p.name for p in state.players if p.seat != me and p.name and not p.connected]
@@ -293,9 +309,9 @@ def _offers(before: State, after: State, me: int | None) -> list[str]:
         if seat == me:
             changes.append("You offer a draw.")
         elif me is not None:
-            changes.append(f"{_cap(who(after, seat, me))} offers a draw: accept or decline?")
+            changes.append(f"{opening(who(after, seat, me))} offers a draw: accept or decline?")
         else:
-            changes.append(f"{_cap(who(after, seat, me))} offers a draw.")
+            changes.append(f"{opening(who(after, seat, me))} offers a draw.")
     declined = before.draw_offers and not after.draw_offers and after.ply == before.ply
     if declined and after.status == "playing":
         changes.append("The draw offer was declined.")
@@ -304,15 +320,17 @@ def _offers(before: State, after: State, me: int | None) -> list[str]:
             gone = _gone(after, me)
             # Said plainly: 'waiting for the others' read as if they were there to answer.
             others = (
-                f"{gone} left: it starts if they come back" if gone else "waiting for the others"
+                f"{gone} left: it starts if they come back"
+                if gone
+                else f"waiting for {opponents(after)}"
             )
             changes.append(f"You ask for a rematch; {others}.")
         elif me is not None:
             changes.append(
-                f"{_cap(who(after, seat, me))} asks for a rematch: type rematch to play."
+                f"{opening(who(after, seat, me))} asks for a rematch: type rematch to play."
             )
         else:
-            changes.append(f"{_cap(who(after, seat, me))} asks for a rematch.")
+            changes.append(f"{opening(who(after, seat, me))} asks for a rematch.")
     return changes
 
 
@@ -352,7 +370,7 @@ def describe(
             mover = who(after, last.seat, me)
             if after.ply == before.ply + 1:
                 verb = "placed a wall at" if last.move.endswith(("h", "v")) else "moved to"
-                parts.append(_cap(f"{mover} {verb} {last.move}."))
+                parts.append(opening(f"{mover} {verb} {last.move}."))
             else:
                 parts.append(f"{after.ply - before.ply} moves played; last {mover} {last.move}.")
         if after.ply < before.ply:  # a takeback: said on the full screen too, the board jumps

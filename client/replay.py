@@ -14,7 +14,14 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from client.describe import goal, result_text, retire_text, short_variant, variant_text
+from client.describe import (
+    goal,
+    opening,
+    result_text,
+    retire_text,
+    short_variant,
+    variant_text,
+)
 from client.notation import is_move
 from client.render import Line, pawn_glyph
 from client.width import clip_name, pad
@@ -113,10 +120,6 @@ def history_text(
     lines.append(f"Replay one: {command} replay GAME")
     lines.append(f"Its record: {command} replay GAME --export")
     return lines
-
-
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 @dataclass
@@ -237,18 +240,18 @@ class Replay:
             mover = self.names[self.mover(index) or 0]
             move = frame.last_move or "?"
             if move.startswith("retire "):
-                parts.append(f"Move {index} of {self.last}: {_cap(retire_text(mover))}.")
+                parts.append(f"Move {index} of {self.last}: {opening(retire_text(mover))}.")
             else:
                 verb = "placed a wall at" if move.endswith(("h", "v")) else "moved to"
-                parts.append(f"Move {index} of {self.last}: {_cap(mover)} {verb} {move}.")
+                parts.append(f"Move {index} of {self.last}: {opening(mover)} {verb} {move}.")
         result = self.outcome(index)
         if frame.winner is not None:
             where = goal(self.variant.players, self.variant.size, frame.winner)
-            parts.append(f"{_cap(self.names[frame.winner])} reached {where} and wins.")
+            parts.append(f"{opening(self.names[frame.winner])} reached {where} and wins.")
         elif result is not None:
             parts.append(result_text(self.state(index), None))
         else:
-            parts.append(f"{_cap(self.names[frame.turn])} to move.")
+            parts.append(f"{opening(self.names[frame.turn])} to move.")
         if index == self.last and self.stop is not None:
             parts.append(f"The record stops here: {self.stop}.")
         return " ".join(parts)

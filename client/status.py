@@ -14,6 +14,7 @@ from client.describe import (
     clock_text,
     low_time,
     match_text,
+    opening,
     plural,
     rating_text,
     remaining,
@@ -49,7 +50,10 @@ def status_lines(
     room: Line = [("class:title", f"Room {state.room}")]
     if link != "connected":
         room.append(("class:offline", "  offline, clocks stopped" if clock else "  offline"))
-    name_width = max(5, min(NAME_WIDTH, width - (22 if clock else 15)))
+    name_width = max(
+        max(5, min(NAME_WIDTH, width - (22 if clock else 15))),
+        min(_longest_name(state), width - _beside_name(state, me)),
+    )
     lines: list[Line] = [
         room,
         [("", heading)],
@@ -81,10 +85,10 @@ def status_lines(
         lines.append([("", match_text(state, me))])
     for seat in state.draw_offers:
         if seat != me:
-            lines.append([("class:situation", f"{_cap(who(state, seat, me))} offers a draw")])
+            lines.append([("class:situation", f"{opening(who(state, seat, me))} offers a draw")])
     for seat in state.rematch:
         if seat != me:
-            lines.append([("class:situation", f"{_cap(who(state, seat, me))} wants a rematch")])
+            lines.append([("class:situation", f"{opening(who(state, seat, me))} wants a rematch")])
     lines.append([("class:situation", situation(state, me, brief=True))])
     note = first_move_note(state, me, elapsed)
     if note:
@@ -94,8 +98,27 @@ def status_lines(
     return lines
 
 
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
+def _longest_name(state: State) -> int:
+    return max((get_cwidth(p.name) for p in state.players if p.name is not None), default=0)
+
+
+def _beside_name(state: State, me: int | None) -> int:
+    """The columns of the widest player row but its name, the turn mark included (it moves
+    from row to row): a name longer than ``NAME_WIDTH`` has what is left ("root (guest)"
+    was cut to "root (gues…" with room to spare)."""
+    rows = []
+    for player in state.players:
+        row = 2 + 5 + 6 + 2  # pawn and space, walls, to go, turn mark
+        if state.clock is not None:
+            row += 7
+        if player.rating is not None:
+            row += 1 + get_cwidth(rating_text(player))
+        if player.seat == me:
+            row += len(" you")
+        if not player.active:
+            row += len(" out")
+        rows.append(row)
+    return max(rows, default=0)
 
 
 def _player_line(
@@ -158,7 +181,7 @@ def claim_note(state: State, seat: int, me: int | None, elapsed: float) -> str:
         return ""
     left_s = max(0.0, player.claim_in_ms / 1000 - elapsed)
     when = f"claim in {left_s:.0f}s" if left_s > 0 else "claim now"
-    return f"{_cap(who(state, seat, me))} away: {when}"
+    return f"{opening(who(state, seat, me))} away: {when}"
 
 
 THINKING_SHOWN = 120.0
@@ -178,7 +201,7 @@ def thinking_note(state: State, me: int | None, elapsed: float = 0.0) -> str:
             return f"Move within {left_s:.0f}s, or the game may be claimed from you"
         return "Move now: the game may be claimed from you"
     when = f"claim in {left_s:.0f}s" if left_s > 0 else "claim now"
-    return f"{_cap(who(state, state.turn, me))} has not moved: {when}"
+    return f"{opening(who(state, state.turn, me))} has not moved: {when}"
 
 
 def _columns(line: Line) -> int:
@@ -198,7 +221,7 @@ def first_move_note(state: State, me: int | None, elapsed: float = 0.0) -> str:
         left = max(0, round(state.first_move_in_ms / 1000 - elapsed))
         mover = "you" if state.turn == me else who(state, state.turn or 0, me)
         if state.match is not None and state.match.game > 1:  # a later match game is lost
-            parts.append(f"{mover[:1].upper()}{mover[1:]} must move in {left} s or lose the game.")
+            parts.append(f"{opening(mover)} must move in {left} s or lose the game.")
         else:
             parts.append(f"Aborted unless {mover} move{'' if mover == 'you' else 's'} in {left} s.")
     return " ".join(parts)

@@ -4,6 +4,7 @@ the board from the player's side. Real server, keys through a pipe, the drawn sc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -190,3 +191,37 @@ def test_the_layout_never_cuts_the_board(columns: int, rows: int) -> None:
         assert layout.board_columns <= columns, (size, layout)
         if columns >= 80:
             assert layout.beside, (size, layout)  # the panel beside it from 80 columns on
+
+
+async def test_a_guests_name_is_whole_and_as_written_at_80x24(url: str) -> None:
+    """Without --name a guest is "root (guest)": the panel cut it to "root (gues…" with
+    room to spare, and the status line said "Root (guest) to move." (a newcomer review)."""
+    async with contextlib.AsyncExitStack() as screens:
+        root = await screens.enter_async_context(full_screen(url, "root", Create()))
+        room = await room_of(root)
+        bob = await screens.enter_async_context(full_screen(url, "Bob", Join(room=room)))
+        screen = " ".join(await bob.showing("to move."))
+        assert "root (guest) to move." in screen
+        assert "Root" not in screen
+        rows = await root.showing("Your move.")
+        assert any("│● root (guest)   10" in row for row in rows)
+
+
+async def test_two_players_are_told_of_their_opponent_not_the_others(url: str) -> None:
+    """'waiting for the others' and 'the others may claim it' in a game of two."""
+    async with full_screen(url, "Alice", Create(), interactive=True) as alice:
+        bob = await opponent(url, alice)
+        await alice.showing("Your move.")
+        alice.type("\x03")  # Ctrl-C: asked first
+        await alice.showing("y/n?")
+        assert "but your opponent may claim the game" in await alice.shows("Leave this game")
+        alice.type("n\r")
+        alice.type("resign\r")
+        await alice.showing("Resign this game?")
+        alice.type("y\r")
+        await alice.at(0)
+        await until(lambda: alice.controller.state and alice.controller.state.result)
+        alice.type("rematch\r")
+        assert "waiting for your opponent" in await alice.shows("You ask for a rematch")
+        alice.type("\x03")
+        await bob.close()

@@ -92,6 +92,7 @@ async def test_leaving_a_game_in_progress_says_how_to_come_back(url: str) -> Non
         assert await asyncio.wait_for(alice.task, 5) == 0
         await bob.close()
     secret = alice.controller.secret
+    assert "come back soon, or your opponent may claim it." in alice.out.getvalue()
     assert alice.out.getvalue().endswith(
         "To come back:\n"
         f"  quoridor join {room}\n"

@@ -67,6 +67,9 @@ def test_a_numbered_name_keeps_its_number_when_cut() -> None:
 def test_the_status_panel_tells_computer_seats_apart() -> None:
     names = ("Alice", "Computer L3", "Computer L3 (2)", "Computer L3 (3)")
     state = make_state(pawns=("e1", "a5", "e9", "i5"), names=names)
-    rows = ["".join(text for _, text in line) for line in status_lines(state, 0, width=37)]
+    rows = ["".join(text for _, text in line) for line in status_lines(state, 0, width=30)]
     shown = [row for row in rows if "Comput" in row]
     assert [row.split()[1:3] for row in shown[1:]] == [["Comput…", "(2)"], ["Comput…", "(3)"]]
+    # With room for them (the panel at 80x24, untimed), the names are whole.
+    rows = ["".join(text for _, text in line) for line in status_lines(state, 0, width=37)]
+    assert sum("Computer L3 (3)  " in row for row in rows) == 1

@@ -160,7 +160,7 @@ export class Lobby {
     }
     this.leaders.replaceChildren(...reply.players.map((/** @type {any} */ p) => h("tr", {},
       h("td", { text: String(p.rank) }),
-      h("td", { class: "names" }, h("a", { href: `#/profile/${encodeURIComponent(p.name)}`, text: p.name })),
+      h("td", { class: "names" }, h("a", { class: "one-name", title: p.name, href: `#/profile/${encodeURIComponent(p.name)}`, text: p.name })),
       h("td", { text: String(p.rating) }),
       h("td", { text: `${p.wins}–${p.losses}–${p.draws}` }))));
   }
@@ -252,9 +252,9 @@ export class Lobby {
     this.rooms.replaceChildren(...rooms.map((room) => {
       const free = room.status === "waiting" && room.players.includes(null);
       const mine = room.status !== "finished" && this.app.holdsSeat(room.room);
-      const names = room.players.map((/** @type {string|null} */ name) => name ?? "—").join(" vs ");
+      const names = room.players.map((/** @type {string|null} */ name) => name ?? "—");
       return h("tr", {},
-        h("td", { class: "names", text: names }),
+        h("td", { class: "names" }, ...versus(names)),
         h("td", { text: `${variantText(room.variant, room.clock)}${room.rated ? " · rated" : ""}${room.match ? " · match" : ""}${room.spectators ? ` · ${room.spectators} watching` : ""}` }),
         h("td", { class: "act" }, mine || free
           ? h("button", { type: "button", class: "primary", text: mine ? "Return" : "Join", onclick: () => this.app.enter(`#/room/${room.room}`) })
@@ -271,9 +271,20 @@ export class Lobby {
     this.games.replaceChildren(...games.map((game) => {
       const winner = game.winner === null ? (game.reason === "draw" ? "draw" : game.reason) : `${game.players[game.winner]} won${wonHow(game.reason)}`;
       return h("tr", {},
-        h("td", { class: "names", text: game.players.join(" vs ") }),
+        h("td", { class: "names" }, ...versus(game.players)),
         h("td", { text: `${winner} · ${plural(game.plies, "move")} · ${ago(game.finished)}` }),
         h("td", { class: "act" }, h("button", { type: "button", text: "Replay", onclick: () => this.app.go(`#/replay/${game.game}`) })));
     }));
   }
+}
+
+/**
+ * Names as "Ann vs Ben", each in a span of its own: a row wraps between names and words,
+ * never inside a word ("Comput" / "er L2" at 360 px), and a word too long for the column
+ * ends in an ellipsis, the name whole in its title (style.css, `.list .one-name`).
+ * @param {string[]} names
+ * @returns {(HTMLElement|string)[]}
+ */
+function versus(names) {
+  return names.flatMap((name, index) => [...(index ? [" vs "] : []), h("span", { class: "one-name", title: name, text: name })]);
 }

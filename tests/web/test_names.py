@@ -1,0 +1,83 @@
+"""Players' names in the lobby's lists stay whole on a phone: an outside review saw the
+Recent games list split "Comput" / "er L2" across lines at 360 px."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser
+
+from protocol.messages import AiSpec, Create, Joined, MoveRequest, Resign, State
+from server.app import GameServer
+from tests.web.pages import close_all, open_player
+from tests.wsclient import Client
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+LINES_OF_EACH_WORD = """(words) => {
+    const rows = [];
+    for (const cell of document.querySelectorAll(".list td.names")) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const word of words) {
+                const at = node.data.indexOf(word);
+                if (at < 0) continue;
+                const range = document.createRange();
+                range.setStart(node, at);
+                range.setEnd(node, at + word.length);
+                const rects = [...range.getClientRects()];
+                const tops = new Set(rects.map((r) => Math.round(r.top)));
+                // Cut short by an ellipsis: the word's text runs past its name's box.
+                const box = node.parentElement.getBoundingClientRect();
+                const whole = rects.every((r) => r.right <= box.right + 0.5);
+                rows.push([word, tops.size, whole]);
+            }
+        }
+    }
+    return rows;
+}"""
+"""Each word found in the lists' names: the number of lines it is drawn on, and whether it
+is shown whole (not cut short by an ellipsis)."""
+
+
+async def resign_against_the_computer(site: GameServer, name: str) -> None:
+    """A finished game between ``name`` and Computer L2, for the Recent games list."""
+    client = await Client.connect(f"ws://127.0.0.1:{site.port}", name)
+    await client.send(Create(ai=AiSpec(level=2)))
+    await client.expect(Joined)
+    await client.send(MoveRequest(move="e2", ply=0))
+    while not isinstance(message := await client.recv(10), State) or message.ply < 2:
+        pass
+    await client.send(Resign())
+    while not isinstance(message := await client.recv(), State) or message.status != "finished":
+        pass
+    await client.close()
+
+
+@pytest.mark.parametrize("viewport", [(360, 740), (1440, 900)])
+async def test_recent_games_never_split_a_word_of_a_name(
+    browser: Browser, site: GameServer, viewport: tuple[int, int]
+) -> None:
+    await resign_against_the_computer(site, "Alexandra")
+    await resign_against_the_computer(site, "Maximilianaugustus")
+    player = await open_player(browser, site, "Carol", viewport=viewport)
+    page = player.page
+    await page.wait_for_selector(".list td.names:has-text('Maximilianaugustus')")
+    words = ["Computer", "L2", "Alexandra", "Maximilianaugustus"]
+    shown = await page.evaluate(LINES_OF_EACH_WORD, words)
+    assert {word for word, _, _ in shown} == set(words)
+    assert [word for word, lines, _ in shown if lines != 1] == []
+    # Names of an ordinary length whole; a long one may end in an ellipsis, whole in its title.
+    assert [w for w, _, whole in shown if not whole and w != "Maximilianaugustus"] == []
+    titles = await page.locator(".list td.names .one-name").evaluate_all(
+        "(names) => names.map((name) => name.title)"
+    )
+    assert "Maximilianaugustus" in titles
+    # Nothing is pushed out of its card to keep them whole (the Replay buttons were).
+    past = await page.evaluate(
+        """() => [...document.querySelectorAll(".list")].filter((table) => {
+            const card = table.closest(".card").getBoundingClientRect();
+            return table.getBoundingClientRect().right > card.right;
+        }).length"""
+    )
+    assert past == 0
+    await close_all(player)

@@ -52,6 +52,7 @@ from server.core import (
 from server.database import Synchronous
 from server.dburl import is_postgresql, shown
 from server.metrics import Metrics
+from server.ratelimit import KeyedBuckets
 from server.retention import Retention
 from server.rooms import Absence
 from server.searches import Searches
@@ -71,6 +72,9 @@ CLOSE_GOING_AWAY = 1001
 PIPELINE = 2
 """Commits the database process may have at once: while it writes one, the next is
 already in its pipe, so it never waits for a busy event loop to send it."""
+PLAIN_BURST = 10.0
+"""Plain HTTP requests an address may make at once, in seconds of ``--http-rate``: a page
+load with an empty cache is 14 requests, and one address may be a whole office."""
 SEND_BUFFER = 128 * 1024
 """The kernel send buffer asked for each client's socket (Linux doubles it). Left alone, Linux
 grows it for a client that stops reading up to tcp_wmem's maximum (often 4 MiB), on top of
@@ -161,6 +165,8 @@ class GameServer:
         """Sites other than the server's own whose pages may open a websocket."""
         self.assets = static.load_assets()
         """The browser client's files, served on plain GETs."""
+        self.plain_requests = KeyedBuckets(config.http_rate, config.http_rate * PLAIN_BURST)
+        """Each address's allowance of plain HTTP requests."""
         self.per_ip: Counter[str] = Counter()
         """Open connections by remote address."""
         self.ready = False
@@ -409,6 +415,9 @@ class GameServer:
         origin check and the per-IP cap for websocket upgrades."""
         path = request.path.split("?", 1)[0]
         head = request.method == "HEAD"
+        upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
+        if not upgrade and not self._plain_allowed(link, request):
+            return http.SLOW_DOWN
         if path == "/healthz":
             return http.text(HTTPStatus.OK, "ok", head)
         if path == "/readyz":
@@ -418,7 +427,7 @@ class GameServer:
             return http.text(HTTPStatus.SERVICE_UNAVAILABLE, reason, head)
         if path == "/metrics":
             return http.response(HTTPStatus.OK, self.metrics.render(), METRICS_TYPE, head)
-        if request.headers.get("Upgrade", "").lower() != "websocket":
+        if not upgrade:
             files = static.serve(self.assets, request)
             return http.without_body(files) if head else files
         if head:
@@ -441,6 +450,14 @@ class GameServer:
             log.warning("connection refused: too many from one address", extra=extra)
             return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
         return None
+
+    def _plain_allowed(self, link: Link, request: Request) -> bool:
+        """Whether the client's address is within its rate of plain HTTP requests (pages,
+        health checks, metrics): each is a connection accepted, a request parsed and answered,
+        and nothing else bounded how many an address made (an outside review: 400 a second
+        from two addresses took most of a core)."""
+        address = address_key(self._address(link, request))
+        return self.plain_requests.take(address, asyncio.get_running_loop().time())
 
     def _admit_node(self, link: Link, request: Request) -> Response | None:
         """A node link: another node hands a client over. The cluster secret is checked in

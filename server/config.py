@@ -132,6 +132,12 @@ class Config:
         "of CPU), one IP address a quarter of it; past it replays get server_busy, so games "
         "in play keep the server",
     )
+    http_rate: float = _setting(
+        20.0,
+        "plain HTTP requests (the browser client's files, health checks, metrics; not "
+        "websocket upgrades) one IP address (IPv6: its /64) may make a second on average, "
+        "ten times as many at once; more get 429",
+    )
     max_spectators: int = _setting(100, "spectators one room takes; more get room_full")
     hellos_per_second: float = _setting(
         1.0,
@@ -261,6 +267,7 @@ AT_LEAST_ONE = {
 POSITIVE = {
     "rate", "ping_interval", "hello_timeout", "idle_timeout", "lease_ttl", "replay_plies",
     "logins_per_minute", "registrations_per_hour", "token_days", "hellos_per_second",
+    "http_rate",
 }  # fmt: skip
 """Settings that must be above 0; every other number may be 0 but not negative."""
 

@@ -55,6 +55,12 @@ def without_body(reply: Response) -> Response:
 NOT_ALLOWED = text(HTTPStatus.METHOD_NOT_ALLOWED, "only GET and HEAD are served", Allow="GET, HEAD")
 
 
+HEAD_TOO_LARGE = text(
+    HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "the request's headers are too large"
+)
+SLOW_DOWN = text(
+    HTTPStatus.TOO_MANY_REQUESTS, "too many requests from your address", Retry_After="1"
+)
 SERVER_FULL = text(HTTPStatus.SERVICE_UNAVAILABLE, "the server is full; try again soon")
 TOO_MANY = text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
 

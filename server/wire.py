@@ -13,7 +13,8 @@ What every connection lives by, whatever it carries, is kept here:
 
 - it is counted from accept by the server's ``http.Gate`` (the per-address
   and the server-wide caps, 429 and 503);
-- a request of a method other than GET or HEAD gets 405 before it is parsed;
+- a request of a method other than GET or HEAD gets 405 before it is parsed, and one whose
+  head passes ``MAX_REQUEST_HEAD`` bytes gets 431;
 - the opening handshake must be complete within ``OPEN_TIMEOUT`` (slowloris);
 - an open websocket is pinged every ``ping_interval`` seconds and dropped
   (close code 1011) when nothing at all came from it since the previous ping;
@@ -48,7 +49,7 @@ from websockets.protocol import CLOSED, OPEN
 from websockets.server import ServerProtocol
 
 from server.backlogs import BEHIND, Backlogs
-from server.http import LONGEST_METHOD, METHODS, NOT_ALLOWED, Gate
+from server.http import HEAD_TOO_LARGE, LONGEST_METHOD, METHODS, NOT_ALLOWED, Gate
 from server.ratelimit import TokenBucket
 
 log = logging.getLogger("quoridor.server")
@@ -67,6 +68,11 @@ the server sees it, so 20 connections sending pings and never reading grew the s
 gigabyte in 30 seconds, and held its event loop for most of them."""
 CONTROL_BURST = 20.0
 """...and at once."""
+MAX_REQUEST_HEAD = 16 * 1024
+"""Bytes a request line and its headers may take: a browser's upgrade with its cookies takes
+one or two. websockets' own limits (128 headers of 8 KiB) let a plain GET carry a megabyte
+of headers, which cost the server a millisecond of CPU to parse (an outside review: 400 such
+requests a second from two addresses took 0.9 of a core)."""
 REFUSED_LINGER = 1.0
 """Seconds between closing a connection for abuse (no longer read) and dropping it."""
 MAX_FRAGMENTS = 64
@@ -113,6 +119,7 @@ class Link(asyncio.Protocol):
         "controls",
         "counted",
         "fragments",
+        "head",
         "heard",
         "host",
         "keepalive",
@@ -148,6 +155,8 @@ class Link(asyncio.Protocol):
         """The address the gate counts this connection against, while it does."""
         self.prefix: bytes | None = b""
         """The first bytes of the request, until its method is known (then None)."""
+        self.head = 0
+        """Bytes of the request read so far, until it is parsed."""
         self.request: Request | None = None
         self.conn = 0
         """The server's number for this connection, once open."""
@@ -195,7 +204,7 @@ class Link(asyncio.Protocol):
         self.host.backlogs.caught_up(self)
 
     def data_received(self, data: bytes) -> None:
-        if self.prefix is not None and not self._method_allowed(data):
+        if self.request is None and not self._head_allowed(data):
             return
         protocol = self.protocol
         protocol.receive_data(data)
@@ -300,6 +309,18 @@ class Link(asyncio.Protocol):
         self.transport.abort()
 
     # -- inside ----------------------------------------------------------------------
+
+    def _head_allowed(self, data: bytes) -> bool:
+        """Whether the request read so far may go on: its method (``_method_allowed``) and
+        its size; if not, it has been answered (405, 431) and the connection is closing."""
+        if self.prefix is not None and not self._method_allowed(data):
+            return False
+        self.head += len(data)
+        if self.head <= MAX_REQUEST_HEAD:
+            return True
+        self.transport.write(HEAD_TOO_LARGE.serialize())
+        self.transport.close()  # nothing more is read
+        return False
 
     def _method_allowed(self, data: bytes) -> bool:
         """Answer 405 to methods other than GET and HEAD as soon as the method is known,

@@ -7,6 +7,7 @@ headers, a body on a HEAD answer), as Node and Prometheus do.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import h11
@@ -24,11 +25,18 @@ class Reply:
         return [value for key, value in self.headers if key == name.lower()]
 
 
-async def request(port: int, path: str, method: str = "GET", body: bytes = b"") -> Reply:
-    """Send one request and parse the answer strictly (h11 raises on a malformed one)."""
+async def request(
+    port: int,
+    path: str,
+    method: str = "GET",
+    body: bytes = b"",
+    extra: Sequence[tuple[str, str]] = (),
+) -> Reply:
+    """Send one request (``extra``: more headers) and parse the answer strictly (h11 raises
+    on a malformed one)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     client = h11.Connection(h11.CLIENT)
-    headers = [("Host", "localhost"), ("Connection", "close")]
+    headers = [("Host", "localhost"), ("Connection", "close"), *extra]
     if body:
         headers.append(("Content-Length", str(len(body))))
     writer.write(client.send(h11.Request(method=method, target=path, headers=headers)))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from server.app import GameServer
+from server.config import Config
 from tests.http import request
 
 
@@ -57,3 +60,33 @@ async def test_unknown_paths_are_404_and_not_websockets(server: GameServer) -> N
     assert refused.value.response.status_code == 404
     async with connect(f"ws://127.0.0.1:{server.port}/?client=test") as ws:
         await ws.ping()
+
+
+async def test_a_request_head_over_16_kib_gets_431(server: GameServer) -> None:
+    """websockets alone takes 128 headers of 8 KiB: a megabyte to parse for each GET."""
+    cookies = [("Cookie", "c" * 6000), ("X-Padding", "p" * 6000)]  # 12 KB: a big browser's
+    assert (await request(server.port, "/healthz", extra=cookies)).status == 200
+    async with connect(
+        f"ws://127.0.0.1:{server.port}/?client=test", additional_headers=cookies
+    ) as ws:
+        await ws.ping()
+    huge = [(f"X-Padding-{n}", "p" * 8000) for n in range(3)]
+    reply = await request(server.port, "/healthz", extra=huge)
+    assert reply.status == 431
+    assert reply.body == b"the request's headers are too large\n"
+
+
+async def test_plain_requests_have_a_rate_per_address() -> None:
+    """--http-rate 2: 20 at once, then 2 a second; websocket upgrades do not count."""
+    async with GameServer(Config(port=0, http_rate=2)).running() as server:
+        for _ in range(20):
+            assert (await request(server.port, "/healthz")).status == 200
+        refused = await request(server.port, "/")
+        assert refused.status == 429
+        assert refused.header("retry-after") == ["1"]
+        assert refused.body == b"too many requests from your address\n"
+        async with connect(f"ws://127.0.0.1:{server.port}/?client=test") as ws:
+            await ws.ping()
+        await asyncio.sleep(0.6)
+        assert (await request(server.port, "/healthz")).status == 200
+        assert (await request(server.port, "/healthz")).status == 429

@@ -78,6 +78,7 @@ from server.actions import (
     Suggest,
     Think,
 )
+from server.addresses import address_key
 from server.computer import HINT_LEVEL, HINT_SECONDS, LIVE_DEPTH, LIVE_NODES
 from server.context import Context, Limits
 from server.database import Batch, Loaded
@@ -194,7 +195,10 @@ class Core:
     # -- the adapter's calls -----------------------------------------------------
 
     def open(self, conn: int, address: str = "") -> None:
-        self.registry.open(conn, address)
+        """A connection from ``address``, counted as the per-address limits count it (an
+        IPv6 address as its /64) whoever opens it: the server's adapter, or a cluster's
+        relay serving a client here again."""
+        self.registry.open(conn, address_key(address))
 
     def receive(self, conn: int, data: bytes | str) -> list[Action]:
         # A deadline that passed but was not acted on yet (its timer is late)

@@ -314,3 +314,16 @@ def test_replay_plays_a_four_player_retirement() -> None:
         (1, 2, "retire 1"),
         (2, 3, "e8"),
     ]
+
+
+def test_the_core_counts_an_ipv6_address_by_its_64_whoever_opens_the_connection() -> None:
+    """The server's adapter handed the core an address's /64, but a cluster's relay handed
+    it the raw address of a client it served again: one /64 had an allowance a host."""
+    driver = Driver(limits=Limits(hellos_per_second=0.001, hello_burst=2))
+    driver.greet("a", "2001:db8::1")
+    driver.greet("b", "2001:db8::2")
+    late = driver.open("2001:db8::3")
+    (refused,) = driver.send(late, Hello(version=VERSION, name="c"))
+    assert isinstance(refused, Error)
+    assert refused.code == "rate_limited"
+    driver.greet("d", "2001:db8:0:1::1")  # the next /64 is another client

@@ -13,12 +13,11 @@ import pytest
 from protocol.messages import Joined, Watch
 from server.app import GameServer
 from server.config import Config
-from server.wire import WRITE_BUFFER_LIMIT, Link
+from server.wire import WRITE_BUFFER_LIMIT
 from tests.faults.conftest import Connect
 from tests.faults.play import WITHIN, seat_pair
-from tests.faults.proxy import Link as ProxyLink
 from tests.faults.proxy import Proxy
-from tests.faults.test_slow_reader import RACE, Shuffler
+from tests.faults.test_slow_reader import RACE, Shuffler, server_link
 
 BUDGET_MIB = 1
 SLOW = 4
@@ -44,14 +43,6 @@ async def server() -> AsyncIterator[GameServer]:
 
 def backlogs(server: GameServer) -> int:
     return sum(link.transport.get_write_buffer_size() for link in server.sockets.values())
-
-
-def server_link(server: GameServer, link: ProxyLink) -> Link:
-    """The server's connection for the client that comes through ``link``."""
-    assert link.server.transport is not None
-    port = link.server.transport.get_extra_info("sockname")[1]
-    (found,) = [ws for ws in server.sockets.values() if ws.remote_address[1] == port]
-    return found
 
 
 async def test_the_largest_backlogs_are_cut_off_past_the_servers_budget(

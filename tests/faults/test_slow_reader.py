@@ -13,6 +13,7 @@ import pytest
 from protocol.messages import Joined, MoveRequest, VariantSpec, Watch
 from server.app import SEND_BUFFER, GameServer
 from server.wire import WRITE_BUFFER_LIMIT
+from server.wire import Link as ServerLink
 from tests.faults.conftest import Connect
 from tests.faults.play import WITHIN, next_state, past, seat_pair
 from tests.faults.proxy import Link, Proxy
@@ -56,12 +57,17 @@ class Shuffler:
             await asyncio.sleep(max(0.0, self.pace - elapsed))
 
 
-def server_side(server: GameServer, link: Link) -> socket.socket:
-    """The server's socket for the connection that comes through ``link``."""
+def server_link(server: GameServer, link: Link) -> ServerLink:
+    """The server's connection for the client that comes through ``link``."""
     assert link.server.transport is not None
     port = link.server.transport.get_extra_info("sockname")[1]
-    (ws,) = [ws for ws in server.sockets.values() if ws.remote_address[1] == port]
-    sock: socket.socket = ws.transport.get_extra_info("socket")
+    (found,) = [ws for ws in server.sockets.values() if ws.remote_address[1] == port]
+    return found
+
+
+def server_side(server: GameServer, link: Link) -> socket.socket:
+    """The server's socket for the connection that comes through ``link``."""
+    sock: socket.socket = server_link(server, link).transport.get_extra_info("socket")
     return sock
 
 

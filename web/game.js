@@ -4,7 +4,7 @@
 import { Board } from "./board.js";
 import { $, announce, fill, h, s } from "./dom.js";
 import { loginForm } from "./account.js";
-import { clockText, listed, moveText, plural, resultText, retireText, retirements, seatName, variantText, withNames } from "./words.js";
+import { clockText, listed, moveText, plural, resultText, retireText, retirements, seatName, sentence, tapOrClick, variantText, withNames } from "./words.js";
 
 const LOW_TIME_MS = 20_000;
 /** A player card's word for a seat out of the game, by how it went (words.js `retirements`). */
@@ -286,7 +286,9 @@ export class GameView {
     if (!this.premoving()) return this.idleTap();
     if (this.premove?.move === move) return this.cancelPremove();
     this.premove = { game: state.game, move };
-    this.app.notice(`It is ${seatName(state, state.turn)}'s turn: ${move} is played when yours comes (click it again or press Esc to cancel).`);
+    // A phone has no Esc key to mention.
+    const cancel = tapOrClick() === "tap" ? "tap it again to cancel" : "click it again or press Esc to cancel";
+    this.app.notice(`It is ${seatName(state, state.turn)}'s turn: ${move} is played when yours comes (${cancel}).`);
     this.renderBoard();
   }
 
@@ -702,8 +704,7 @@ export class GameView {
         // The player's first move in this view: how a move is made here, in a toast that
         // leaves the board its size (typing a move is the move box's placeholder).
         this.toldHow = true;
-        const touch = matchMedia("(hover: none)").matches;
-        this.howText = `${touch ? "Tap" : "Click"} a dot to step, or the groove between two squares for a wall.`;
+        this.howText = `${sentence(tapOrClick())} a dot to step, or the groove between two squares for a wall.`;
         this.app.notice(this.howText);
       }
     } else if (state.turn !== null) {

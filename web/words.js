@@ -17,6 +17,12 @@ export function seatName(state, seat) {
   return player?.name ?? `${SEAT_NAMES[seat]} seat`;
 }
 
+/** How a player chooses a square here: "tap" on a touch screen (no hover: a finger, not a
+ * mouse), else "click". */
+export function tapOrClick() {
+  return matchMedia("(hover: none)").matches ? "tap" : "click";
+}
+
 /** A finished game's result in one sentence. @param {any} result @param {(seat: number) => string} name */
 export function resultText(result, name) {
   if (!result) return "";

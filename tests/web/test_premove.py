@@ -7,7 +7,7 @@ import pytest
 from playwright.async_api import Browser
 
 from server.app import GameServer
-from tests.web.pages import close_all, game_between
+from tests.web.pages import close_all, create_room, game_between, open_player
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -74,4 +74,19 @@ async def test_a_premove_the_server_refuses_is_told_and_nothing_else_happens(
     assert await alice.page.locator(".overlay [data-premove]").count() == 0
     await alice.click_square("c3")
     await bob.wait_ply(3)
+    await close_all(alice, bob)
+
+
+async def test_a_phone_is_told_to_tap_a_premove_again_not_to_click(
+    browser: Browser, site: GameServer
+) -> None:
+    alice = await open_player(browser, site, "Alice")
+    code = await create_room(alice)
+    bob = await open_player(browser, site, "Bob", f"/#/room/{code}", (360, 740), touch=True)
+    await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await bob.page.touchscreen.tap(*await bob.square_center("c4"))  # Alice's turn: queued
+    await bob.page.wait_for_selector('.overlay [data-premove="c4"]')
+    told = await bob.page.locator("#toast").inner_text()
+    assert "c4 is played when yours comes (tap it again to cancel)" in told, told
+    assert "click" not in told.lower()
     await close_all(alice, bob)

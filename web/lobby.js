@@ -269,10 +269,10 @@ export class Lobby {
       return;
     }
     this.games.replaceChildren(...games.map((game) => {
-      const winner = game.winner === null ? (game.reason === "draw" ? "draw" : game.reason) : `${game.players[game.winner]} won${wonHow(game.reason)}`;
+      const after = `${plural(game.plies, "move")} · ${ago(game.finished)}`;
       return h("tr", {},
         h("td", { class: "names" }, ...versus(game.players)),
-        h("td", { text: `${winner} · ${plural(game.plies, "move")} · ${ago(game.finished)}` }),
+        h("td", {}, ...resultOf(game, after)),
         h("td", { class: "act" }, h("button", { type: "button", text: "Replay", onclick: () => this.app.go(`#/replay/${game.game}`) })));
     }));
   }
@@ -286,5 +286,23 @@ export class Lobby {
  * @returns {(HTMLElement|string)[]}
  */
 function versus(names) {
-  return names.flatMap((name, index) => [...(index ? [" vs "] : []), h("span", { class: "one-name", title: name, text: name })]);
+  return names.flatMap((name, index) => [...(index ? [" vs "] : []), oneName(name)]);
+}
+
+/**
+ * A finished game's result cell, "Ann won (by resignation) · 12 moves · 3 min ago": the
+ * winner's name in a span of its own, as in `versus`, so a long one ends in an ellipsis rather
+ * than pushing the table past its card (a 32-letter name did at 360 px).
+ * @param {any} game a history_list entry @param {string} after what follows the result
+ * @returns {(HTMLElement|string)[]}
+ */
+function resultOf(game, after) {
+  if (game.winner === null) return [`${game.reason === "draw" ? "draw" : game.reason} · ${after}`];
+  return [oneName(game.players[game.winner]), ` won${wonHow(game.reason)} · ${after}`];
+}
+
+/** A player's name, kept on one line: cut short by an ellipsis where too wide, whole in its
+ * title (style.css, `.list .one-name`). @param {string} name */
+function oneName(name) {
+  return h("span", { class: "one-name", title: name, text: name });
 }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser
 
-from protocol.messages import AiSpec, Create, Joined, MoveRequest, Resign, State
+from protocol.messages import AiSpec, Create, Join, Joined, MoveRequest, Resign, State
 from server.app import GameServer
 from tests.web.pages import close_all, open_player
 from tests.wsclient import Client
@@ -80,4 +80,42 @@ async def test_recent_games_never_split_a_word_of_a_name(
         }).length"""
     )
     assert past == 0
+    await close_all(player)
+
+
+async def lose_to(site: GameServer, winner: str) -> None:
+    """A finished game ``winner`` won, Bob resigning, for the Recent games list."""
+    url = f"ws://127.0.0.1:{site.port}"
+    first = await Client.connect(url, winner)
+    await first.send(Create())
+    room = (await first.expect(Joined)).room
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=room))
+    while not isinstance(message := await bob.recv(), State) or message.status != "playing":
+        pass
+    await bob.send(Resign())
+    while not isinstance(message := await first.recv(), State) or message.status != "finished":
+        pass
+    await first.close()
+    await bob.close()
+
+
+LONGEST_NAME = "Maximilianaugustusbartholomewxyz"  # 32 letters, as long as a name may be
+
+
+@pytest.mark.parametrize("viewport", [(360, 740), (1440, 900)])
+async def test_a_long_winners_name_stays_inside_the_recent_games_card(
+    browser: Browser, site: GameServer, viewport: tuple[int, int]
+) -> None:
+    await lose_to(site, LONGEST_NAME)
+    player = await open_player(browser, site, "Carol", viewport=viewport)
+    page = player.page
+    result = page.locator(".list td:has-text('won (by resignation)')")
+    await result.wait_for()
+    card = page.locator(".card:has(td:has-text('won (by resignation)'))")
+    scroll, box = await card.evaluate("(card) => [card.scrollWidth, card.clientWidth]")
+    assert scroll <= box, f"the Recent games card is {scroll} px wide inside {box} px"
+    assert await page.evaluate("document.documentElement.scrollWidth") <= viewport[0]
+    # Cut short (if at all) with its whole in the title.
+    assert await result.locator(".one-name").get_attribute("title") == LONGEST_NAME
     await close_all(player)

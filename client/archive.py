@@ -20,6 +20,7 @@ from client.render import board_text
 from client.replay import (
     RecordError,
     Replay,
+    history_hint,
     history_text,
     numbered,
     one_line,
@@ -88,9 +89,9 @@ async def history(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stder
     except Failure as failure:
         say(stderr, f"quoridor: {failure}")
         return 1
-    command = invoked_as(normalize_url(args.server))
-    stdout.write("\n".join(history_text(reply.games, command=command)) + "\n")
-    stdout.flush()
+    stdout.write("\n".join(history_text(reply.games)) + "\n")
+    if reply.games:
+        say(stdout, *history_hint(invoked_as(normalize_url(args.server))))
     return 0
 
 

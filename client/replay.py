@@ -23,6 +23,7 @@ from client.describe import (
     variant_text,
 )
 from client.notation import is_move
+from client.printed import Command
 from client.render import Line, pawn_glyph
 from client.width import clip_name, pad
 from protocol.messages import (
@@ -95,11 +96,8 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "~"
 
 
-def history_text(
-    games: list[GameSummary], now: float | None = None, command: str = "quoridor"
-) -> list[str]:
-    """The finished games as a table of at most 80 columns, newest first (``command``: how
-    this client is run, for the hint)."""
+def history_text(games: list[GameSummary], now: float | None = None) -> list[str]:
+    """The finished games as a table of at most 80 columns, newest first."""
     if not games:
         return ["No finished games yet."]
     year = time.localtime(now).tm_year
@@ -117,9 +115,19 @@ def history_text(
             f"{game.plies:>4}  {summary_result(game)}"
         )
         lines.append(_fit(line, HISTORY_WIDTH))
-    lines.append(f"Replay one: {command} replay GAME")
-    lines.append(f"Its record: {command} replay GAME --export")
     return lines
+
+
+def history_hint(command: str) -> list[str]:
+    """What to type next, below the table, for ``client.printed.say`` (``command``: how this
+    client is run): each command on a row of its own, whole (on one line with its words, a
+    long path and address made the terminal break it mid-word at 80 columns)."""
+    return [
+        "Replay one:",
+        Command(f"{command} replay GAME"),
+        "Its record:",
+        Command(f"{command} replay GAME --export"),
+    ]
 
 
 @dataclass

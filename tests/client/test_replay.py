@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import io
+import sys
 from pathlib import Path
 
 import msgspec
@@ -169,15 +170,19 @@ async def test_history_replay_and_export_of_a_finished_game(url: str) -> None:
 
     code, out, err = await command(url, "history")
     assert (code, err) == (0, "")
-    header, row, hint, export_hint = out.splitlines()
+    header, row, *hints = out.splitlines()
     assert header.split() == ["GAME", "ENDED", "VARIANT", "PLAYERS", "MOVES", "RESULT"]
     assert row.split()[0] == "1"
     assert " ".join(row.split()[3:]) == "5x5 3w Alice v Bob 7 Alice won"
     assert max(len(line) for line in out.splitlines()) <= 80
     # Commands to type as this client was run, with the server's address.
-    assert hint == f"Replay one: {invoked_as(url)} replay GAME"
-    assert export_hint == f"Its record: {invoked_as(url)} replay GAME --export"
-    assert f"--server {url}" in hint
+    assert hints == [
+        "Replay one:",
+        f"  {invoked_as(url)} replay GAME",
+        "Its record:",
+        f"  {invoked_as(url)} replay GAME --export",
+    ]
+    assert f"--server {url}" in hints[1]
 
     code, out, err = await command(url, "replay", "1", "--brief")
     assert (code, err) == (0, "")
@@ -206,6 +211,34 @@ async def test_history_replay_and_export_of_a_finished_game(url: str) -> None:
         url, "replay", "--file", "-", "--size", "5", "--walls", "3", "--export", stdin=numbered_line
     )
     assert (code, again, err) == (0, exported, "")
+
+
+class Terminal(io.StringIO):
+    """Standard output that says it is a terminal (its width: ``COLUMNS``)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+async def test_the_history_hints_wrap_with_each_command_whole_at_80_columns(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run by its path from a virtual environment, each hint below the table was one row of
+    words and command together, over 80 columns: the terminal broke it mid-command
+    ("... replay" / " GAME"). Now the words wrap and each command has a row of its own."""
+    await finished_game(url, GAME)
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("PATH", "/nonexistent")  # not on the PATH: hints say the path typed
+    monkeypatch.setattr(sys, "argv", ["/home/alice/quoridor/.venv/bin/quoridor", "history"])
+    out = Terminal()
+    assert await dispatch(parse(["--server", url, "history"]), io.StringIO(), out, out) == 0
+    command = f"/home/alice/quoridor/.venv/bin/quoridor --server {url}"
+    assert out.getvalue().splitlines()[2:] == [
+        "Replay one:",
+        f"  {command} replay GAME",
+        "Its record:",
+        f"  {command} replay GAME --export",
+    ]
 
 
 async def test_a_game_that_ended_otherwise_says_how(url: str) -> None:

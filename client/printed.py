@@ -3,15 +3,17 @@ that have none (the resume question, errors, hints).
 
 A terminal breaks a long line at its last column, mid-word: "within sec" / "onds", and a
 command to copy split across rows (a newcomer review). Prose is wrapped here at spaces to the
-terminal's width, and each command stands alone on an indented row, whole even if wider.
+terminal's width, measured in columns (``client.width``: a CJK name's characters take two
+each), and each command stands alone on an indented row, whole even if wider.
 """
 
 from __future__ import annotations
 
 import shutil
-import textwrap
 from collections.abc import Iterable
 from typing import TextIO
+
+from client.width import wrap
 
 INDENT = "  "
 
@@ -21,7 +23,7 @@ class Command(str):
 
 
 def rows(parts: Iterable[str], width: int | None) -> list[str]:
-    """``parts`` as printed rows: prose wrapped at spaces to ``width`` columns (a word wider
+    """``parts`` as printed rows: prose wrapped between words to ``width`` columns (a word wider
     than that, a URL say, stays whole; None: not wrapped), each ``Command`` on an indented
     row of its own."""
     printed: list[str] = []
@@ -33,9 +35,7 @@ def rows(parts: Iterable[str], width: int | None) -> list[str]:
             if width is None:
                 printed.append(line)
                 continue
-            printed += textwrap.wrap(
-                line, max(width, 20), break_long_words=False, break_on_hyphens=False
-            ) or [""]
+            printed += wrap(line, max(width, 20), indent="", cut=False)
     return printed
 
 

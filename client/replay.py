@@ -25,7 +25,7 @@ from client.describe import (
 from client.notation import is_move
 from client.printed import Command
 from client.render import Line, pawn_glyph
-from client.width import clip_name, pad
+from client.width import clip, clip_name, columns, pad
 from protocol.messages import (
     Frame,
     GameSummary,
@@ -93,7 +93,9 @@ HISTORY_WIDTH = 80
 
 
 def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "~"
+    """``text`` in ``width`` terminal columns at most (a CJK character takes two), cut
+    with "~"."""
+    return clip(text, width, "~")
 
 
 def history_text(games: list[GameSummary], now: float | None = None) -> list[str]:
@@ -103,7 +105,7 @@ def history_text(games: list[GameSummary], now: float | None = None) -> list[str
     year = time.localtime(now).tm_year
     # The players' column gives way to the longest result ("Computer L1 won (abandon)" was
     # cut to "(abando~"), down to 12 columns; the rows stay aligned.
-    longest = max(len(summary_result(game)) for game in games)
+    longest = max(columns(summary_result(game)) for game in games)
     width = max(12, min(20, HISTORY_WIDTH - 36 - longest))
     lines = [f"{'GAME':>5} {'ENDED':<11} {'VARIANT':<10} {'PLAYERS':<{width}} {'MOVES':>4}  RESULT"]
     for game in games:
@@ -111,7 +113,7 @@ def history_text(games: list[GameSummary], now: float | None = None) -> list[str
         ended = time.strftime("%m-%d %H:%M" if ended_at.tm_year == year else "%Y-%m-%d", ended_at)
         players = _fit(" v ".join(game.players), width)  # "Carol v Computer L2" whole at 20
         line = (
-            f"{game.game:>5} {ended:<11} {short_variant(game.variant):<10} {players:<{width}} "
+            f"{game.game:>5} {ended:<11} {short_variant(game.variant):<10} {pad(players, width)} "
             f"{game.plies:>4}  {summary_result(game)}"
         )
         lines.append(_fit(line, HISTORY_WIDTH))

@@ -54,17 +54,18 @@ def pad(text: str, width: int) -> str:
     return text + " " * max(0, width - get_cwidth(text))
 
 
-def wrap(text: str, width: int, indent: str = "  ") -> list[str]:
+def wrap(text: str, width: int, indent: str = "  ", cut: bool = True) -> list[str]:
     """``text`` in rows of ``width`` columns at most, broken between words (and between
     wide characters, which are written without spaces), each row after a paragraph's first
-    starting with ``indent``; a word longer than a row is cut where the row ends."""
+    starting with ``indent``; a word longer than a row is cut where the row ends, or with
+    ``cut`` false has a row of its own, whole (a URL to copy)."""
     rows: list[str] = []
     for paragraph in text.split("\n"):
-        rows += _wrap_paragraph(paragraph, max(width, get_cwidth(indent) + 2), indent)
+        rows += _wrap_paragraph(paragraph, max(width, get_cwidth(indent) + 2), indent, cut)
     return rows
 
 
-def _wrap_paragraph(paragraph: str, width: int, indent: str) -> list[str]:
+def _wrap_paragraph(paragraph: str, width: int, indent: str, cut: bool) -> list[str]:
     rows: list[str] = []
     row, space = "", ""
     for word in _words(paragraph):
@@ -74,12 +75,12 @@ def _wrap_paragraph(paragraph: str, width: int, indent: str) -> list[str]:
         if get_cwidth(row + space + word) <= width:
             row += space + word
         elif not row.strip():
-            row += word  # the row holds nothing yet: the word is cut below
+            row += word  # the row holds nothing yet: the word is cut below (with `cut`)
         else:
             rows.append(row)
             row = indent + word
         space = ""
-        while get_cwidth(row) > width:  # a word wider than the row
+        while cut and get_cwidth(row) > width:  # a word wider than the row
             head = clip(row, width, ellipsis="")
             rows.append(head)
             row = indent + row[len(head) :]

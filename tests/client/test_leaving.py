@@ -321,9 +321,9 @@ async def test_the_last_words_wrap_at_spaces_with_each_command_whole(url: str) -
     ]
 
 
-def keep_a_seat_left_before(url: str) -> None:
-    """Alice's seat in room k3m9qr2xvb, kept by a client that has quit."""
-    seat = SavedSeat(server=url, room="k3m9qr2xvb", seat=0, secret="s" * 24, name="Alice")
+def keep_a_seat_left_before(url: str, name: str = "Alice") -> None:
+    """``name``'s seat in room k3m9qr2xvb, kept by a client that has quit."""
+    seat = SavedSeat(server=url, room="k3m9qr2xvb", seat=0, secret="s" * 24, name=name)
     quit_before = subprocess.Popen(["true"])
     quit_before.wait()
     seat.pid, seat.saved = quit_before.pid, time.time()
@@ -351,6 +351,25 @@ async def test_the_resume_question_and_its_hint_wrap_at_spaces(
         "You have a game in progress in room k3m9qr2xvb (seat 0, as",
         "Alice) on ws://127.0.0.1:9. Resume it? [Y/n] Later, then:",
         f"  {invoked_as(url)} --name Alice join k3m9qr2xvb",
+    ]
+
+
+async def test_a_name_of_wide_characters_is_wrapped_by_its_columns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each CJK character takes two columns: textwrap counted it as one, so the question's
+    first row, "山田太郎山田太郎山田) on" at its end, ran 3 columns past an 80-column terminal,
+    which broke it there."""
+    monkeypatch.setenv("COLUMNS", "80")
+    url = "ws://127.0.0.1:9"
+    keep_a_seat_left_before(url, "山田太郎山田太郎山田")
+    out = Terminal()
+    assert await dispatch(parse(["--server", url]), Keyboard("n\n"), out, io.StringIO()) == 0
+    command = f"{invoked_as(url)} --name '山田太郎山田太郎山田' join k3m9qr2xvb"
+    assert out.getvalue().splitlines() == [
+        "You have a game in progress in room k3m9qr2xvb (seat 0, as 山田太郎山田太郎山田)",
+        "on ws://127.0.0.1:9. Resume it? [Y/n] Later, then:",
+        f"  {command}",
     ]
 
 

@@ -19,6 +19,7 @@ from client.__main__ import dispatch, parse
 from client.connection import invoked_as
 from client.replay import RecordError, history_text, numbered, parse_record
 from client.viewer import ReplayViewer
+from client.width import columns
 from protocol.messages import (
     Abort,
     Create,
@@ -344,6 +345,29 @@ async def test_history_rows_fit_80_columns_whatever_the_names(url: str) -> None:
     lines = history_text([abandoned], now=1_790_000_000.0)
     assert lines[1].endswith("Computer L1 won (abandon)"), lines
     assert all(len(line) <= 80 for line in lines), lines
+
+
+def test_history_rows_measure_wide_names_in_columns() -> None:
+    """A CJK character takes two columns: counted as one, "山田太郎山田太郎 v Bob" was
+    padded 8 columns too wide, pushing its row's moves and result out of line and past 80."""
+    game = GameSummary(
+        game=4,
+        room=None,
+        number=1,
+        variant=VariantSpec(),
+        players=["山田太郎山田太郎", "Bob"],
+        winner=0,
+        reason="resign",
+        plies=12,
+        finished=1_790_000_000.0,
+    )
+    latin = msgspec.structs.replace(game, game=3, players=["Carol", "Dave"])
+    _, wide, narrow = history_text([game, latin], now=1_790_000_000.0)
+    assert columns(wide) <= 80, wide
+    # The same columns as its neighbour's: "12" and the result in line.
+    result = wide.index("山田太郎山田太郎 won (resign)")
+    assert columns(wide[:result]) == narrow.index("Carol won (resign)"), [wide, narrow]
+    assert columns(wide[: wide.index(" 12 ")]) == narrow.index(" 12 "), [wide, narrow]
 
 
 async def test_exporting_an_aborted_game_says_it_was_aborted(url: str) -> None:

@@ -338,12 +338,14 @@ class GameServer:
             message = f"cannot use the database {shown(self.config.db)}: {error}"
             raise StartupError(message) from None
         self._send(self.core.wake())
+        waiting = sum(1 for room in self.core.rooms.values() if room.status == "waiting")
         log.info(
-            "database %s (schema %d -> %d): %s in progress recovered",
+            "database %s (schema %d -> %d): %s in progress recovered, %s waiting for players",
             shown(self.config.db),
             before,
             after,
-            counted(len(self.core.rooms), "game"),
+            counted(len(self.core.rooms) - waiting, "game"),
+            counted(waiting, "room"),
         )
 
     def signalled(self) -> None:

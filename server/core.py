@@ -413,10 +413,12 @@ class Core:
         return batch
 
     def restore(self, loaded: Loaded) -> None:
-        """Take back the games in progress from the database after a (re)start.
+        """Take back the games in progress and the rooms still waiting for players from the
+        database after a (re)start (a finished room is not kept).
 
         Every player is away until they resume, with a fresh grace period; the
-        clocks restart now, the running seat with a small bonus.
+        clocks restart now, the running seat with a small bonus. Each room counts
+        against its owners' address again (the lobby's caps).
         """
         quarantined: list[str] = []
         self.desk.analyses.load(loaded.analyses)
@@ -429,11 +431,11 @@ class Core:
         for bad in loaded.unreadable:
             self._set_aside(bad.table, bad.key, bad.reason)
         for record in loaded.rooms:
-            if not record.started or record.result is not None:
+            if record.result is not None:
                 self.journal.drop_room(record.code)
                 continue
             try:
-                self.host.restore(record, sessions, accounts)
+                self.lobby.restored(self.host.restore(record, sessions, accounts))
             except Exception as error:  # whatever is wrong with one row, the others start
                 self._set_aside("rooms", record.code, f"{type(error).__name__}: {error}")
                 self.journal.quarantine(record.code)
@@ -484,12 +486,13 @@ class Core:
         records: list[SessionRecord],
         accounts: list[AccountRecord],
     ) -> list[Action]:
-        """Host a room this node just took over, as a restart takes one back: every player
-        away with a fresh grace period, the clocks charged nothing for the gap (raises if
+        """Host a room this node just took over (in play, or waiting for players), as a
+        restart takes one back: every player away with a fresh grace period, the clocks
+        charged nothing for the gap, the room counted against its owners here (raises if
         the record cannot be used)."""
         by_id = {account.id: account for account in accounts}
         sessions = {r.id: restore_session(r, self.context.chat_bucket(), by_id) for r in records}
-        self.host.restore(record, sessions, by_id)
+        self.lobby.restored(self.host.restore(record, sessions, by_id))
         for session in sessions.values():
             if session.room is not None:
                 self.registry.keep(session)

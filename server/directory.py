@@ -53,7 +53,8 @@ class LocalDirectory:
 
 def fair(rooms: list[Room]) -> list[Room]:
     """``rooms`` (newest first) less those of an address that has LISTED_PER_ADDRESS newer
-    ones. A room with no address (restored after a restart) counts for itself alone."""
+    ones. A room with no address (saved before its owners were, and taken back after a restart)
+    counts for itself alone."""
     shown: dict[str, int] = {}
     kept = []
     for room in rooms:

@@ -271,6 +271,16 @@ class Lobby:
             room.owners += (f"computer:{address}",)
             self.computer_rooms[f"computer:{address}"] += 1
 
+    def restored(self, room: Room) -> None:
+        """A room taken back from the database (a restart, a cluster's takeover): it counts
+        against the owners it had (``Room.owners``, saved with it) as when it opened."""
+        for owner in room.owners:
+            kind, _, address = owner.partition(":")
+            if kind == "address":
+                self.rooms_of.setdefault(address, set()).add(room)
+            else:
+                self.computer_rooms[owner] += 1
+
     def closed(self, room: Room) -> None:
         """The room host forgot ``room``: it no longer counts against its owners."""
         for owner in room.owners:

@@ -502,11 +502,14 @@ class PgStore:
 
         return await self._run(read)
 
-    async def rooms_in_play(self) -> list[str]:
-        """The codes of every room with a game going on (for the orphan sweep)."""
+    async def open_rooms(self) -> list[str]:
+        """The codes of every room with a game going on or waiting for players (for the
+        orphan sweep)."""
 
         async def read(conn: Conn) -> list[str]:
-            rows = await _rows(conn, "SELECT code FROM rooms WHERE status = %s", ("playing",))
+            rows = await _rows(
+                conn, "SELECT code FROM rooms WHERE status IN (%s, %s)", ("playing", "waiting")
+            )
             return [str(row[0]) for row in rows]
 
         return await self._run(read)

@@ -1,4 +1,5 @@
-"""The records the database keeps: rooms in play, sessions seated in them, finished games.
+"""The records the database keeps: the rooms the server holds, the sessions seated in them,
+finished games.
 
 Plain msgspec Structs, stored as JSON, with nothing of the live server in them
 (``server.snapshot`` turns rooms and sessions into records and back), so the
@@ -54,6 +55,12 @@ class RoomRecord(msgspec.Struct, kw_only=True):
     rated: bool = False
     counts: bool = True
     """Whether the current game of a rated room counts for ratings (``Room.counts``)."""
+    owners: list[str] = msgspec.field(default_factory=list)
+    """Whom the room counts against (``Room.owners``): its creator's address as the caps on
+    rooms count it (``address:203.0.113.7``, an IPv6 one by its /56), and ``computer:`` that
+    address for a game against the computer. A room taken back after a restart counts
+    against them again. Empty in records saved before it was kept: such a room counts
+    against nobody."""
 
 
 class SessionRecord(msgspec.Struct, kw_only=True):

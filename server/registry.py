@@ -200,6 +200,10 @@ class SessionRegistry:
             old = self.connections[session.conn]
             old.session = None
             actions.append(Close(old.id, CLOSE_REPLACED, "session resumed on another connection"))
+        if not session.address:
+            # Taken back from the database (a restart, a takeover), where no address is
+            # kept: the rooms it opens from now on count against the address it is back on.
+            session.address = connection.address
         self.release(session)
         token = session.rotate_token(digest)
         self.hold(session)

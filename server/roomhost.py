@@ -369,10 +369,12 @@ class RoomHost:
         record: RoomRecord,
         sessions: dict[str, Session],
         accounts: dict[int, AccountRecord],
-    ) -> None:
-        """Take back one game in progress from the database (raises if its record cannot
-        be used). Every player is away until they resume, with a fresh grace period; the
-        clocks restart now, the running seat with a small bonus."""
+    ) -> Room:
+        """Take back one room from the database, a game in progress or a room still waiting
+        for players (raises if its record cannot be used). Every player is away until they
+        resume, with a fresh grace period (in a waiting room, the time the seat is kept, as
+        after a dropped connection); the clocks restart now, the running seat with a small
+        bonus. The room, for the lobby to count against its owners again."""
         context = self.context
         now, limits = context.clock(), context.limits
         bonus, chat = limits.restart_bonus, context.chat_bucket()
@@ -381,13 +383,13 @@ class RoomHost:
         room.rated_together = self.context.rated_together
         self.rooms[room.code] = room
         for seat, holder in enumerate(room.seats):
-            assert holder is not None
-            if holder.bot is None:
+            if holder is not None and holder.bot is None:
                 holder.session.room, holder.session.seat = room, seat
                 room.away(seat, now, limits.absence.grace)
         context.journal.room(room)
         self.schedule(room)
         self._woken += computer.think(room)
+        return room
 
     def wake(self) -> list[Think]:
         """The ``Think`` actions for restored games where the computer is to move."""

@@ -835,7 +835,7 @@ class Room:
     def share(self) -> str:
         """Whose share of the computer's workers this room's searches use: its creator's
         address (``owners``), so that one address's rooms take turns among themselves; the
-        room itself when that is not known (a room taken back after a restart)."""
+        room itself when that is not known (a room saved before its owners were)."""
         for owner in self.owners:
             if owner.startswith("address:"):
                 return owner

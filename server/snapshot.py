@@ -57,6 +57,7 @@ def room_record(room: Room, now: float) -> RoomRecord:
         clock=clock,
         rated=room.rated,
         counts=room.counts,
+        owners=list(room.owners),
     )
 
 
@@ -89,10 +90,18 @@ def restore_session(
 
 def check_room_record(record: RoomRecord) -> None:
     """Raise ValueError when the parts of ``record`` do not fit together (the replay of its
-    moves checks their legality)."""
+    moves checks their legality). A room still waiting for players has free seats, a person
+    in one of them at least, and nothing played."""
     players = record.variant.players
-    if len(record.seats) != players or any(saved is None for saved in record.seats):
+    if len(record.seats) != players:
         raise ValueError(f"{len(record.seats)} seats saved for a {players}-player game")
+    if not record.started:
+        if record.result is not None or record.actions or record.movers:
+            raise ValueError("a room waiting for players saved with a game played")
+        if not any(saved is not None and saved.bot is None for saved in record.seats):
+            raise ValueError("a room waiting for players saved with nobody seated")
+    elif any(saved is None for saved in record.seats):
+        raise ValueError(f"a free seat saved in a {players}-player game that started")
     plies = sum(1 for action in record.actions if not action.startswith("retire"))
     if len(record.movers) != plies or any(not 0 <= m < players for m in record.movers):
         raise ValueError(f"{len(record.movers)} movers saved for {plies} moves")
@@ -112,7 +121,8 @@ def restore_room(
     chat: TokenBucket,
     accounts: dict[int, AccountRecord],
 ) -> Room:
-    """Rebuild a room, replaying its game; seated sessions are linked back to it.
+    """Rebuild a room (in play, or still waiting for players), replaying its game; seated
+    sessions are linked back to it.
 
     The clock restarts at ``now``; the running seat gets ``bonus`` seconds on
     top of its bank, so nobody pays for the server's downtime. Raises ValueError
@@ -129,9 +139,11 @@ def restore_room(
         pool_of(record.variant, record.time_control) if record.rated else None,
     )
     room.event, room.number, room.match_game = record.event, record.number, record.match_game
-    room.announced = record.number  # its start was logged where it started: not again
+    # A game's start was logged where it started: not again; a waiting room's is to come.
+    room.announced = record.number if record.started else record.number - 1
     room.started, room.result = record.started, record.result
     room.counts = record.counts
+    room.owners = tuple(record.owners)
     for action in record.actions:
         room.game.apply(action)
     room.actions, room.movers = list(record.actions), list(record.movers)

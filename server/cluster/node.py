@@ -304,8 +304,8 @@ class ClusterNode:
     # -- finding rooms ----------------------------------------------------------------
 
     async def locate(self, code: str) -> Location:
-        """Where room ``code`` is hosted now. A room in play in PostgreSQL whose lease no
-        live node holds is taken over by this node (``Local``)."""
+        """Where room ``code`` is hosted now. A room open in PostgreSQL (in play, or waiting
+        for players) whose lease no live node holds is taken over by this node (``Local``)."""
         if self.hosting(code):
             return LOCAL
         task = self._taking.get(code)
@@ -330,7 +330,9 @@ class ClusterNode:
         if taken is None:  # another node got there first
             holder = await self.leases.owner(code)
             return Remote(holder[0]) if holder is not None else MISSING
-        if taken.room is None or not taken.room.started or taken.room.result is not None:
+        if taken.room is None or taken.room.result is not None:
+            # Nothing to take over: gone, or finished (a restart keeps no finished room
+            # either). A room still waiting for players is taken over as a game in progress.
             await self.ownership.hand_over(taken.lease)
             return MISSING
         ids = sorted({s.account for s in taken.sessions if s.account is not None})
@@ -378,10 +380,11 @@ class ClusterNode:
         return None
 
     async def _sweep_orphans(self) -> None:
-        """Take over the rooms in play whose lease no node holds (their node died or
-        stopped), every TTL or so: their clocks and deadlines run on without waiting for
-        their players to come back. Nodes sweep at random moments; the lease decides who
-        wins each room."""
+        """Take over the open rooms (in play, or waiting for players) whose lease no node
+        holds (their node died or stopped), every TTL or so: their clocks and deadlines run
+        on without waiting for their players to come back (a waiting room nobody comes back
+        to closes after the grace period, its rows with it). Nodes sweep at random moments;
+        the lease decides who wins each room."""
         ttl = self.leases.ttl
         while True:
             stop_if_cancelled()
@@ -390,7 +393,7 @@ class ClusterNode:
 
     async def _sweep_once(self) -> None:
         try:
-            codes = [code for code in await self.store.rooms_in_play() if not self.hosting(code)]
+            codes = [code for code in await self.store.open_rooms() if not self.hosting(code)]
             if not codes:
                 return
             leases = await self.redis.mget([self.keys.lease(code) for code in codes])

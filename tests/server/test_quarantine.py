@@ -51,6 +51,11 @@ DAMAGES: dict[str, Damage] = {
     "clock banks": edited(lambda record: record["clock"].__setitem__("remaining", [1.0])),
     "clock seat": edited(lambda record: record["clock"].__setitem__("running", 7)),
     "another room's code": set_key("code", "elsewhere"),
+    # A room still waiting for players is taken back too, when it makes sense.
+    "waiting, moves played": set_key("started", False),
+    "waiting, nobody seated": edited(
+        lambda record: record.update(started=False, actions=[], movers=[], seats=[None, None])
+    ),
 }
 
 

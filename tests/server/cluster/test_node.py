@@ -17,7 +17,7 @@ import pytest
 from redis.asyncio import Redis
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from protocol.messages import VERSION, Hello, MoveRequest, State, Welcome
+from protocol.messages import VERSION, Create, Hello, Join, Joined, MoveRequest, State, Welcome
 from server.cluster.keys import Keys, text
 from server.database import Batch
 from server.history import GameHistory
@@ -221,6 +221,70 @@ async def test_sigkill_of_the_owner_node_both_players_resume_elsewhere_with_ever
 
     # Every acknowledged move, in order, and the rest.
     assert await saved_moves(postgres_url, code) == GAME
+
+
+async def test_a_waiting_room_of_a_killed_node_comes_back_elsewhere_and_a_friend_joins_it(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
+) -> None:
+    """A node that takes a dead node's rooms over takes its waiting rooms as its games in
+    progress: the creator resumes there, and a friend joins with the code."""
+    async with running_cluster(postgres_url, redis_server.url, redis_prefix, 3) as cluster:
+        alice = await Client.connect(cluster.node(0).url, "alice")
+        await alice.send(Create(private=True))
+        code = (await alice.expect(Joined)).room
+        await alice.state()
+        assert await cluster.node(0).stop(signal.SIGKILL) == -signal.SIGKILL
+
+        alice2 = await resume_anywhere(cluster.url, alice.welcome, "alice")
+        assert alice2.welcome is not None
+        assert (alice2.welcome.room, alice2.welcome.seat) == (code, 0)
+        state = await alice2.state()
+        while not state.players[0].connected:
+            state = await alice2.state()
+        assert state.status == "waiting"
+        owner = await lease_of(redis, redis_prefix, code)
+        assert owner is not None
+        assert owner[0] in ("n2", "n3")
+        bob = await Client.connect(cluster.url, "bob")  # on whichever node: relayed there
+        await bob.send(Join(room=code))
+        assert (await bob.expect(Joined)).seat == 1
+        while (await bob.state()).status != "playing":
+            pass
+        while (await alice2.state()).status != "playing":
+            pass
+        final = await play([alice2, bob], GAME, 0)
+        assert final.result is not None
+        await asyncio.gather(alice2.close(), bob.close())
+    assert await saved_moves(postgres_url, code) == GAME
+
+
+async def test_a_waiting_room_of_a_killed_node_nobody_comes_back_to_is_swept_and_closes(
+    postgres_url: str, redis_server: RedisServer, redis_prefix: str
+) -> None:
+    """The orphan sweep takes a dead node's waiting rooms over too: one nobody comes back to
+    closes after the grace period, its rows with it (they stayed in PostgreSQL for ever)."""
+    async with running_cluster(
+        postgres_url, redis_server.url, redis_prefix, 2, "--grace", "1"
+    ) as cluster:
+        alice = await Client.connect(cluster.node(0).url, "alice")
+        await alice.send(Create())
+        code = (await alice.expect(Joined)).room
+        await alice.state()
+        assert await cluster.node(0).stop(signal.SIGKILL) == -signal.SIGKILL
+        async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as db:
+
+            async def rows(table: str, column: str) -> int:
+                query = f"SELECT count(*) FROM {table} WHERE {column} = %s"
+                row = await (await db.execute(query.encode(), (code,))).fetchone()
+                assert row is not None
+                return int(row[0])
+
+            assert (await rows("rooms", "code"), await rows("sessions", "room")) == (1, 1)
+            deadline = time.monotonic() + 20
+            while await rows("rooms", "code") or await rows("sessions", "room"):
+                assert time.monotonic() < deadline, "the waiting room was never closed"
+                await asyncio.sleep(0.1)
+        assert b"room taken over" in cluster.node(1).log
 
 
 async def test_sigterm_hands_the_rooms_over_and_the_players_resume_at_once(

@@ -106,15 +106,15 @@ def history_text(games: list[GameSummary], now: float | None = None) -> list[str
     # The players' column gives way to the longest result ("Computer L1 won (abandon)" was
     # cut to "(abando~"), down to 12 columns; the rows stay aligned.
     longest = max(columns(summary_result(game)) for game in games)
-    width = max(12, min(20, HISTORY_WIDTH - 36 - longest))
-    lines = [f"{'GAME':>5} {'ENDED':<11} {'VARIANT':<10} {'PLAYERS':<{width}} {'MOVES':>4}  RESULT"]
+    width = max(12, min(20, HISTORY_WIDTH - 37 - longest))
+    lines = [f"{'GAME':>5} {'ENDED':<11} {'VARIANT':<10} {'PLAYERS':<{width}} {'MOVES':>5}  RESULT"]
     for game in games:
         ended_at = time.localtime(game.finished)
         ended = time.strftime("%m-%d %H:%M" if ended_at.tm_year == year else "%Y-%m-%d", ended_at)
         players = _fit(" v ".join(game.players), width)  # "Carol v Computer L2" whole at 20
         line = (
             f"{game.game:>5} {ended:<11} {short_variant(game.variant):<10} {pad(players, width)} "
-            f"{game.plies:>4}  {summary_result(game)}"
+            f"{game.plies:>5}  {summary_result(game)}"
         )
         lines.append(_fit(line, HISTORY_WIDTH))
     return lines

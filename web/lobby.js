@@ -285,7 +285,7 @@ export class Lobby {
  * @param {string[]} names
  * @returns {(HTMLElement|string)[]}
  */
-function versus(names) {
+export function versus(names) {
   return names.flatMap((name, index) => [...(index ? [" vs "] : []), oneName(name)]);
 }
 

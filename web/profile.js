@@ -2,7 +2,7 @@
 // A player's profile (#/profile/NAME, `profile` in PROTOCOL.md section 26):
 // ratings per pool, the record of finished games and the recent games.
 import { h } from "./dom.js";
-import { POOLS } from "./lobby.js";
+import { POOLS, versus } from "./lobby.js";
 import { ago, variantText } from "./words.js";
 
 const POOL_NAMES = Object.fromEntries(POOLS);
@@ -65,7 +65,7 @@ export class ProfileView {
         const seat = game.players.findIndex((/** @type {string} */ p) => p.toLowerCase() === name.toLowerCase());
         const result = game.winner === null ? (game.reason === "draw" ? "draw" : game.reason) : game.winner === seat ? "won" : "lost";
         return h("tr", {},
-          h("td", { class: "names", text: game.players.join(" vs ") }),
+          h("td", { class: "names" }, ...versus(game.players)),
           h("td", { text: `${result} · ${game.pool ? "rated" : "casual"} · ${variantText(game.variant)} · ${ago(game.finished)}` }),
           h("td", { class: "act" }, h("button", { type: "button", text: "Replay", onclick: () => this.app.go(`#/replay/${game.game}`) })));
       })));

@@ -175,6 +175,8 @@ async def test_history_replay_and_export_of_a_finished_game(url: str) -> None:
     assert header.split() == ["GAME", "ENDED", "VARIANT", "PLAYERS", "MOVES", "RESULT"]
     assert row.split()[0] == "1"
     assert " ".join(row.split()[3:]) == "5x5 3w Alice v Bob 7 Alice won"
+    assert header.index("RESULT") == row.index("Alice won")  # the headings over their columns
+    assert header.index("MOVES") + len("MOVES") == row.index("7  Alice") + 1
     assert max(len(line) for line in out.splitlines()) <= 80
     # Commands to type as this client was run, with the server's address.
     assert hints == [

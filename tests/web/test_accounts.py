@@ -11,9 +11,22 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser
 
+from protocol.messages import (
+    VERSION,
+    Create,
+    Hello,
+    Join,
+    Joined,
+    LoggedIn,
+    Register,
+    Resign,
+    State,
+    Welcome,
+)
 from server.app import GameServer
 from server.config import Config
 from tests.web.pages import Player, close_all, create_room, open_player
+from tests.wsclient import Client
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -255,3 +268,50 @@ async def test_a_chosen_wall_count_unticks_rated_and_says_why(
     assert await rated.is_checked()
     assert await rated.is_enabled()
     await close_all(alicia)
+
+
+LONGEST_NAME = "Maximilianaugustusbartholomewxyz"  # 32 letters, as long as a name may be
+
+
+async def registered_player(url: str, name: str) -> Client:
+    """A client logged in to a new account called ``name``."""
+    signing = await Client.connect(url, hello=False)
+    await signing.send(Register(name=name, password=PASSWORD))
+    token = (await signing.expect(LoggedIn)).token
+    await signing.close()
+    client = await Client.connect(url, hello=False)
+    await client.send(Hello(version=VERSION, name=name, token=token))
+    client.welcome = await client.expect(Welcome)
+    return client
+
+
+async def test_a_long_name_stays_inside_a_profiles_games_at_360px(
+    browser: Browser, rated_site: GameServer
+) -> None:
+    """The profile's games list names each player in a span of its own, as the lobby's
+    lists do: a guest's 32-letter name pushed the card past a phone's screen."""
+    url = f"ws://127.0.0.1:{rated_site.port}"
+    winner = await Client.connect(url, LONGEST_NAME)  # a guest: account names stop at 20
+    await winner.send(Create())
+    room = (await winner.expect(Joined)).room
+    bob = await registered_player(url, "Bobby")
+    await bob.send(Join(room=room))
+    while not isinstance(message := await bob.recv(), State) or message.status != "playing":
+        pass
+    await bob.send(Resign())
+    while not isinstance(message := await winner.recv(), State) or message.status != "finished":
+        pass
+    await winner.close()
+    await bob.close()
+    player = await open_player(browser, rated_site, "Carol", viewport=(360, 740))
+    page = player.page
+    await page.evaluate("location.hash = '#/profile/bobby'")
+    names = page.locator(".profile-body td.names")
+    await names.first.wait_for()
+    card = page.locator(".card:has(.profile-body td.names)")
+    scroll, box = await card.evaluate("(card) => [card.scrollWidth, card.clientWidth]")
+    assert scroll <= box, f"the profile's games are {scroll} px wide inside {box} px"
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 360
+    titles = await names.first.locator(".one-name").evaluate_all("(s) => s.map((e) => e.title)")
+    assert LONGEST_NAME in titles
+    await close_all(player)

@@ -251,8 +251,14 @@ class Link(asyncio.Protocol):
         (``server.gcclock``): a cluster node's soak with ~100 reconnections a second grew
         by about 3 KB per connection until then. The cycles: websockets' parser, a
         generator that stays suspended for good once the connection is closed and holds
-        its protocol; and a relayed connection's state, which holds its link."""
-        self.protocol.parser.close()
+        its protocol; the error that ended the parser (a request head never finished, a
+        frame that broke the protocol), whose traceback holds the parser's frame and with it
+        the protocol: 6 KB a connection that an outside review saw pile up, connections
+        dropped at the handshake deadline over and over; and a relayed connection's state,
+        which holds its link."""
+        protocol = self.protocol
+        protocol.parser.close()
+        protocol.parser_exc = protocol.handshake_exc = None  # read by now (connection_lost)
         self.relay = None
 
     # -- what the server does with it ----------------------------------------------

@@ -97,6 +97,11 @@ def _listen_error(host: str, port: int, error: OSError) -> str:
     return f"cannot listen on {host}:{port}: {error.strerror or error}"
 
 
+def _closes_for_abuse(action: Action, conn: int) -> bool:
+    """Whether ``action`` closes connection ``conn`` for abuse (1008: the request rate)."""
+    return type(action) is Close and action.target == conn and action.code == CLOSE_POLICY
+
+
 class GameServer:
     """One listening server: the core, the open websockets, and the store (the ``Host`` of
     every ``server.wire.Link``)."""
@@ -534,6 +539,11 @@ class GameServer:
         self.metrics.request_time(self.core.last_kind).observe(elapsed)
         if self.relay is not None:
             actions = self.relay.intercept(link, actions, data)
+        if actions and _closes_for_abuse(actions[-1], link.conn):
+            # At once, not with the close frame at the end of this turn: the rest of what
+            # it sent, in this very read too, is not read (an outside review's flood of
+            # empty messages was parsed and answered for seconds after the decision).
+            link.stop_reading()
         self._carry_out(actions)
         self._watch(link)
 

@@ -73,6 +73,9 @@ MAX_REQUEST_HEAD = 16 * 1024
 one or two. websockets' own limits (128 headers of 8 KiB) let a plain GET carry a megabyte
 of headers, which cost the server a millisecond of CPU to parse (an outside review: 400 such
 requests a second from two addresses took 0.9 of a core)."""
+READ_SLICE = 8 * 1024
+"""Bytes handed to websockets' parser at a time: between two slices, a connection closed for
+abuse stops being parsed (a 256 KiB read of empty frames is 43,000 of them)."""
 REFUSED_LINGER = 1.0
 """Seconds between closing a connection for abuse (no longer read) and dropping it."""
 MAX_FRAGMENTS = 64
@@ -206,10 +209,21 @@ class Link(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.request is None and not self._head_allowed(data):
             return
+        self.heard = True
+        if len(data) <= READ_SLICE:
+            self._parse(data)
+            return
+        # A read may hold tens of thousands of tiny frames: parsed a slice at a time, those
+        # after a close for abuse (``refused``) are never parsed at all.
+        for start in range(0, len(data), READ_SLICE):
+            if self.refused:
+                return
+            self._parse(data[start : start + READ_SLICE])
+
+    def _parse(self, data: bytes) -> None:
         protocol = self.protocol
         protocol.receive_data(data)
         events = protocol.events_received()
-        self.heard = True
         self._flush()
         for event in events:
             if self.refused:
@@ -265,12 +279,30 @@ class Link(asyncio.Protocol):
 
     def close(self, code: int, reason: str) -> bool:
         """Start the closing handshake (the TCP connection ends within CLOSE_TIMEOUT);
-        False if it had started already."""
+        False if it had started already. A close for abuse (1008) reads nothing more
+        (``stop_reading``)."""
         if self.protocol.state is not OPEN:
             return False
         self.protocol.send_close(code, reason)
         self._flush()
+        if code == CloseCode.POLICY_VIOLATION:
+            self.stop_reading()
         return True
+
+    def stop_reading(self) -> None:
+        """Read nothing more from this client, and drop it ``REFUSED_LINGER`` seconds from
+        now (time for a close frame to reach it), not after the close handshake, which
+        would need reading on: it is being closed for abuse (1008), and whatever else it
+        sends, in the same packet too, is more of the same, which parsing and answering
+        would cost the server as much as before."""
+        if self.refused:
+            return
+        self.refused = True
+        self.transport.pause_reading()
+        if self.timer is not None:
+            self.timer.cancel()
+        loop = asyncio.get_running_loop()
+        self.timer = loop.call_later(REFUSED_LINGER, self.transport.abort)
 
     def send_binary(self, data: bytes) -> None:
         """Send one binary message (the cluster relay's own messages on a node link)."""
@@ -401,21 +433,13 @@ class Link(asyncio.Protocol):
         self._refuse("too many pings")
 
     def _refuse(self, reason: str) -> None:
-        """Close the connection (1008, ``reason``) and read nothing more from it: whatever
-        else it sends is more of what it was closed for, and parsing it would cost the
-        server as much as before. Its TCP connection goes ``REFUSED_LINGER`` seconds later
-        (time for the close frame to reach it), not after the close handshake, which would
-        need reading on."""
+        """Close the connection for abuse of the wire's own limits (1008, ``reason``) and
+        read nothing more from it (``stop_reading``)."""
         log.info("closing: %s", reason, extra={"conn": self.conn, "ip": self.ip})
-        self.refused = True
         if self.protocol.state is OPEN:
             self.protocol.send_close(CloseCode.POLICY_VIOLATION, reason)
             self._flush()
-        self.transport.pause_reading()
-        if self.timer is not None:
-            self.timer.cancel()
-        loop = asyncio.get_running_loop()
-        self.timer = loop.call_later(REFUSED_LINGER, self.transport.abort)
+        self.stop_reading()
 
     def _flush(self) -> None:
         """Write what the protocol has to send; an empty chunk means the end of the stream."""

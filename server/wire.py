@@ -241,7 +241,9 @@ class Link(asyncio.Protocol):
         protocol = self.protocol
         protocol.receive_eof()
         sent = protocol.close_sent
-        if protocol.parser_exc is not None and sent is not None:  # websockets closed it
+        # websockets closed it (a connection refused for abuse, dropped without reading its
+        # close frame, has said why already)
+        if protocol.parser_exc is not None and sent is not None and not self.refused:
             why = f"{protocol.parser_exc} ({sent.code})"
             log.info("closed: %s", why, extra={"conn": self.conn, "ip": self.ip})
         for timer in (self.timer, self.keepalive, self.patience):

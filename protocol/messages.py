@@ -342,7 +342,7 @@ class MyGames(Struct, kw_only=True, tag="my_games"):
 
     id: RequestId = None
     limit: Annotated[int, Meta(ge=1, le=100)] = 20
-    before: int | None = None
+    before: GameId | None = None
     """Only games with a smaller ``game`` id: the next page after the last one you have."""
 
 

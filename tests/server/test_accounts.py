@@ -551,6 +551,19 @@ async def test_only_ten_rated_games_a_day_between_the_same_people_count(
         await client.close()
 
 
+async def test_my_games_before_is_an_integer_within_2_53(server: GameServer) -> None:
+    """As every integer a client sends (PROTOCOL.md section 2); past 2^63 it reached the
+    database, which cannot hold it."""
+    alice = await as_account(server, (await register(server, "alice")).token)
+    for before in (2**53 + 1, 2**63, -(2**64)):
+        await alice.send_raw(f'{{"type": "my_games", "id": 4, "before": {before}}}')
+        refusal = await alice.error("invalid_field")
+        assert (refusal.id, refusal.message.endswith("at `$.before`")) == (4, True)
+    await alice.send(MyGames(before=2**53))
+    assert (await alice.expect(GameList)).games == []
+    await alice.close()
+
+
 async def test_a_guest_cannot_play_rated(server: GameServer) -> None:
     guest = await Client.connect(url(server), "carol")
     await guest.send(Create(rated=True))

@@ -52,7 +52,7 @@ from server.core import (
 from server.database import Synchronous
 from server.dburl import is_postgresql, shown
 from server.metrics import Metrics
-from server.ratelimit import KeyedBuckets
+from server.ratelimit import KeyedBuckets, TokenBucket
 from server.retention import Retention
 from server.rooms import Absence
 from server.searches import Searches
@@ -72,6 +72,8 @@ CLOSE_GOING_AWAY = 1001
 PIPELINE = 2
 """Commits the database process may have at once: while it writes one, the next is
 already in its pipe, so it never waits for a busy event loop to send it."""
+PROBES = frozenset({"/healthz", "/readyz"})
+"""Orchestrators' health and readiness checks: never refused for the server-wide rate."""
 PLAIN_BURST = 10.0
 """Plain HTTP requests an address may make at once, in seconds of ``--http-rate``: a page
 load with an empty cache is 14 requests, and one address may be a whole office."""
@@ -172,6 +174,10 @@ class GameServer:
         """The browser client's files, served on plain GETs."""
         self.plain_requests = KeyedBuckets(config.http_rate, config.http_rate * PLAIN_BURST)
         """Each address's allowance of plain HTTP requests."""
+        total = config.http_rate_total
+        self.plain_total = TokenBucket(total, max(1.0, total), 0.0)  # full at its first use
+        """The whole server's allowance of plain HTTP requests (probes aside): a second's
+        worth at once (at least one request)."""
         self.per_ip: Counter[str] = Counter()
         """Open connections by remote address."""
         self.ready = False
@@ -423,8 +429,8 @@ class GameServer:
         path = request.path.split("?", 1)[0]
         head = request.method == "HEAD"
         upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
-        if not upgrade and not self._plain_allowed(link, request):
-            return http.SLOW_DOWN
+        if not upgrade and (refusal := self._plain_refusal(link, request, path)) is not None:
+            return refusal
         if path == "/healthz":
             return http.text(HTTPStatus.OK, "ok", head)
         if path == "/readyz":
@@ -458,13 +464,20 @@ class GameServer:
             return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
         return None
 
-    def _plain_allowed(self, link: Link, request: Request) -> bool:
-        """Whether the client's address is within its rate of plain HTTP requests (pages,
-        health checks, metrics): each is a connection accepted, a request parsed and answered,
-        and nothing else bounded how many an address made (an outside review: 400 a second
-        from two addresses took most of a core)."""
-        address = address_key(self._address(link, request))
-        return self.plain_requests.take(address, asyncio.get_running_loop().time())
+    def _plain_refusal(self, link: Link, request: Request, path: str) -> Response | None:
+        """429 past the client address's rate of plain HTTP requests (pages, health checks,
+        metrics), 503 past the whole server's: each is a connection accepted, a request
+        parsed and answered (an outside review: 400 a second from two addresses took most
+        of a core, and about 700 addresses, each within its rate, would take one).
+        The probes are only held to their address's rate: refusing an orchestrator's probe
+        would have it restart or unlist a server that is merely busy, and their answers cost
+        no more than the refusal would."""
+        now = asyncio.get_running_loop().time()
+        if not self.plain_requests.take(address_key(self._address(link, request)), now):
+            return http.SLOW_DOWN
+        if path not in PROBES and not self.plain_total.take(now):
+            return http.SERVER_BUSY
+        return None
 
     def _admit_node(self, link: Link, request: Request) -> Response | None:
         """A node link: another node hands a client over. The cluster secret is checked in

@@ -138,6 +138,12 @@ class Config:
         "websocket upgrades) one IP address (IPv6: its /64) may make a second on average, "
         "ten times as many at once; more get 429",
     )
+    http_rate_total: float = _setting(
+        2000.0,
+        "plain HTTP requests the whole server answers a second on average, as many at once "
+        "(the browser client's files and metrics; not /healthz, /readyz or websocket "
+        "upgrades); more get 503",
+    )
     max_spectators: int = _setting(100, "spectators one room takes; more get room_full")
     hellos_per_second: float = _setting(
         1.0,
@@ -267,7 +273,7 @@ AT_LEAST_ONE = {
 POSITIVE = {
     "rate", "ping_interval", "hello_timeout", "idle_timeout", "lease_ttl", "replay_plies",
     "logins_per_minute", "registrations_per_hour", "token_days", "hellos_per_second",
-    "http_rate",
+    "http_rate", "http_rate_total",
 }  # fmt: skip
 """Settings that must be above 0; every other number may be 0 but not negative."""
 

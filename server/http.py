@@ -61,6 +61,11 @@ HEAD_TOO_LARGE = text(
 SLOW_DOWN = text(
     HTTPStatus.TOO_MANY_REQUESTS, "too many requests from your address", Retry_After="1"
 )
+SERVER_BUSY = text(
+    HTTPStatus.SERVICE_UNAVAILABLE,
+    "the server has too many requests; try again soon",
+    Retry_After="1",
+)
 SERVER_FULL = text(HTTPStatus.SERVICE_UNAVAILABLE, "the server is full; try again soon")
 TOO_MANY = text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
 

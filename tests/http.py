@@ -31,10 +31,13 @@ async def request(
     method: str = "GET",
     body: bytes = b"",
     extra: Sequence[tuple[str, str]] = (),
+    source: str | None = None,
 ) -> Reply:
-    """Send one request (``extra``: more headers) and parse the answer strictly (h11 raises
-    on a malformed one)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    """Send one request (``extra``: more headers; ``source``: the loopback address to send
+    it from, such as 127.0.0.2) and parse the answer strictly (h11 raises on a malformed
+    one)."""
+    local = None if source is None else (source, 0)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=local)
     client = h11.Connection(h11.CLIENT)
     headers = [("Host", "localhost"), ("Connection", "close"), *extra]
     if body:

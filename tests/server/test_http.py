@@ -90,3 +90,19 @@ async def test_plain_requests_have_a_rate_per_address() -> None:
         await asyncio.sleep(0.6)
         assert (await request(server.port, "/healthz")).status == 200
         assert (await request(server.port, "/healthz")).status == 429
+
+
+async def test_plain_requests_have_a_rate_for_the_whole_server() -> None:
+    """--http-rate-total: past it plain requests get 503, whatever their address's own rate
+    says; orchestrators' probes and websocket upgrades are never refused for it."""
+    async with GameServer(Config(port=0, http_rate_total=0.01)).running() as server:
+        assert (await request(server.port, "/", source="127.0.0.2")).status == 200
+        for path in ("/", "/metrics", "/main.js", "/nothing"):
+            refused = await request(server.port, path)
+            assert refused.status == 503
+            assert refused.header("retry-after") == ["1"]
+            assert refused.body == b"the server has too many requests; try again soon\n"
+        for path in ("/healthz", "/readyz"):
+            assert (await request(server.port, path)).status == 200
+        async with connect(f"ws://127.0.0.1:{server.port}/?client=test") as ws:
+            await ws.ping()

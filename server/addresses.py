@@ -17,7 +17,10 @@ customer usually holds a /56, 256 /64s: counted by its /64, one customer kept 20
 and filled the server's 5000 (an outside attacker's review). Connections and the other limits
 keep the /64, as a provider may give the /64s of one /56 to different customers: 20 connections
 from each of 256 /64s stay far below the 65536 descriptors the server is given, and the others
-are rates and fair turns."""
+are rates and fair turns. Nor is there a cap on connections per /48 or so: a mobile carrier
+gives each phone a /64 out of one shared network, and one flooding the connection table from
+many /64s no longer locks anyone out (a newcomer to a full server takes an idle connection's
+place: ``server.idlers``)."""
 
 
 def address_key(address: str, ipv6_prefix: int = IPV6_PREFIX) -> str:

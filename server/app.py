@@ -51,6 +51,7 @@ from server.core import (
 )
 from server.database import Synchronous
 from server.dburl import is_postgresql, shown
+from server.idlers import Idlers
 from server.metrics import Metrics
 from server.ratelimit import KeyedBuckets, TokenBucket
 from server.retention import Retention
@@ -158,16 +159,20 @@ class GameServer:
         self.sockets: dict[int, Link] = {}
         """Open websockets by connection number."""
         self.proxy_networks = config.proxy_networks
+        self.idlers: Idlers[Link] = Idlers()
+        """The connections that may be closed to make room for a newcomer to a full server."""
         self.gate = http.Gate(
             config.max_per_ip,
             config.max_connections or http.default_connection_cap(),
             lambda peer: _within(peer, self.proxy_networks),
+            self._make_room,
         )
         """Counts connections from accept (the per-IP cap, the server-wide cap)."""
         self.backlogs = Backlogs(config.backlog_budget << 20)
         """The frames waiting for clients that stopped reading, all of them together."""
         self.metrics.count_backlogs(self.backlogs)
         self.metrics.count_refusals(self.gate.refused)
+        self.metrics.count_evictions(self.idlers.evicted)
         self.origins = frozenset(config.origin_list)
         """Sites other than the server's own whose pages may open a websocket."""
         self.assets = static.load_assets()
@@ -526,6 +531,7 @@ class GameServer:
         self.per_ip[key] += 1
         self.metrics.connections.inc()
         self.core.open(conn, key)
+        self.idlers.opened(link)
         link.expect_within(self.config.hello_timeout)
         log.debug("connection open", extra={"conn": conn, "ip": address})
 
@@ -535,6 +541,7 @@ class GameServer:
             # no reply could reach the client (a resume served now changed its token for
             # good, and the welcome with the new one never went out). It asks again.
             return
+        self.idlers.active(link)
         if link.relay is not None:  # a cluster node's relayed connection
             assert self.relay is not None
             taken = self.relay.incoming(link, data)
@@ -583,6 +590,30 @@ class GameServer:
             link.expect_within(self.config.idle_timeout)
         elif link.patience is not None:
             link.expect_within(None)
+
+    def _make_room(self) -> bool:
+        """The server is full: close the connection that holds the least (``server.idlers``)
+        for a newcomer; False when every one holds a seat in a game in progress."""
+        now = asyncio.get_running_loop().time()
+        picked = self.idlers.pick(now, self._seated)
+        if picked is None:
+            return False
+        link, kind = picked
+        self.idlers.evicted[kind] += 1
+        log.info("closing to make room: %s (1013)", kind, extra={"conn": link.conn, "ip": link.ip})
+        link.make_room()
+        return True
+
+    def _seated(self, link: Link) -> bool:
+        """Whether the connection holds a seat in a game in progress (never closed to make
+        room). A cluster node's relayed connection counts as one: its room is elsewhere."""
+        if link.relay is not None:
+            return True
+        connection = self._connections.get(link.conn)
+        session = None if connection is None else connection.session
+        if session is None or session.seat is None or session.room is None:
+            return False
+        return session.room.status == "playing"
 
     def timed_out(self, link: Link) -> None:
         connection = self.core.connections.get(link.conn)

@@ -118,7 +118,9 @@ class Config:
     )
     max_connections: int = _setting(
         0,
-        "TCP connections the server holds at once, counted from accept; more get 503. "
+        "TCP connections the server holds at once, counted from accept, less a reserve (1/32, "
+        "1 to 32) for those closing; when full, a newcomer takes the place of the longest idle "
+        "connection not seated in a game in progress (closed with 1013), or gets 503. "
         "0: the open-file limit (ulimit -n) less 100",
     )
     backlog_budget: int = _setting(

@@ -69,35 +69,56 @@ SERVER_BUSY = text(
 SERVER_FULL = text(HTTPStatus.SERVICE_UNAVAILABLE, "the server is full; try again soon")
 TOO_MANY = text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
 
+RESERVE_SHARE = 32
+MAX_RESERVE = 32
+
 
 class Gate:
     """Counts every TCP connection from the moment it is accepted, before any byte of HTTP:
     a client that opens sockets and never finishes its request (slowloris) holds them
     against its address's cap like any websocket, and the whole server keeps below its
-    file-descriptor limit with a clear 503 rather than failing to accept."""
+    file-descriptor limit. A newcomer that finds it full takes the place of a connection
+    that holds nothing (``make_room``: ``server.idlers``), and gets a clear 503 only when
+    none may go."""
 
-    def __init__(self, per_address: int, total: int, proxies: Callable[[str], bool]) -> None:
+    def __init__(
+        self,
+        per_address: int,
+        total: int,
+        proxies: Callable[[str], bool],
+        make_room: Callable[[], bool] = lambda: False,
+    ) -> None:
         self.per_address = per_address
         self.total = total
+        self.reserve = reserve_for(total)
+        """Descriptors kept for the connections closing to make room: a newcomer makes room
+        from ``total - reserve`` on, so the one it replaces still fits while it closes."""
         self.proxied = proxies
         """Whether a peer is a trusted proxy (counted per client at the handshake instead)."""
+        self.make_room = make_room
+        """Start closing a connection that holds nothing; False if none may be closed."""
         self.open: Counter[str] = Counter()
         self.count = 0
         self.refused: Counter[str] = Counter()
         """Connections refused at accept, by reason (``full``, ``address``), for the metrics."""
 
     def admit(self, peer: str) -> Response | None:
-        """Count a new connection from ``peer``; the refusal to send instead, if any."""
-        if self.count >= self.total:
-            self.refused["full"] += 1
-            return SERVER_FULL
+        """Count a new connection from ``peer``; the refusal to send instead, if any. The
+        address's cap first: a newcomer it refuses makes nobody else leave."""
         key = address_key(peer)
         if not self.proxied(peer) and self.open[key] >= self.per_address:
             self.refused["address"] += 1
             return TOO_MANY
+        if self.count >= self.total - self.reserve and not self._room_made():
+            self.refused["full"] += 1
+            return SERVER_FULL
         self.open[key] += 1
         self.count += 1
         return None
+
+    def _room_made(self) -> bool:
+        """Whether a connection started closing for the newcomer (within the reserve)."""
+        return self.count < self.total and self.make_room()
 
     def release(self, peer: str) -> None:
         key = address_key(peer)
@@ -105,6 +126,13 @@ class Gate:
         self.open[key] -= 1
         if not self.open[key]:
             del self.open[key]
+
+
+def reserve_for(total: int) -> int:
+    """The descriptors of ``total`` kept for connections closing to make room: one in
+    ``RESERVE_SHARE``, at least one and at most ``MAX_RESERVE`` (each is gone within a second,
+    ``server.wire.EVICTED_LINGER``); none when ``total`` is 1 (nobody is ever made to leave)."""
+    return 0 if total < 2 else max(1, min(MAX_RESERVE, total // RESERVE_SHARE))
 
 
 def default_connection_cap(headroom: int = 100) -> int:

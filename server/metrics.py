@@ -177,6 +177,22 @@ class Metrics:
 
         self.registry.register(_Callback(collect))
 
+    def count_evictions(self, evicted: Counter[str]) -> None:
+        """Export the connections closed to make room for newcomers (``server.idlers``)."""
+
+        def collect() -> Iterator[CounterMetricFamily]:
+            family = CounterMetricFamily(
+                "quoridor_connections_evicted",
+                "Connections closed to make room for a newcomer to a full server: a handshake "
+                "in progress, or the longest idle one holding no seat in a game in progress",
+                labels=["state"],
+            )
+            for state in ("opening", "idle"):
+                family.add_metric([state], evicted[state])
+            yield family
+
+        self.registry.register(_Callback(collect))
+
     def count_backlogs(self, backlogs: Backlogs) -> None:
         """Export the frames waiting for slow readers (``server.backlogs``)."""
 

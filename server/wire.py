@@ -12,7 +12,9 @@ which runs a reader task and a message assembler for every connection).
 What every connection lives by, whatever it carries, is kept here:
 
 - it is counted from accept by the server's ``http.Gate`` (the per-address
-  and the server-wide caps, 429 and 503);
+  and the server-wide caps, 429 and 503), and until it holds a seat in a game in progress it
+  may be closed to make room for a newcomer when the server is full (``server.idlers``:
+  ``make_room``);
 - a request of a method other than GET or HEAD gets 405 before it is parsed, and one whose
   head passes ``MAX_REQUEST_HEAD`` bytes gets 431;
 - the opening handshake must be complete within ``OPEN_TIMEOUT`` (slowloris);
@@ -50,6 +52,7 @@ from websockets.server import ServerProtocol
 
 from server.backlogs import BEHIND, Backlogs
 from server.http import HEAD_TOO_LARGE, LONGEST_METHOD, METHODS, NOT_ALLOWED, Gate
+from server.idlers import Idlers
 from server.ratelimit import TokenBucket
 
 log = logging.getLogger("quoridor.server")
@@ -78,6 +81,11 @@ READ_SLICE = 8 * 1024
 abuse stops being parsed (a 256 KiB read of empty frames is 43,000 of them)."""
 REFUSED_LINGER = 1.0
 """Seconds between closing a connection for abuse (no longer read) and dropping it."""
+EVICTED_LINGER = 1.0
+"""Seconds a connection closed to make room has to finish its closing handshake: its
+descriptor is in the gate's small reserve meanwhile (``http.reserve_for``)."""
+CLOSE_TRY_LATER = 1013
+"""The close code of a connection closed to make room ("try again later")."""
 MAX_FRAGMENTS = 64
 """Frames one message may come in (a first frame and continuation frames). Libraries split
 only messages far larger than the server accepts; one connection sending empty continuation
@@ -92,6 +100,7 @@ class Host(Protocol):
 
     gate: Gate
     backlogs: Backlogs
+    idlers: Idlers[Link]
 
     @property
     def serving(self) -> bool:
@@ -198,7 +207,9 @@ class Link(asyncio.Protocol):
             return
         self.counted = address
         transport.set_write_buffer_limits(high=BEHIND)
-        self.timer = asyncio.get_running_loop().call_later(OPEN_TIMEOUT, transport.abort)
+        loop = asyncio.get_running_loop()
+        self.timer = loop.call_later(OPEN_TIMEOUT, transport.abort)
+        self.host.idlers.arrived(self, loop.time())
 
     def pause_writing(self) -> None:
         self.host.backlogs.fell_behind(self)
@@ -251,6 +262,7 @@ class Link(asyncio.Protocol):
                 timer.cancel()
         self.timer = self.keepalive = self.patience = None
         self.host.backlogs.caught_up(self)
+        self.host.idlers.gone(self)
         if self.counted is not None:
             self.host.gate.release(self.counted)
             self.counted = None
@@ -305,6 +317,21 @@ class Link(asyncio.Protocol):
             self.timer.cancel()
         loop = asyncio.get_running_loop()
         self.timer = loop.call_later(REFUSED_LINGER, self.transport.abort)
+
+    def make_room(self) -> None:
+        """Close it for a newcomer to a full server: a handshake in progress at once, an open
+        websocket with ``CLOSE_TRY_LATER`` and ``EVICTED_LINGER`` to finish its closing
+        handshake (a client that reconnects finds the server as full as it left it, and
+        takes the place of the longest idle connection in turn)."""
+        if self.protocol.state is not OPEN:
+            self.transport.abort()
+            return
+        self.protocol.send_close(CLOSE_TRY_LATER, "server full; closed the longest idle")
+        self._flush()
+        if self.timer is not None:
+            self.timer.cancel()
+        loop = asyncio.get_running_loop()
+        self.timer = loop.call_later(EVICTED_LINGER, self.transport.abort)
 
     def send_binary(self, data: bytes) -> None:
         """Send one binary message (the cluster relay's own messages on a node link)."""
@@ -380,6 +407,7 @@ class Link(asyncio.Protocol):
     def _request(self, request: Request) -> None:
         protocol, host = self.protocol, self.host
         self.request = request
+        host.idlers.answered(self)
         try:
             response = host.answer(self, request)
         except Exception as error:

@@ -105,8 +105,8 @@ async def replay(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
                 record = await _fetch(connection, args.game)
                 if args.export and record.summary.reason == "aborted":
                     raise Failure(
-                        f"game {args.game} was aborted before every player had moved: "
-                        "it has no result and no record to export"
+                        f"game {args.game} was aborted (before every player had moved, or "
+                        "when every player went away): it has no result and no record to export"
                     )
                 if args.export:
                     stdout.write(f"{record.record}\n{record.numbered}\n")

@@ -81,7 +81,9 @@ class Config:
     rate: float = _setting(20.0, "requests a second a connection may send on average")
     burst: float = _setting(40.0, "requests a connection may send at once before the rate applies")
     grace: float = _setting(
-        60.0, "seconds a dropped player has to come back before the others may claim the game"
+        60.0,
+        "seconds a dropped player has to come back before the others may claim the game (a "
+        "game every player is away from past it is aborted)",
     )
     deliberate_grace: float = _setting(
         15.0,
@@ -90,8 +92,8 @@ class Config:
     )
     hard_limit: float = _setting(
         600.0,
-        "seconds after which an unclaimed game is decided against the absent player; at "
-        "least --grace and --deliberate-grace (the claim comes first)",
+        "seconds after which an unclaimed game is decided against the absent player, while "
+        "another is there; at least --grace and --deliberate-grace (the claim comes first)",
     )
     first_move: float = _setting(
         60.0,
@@ -162,7 +164,10 @@ class Config:
         "of them waiting for players); more get too_many_rooms",
     )
     max_rooms: int = _setting(
-        5000, "rooms the server holds at most; past it new rooms are refused with server_busy"
+        5000,
+        "rooms the server holds at most; past it a new room takes the place of the one nobody "
+        "has been in the longest, and is refused with server_busy while every room has "
+        "somebody in it",
     )
     trusted_proxies: str = _setting(
         "",

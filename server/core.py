@@ -140,7 +140,7 @@ class Core:
         self.seating = Seating(self.context, self.host, forget)
         self.play = Play(self.context, self.host, self.registry.connections.__contains__)
         self.queue: MatchQueue = LocalQueue()
-        directory = LocalDirectory(self.host.rooms)
+        directory = LocalDirectory(self.host.rooms, self.host.listed)
         self.lobby = Lobby(self.context, self.host, self.seating, directory, self.queue)
         self.accepting = True
         """False while shutting down: no new rooms or seats."""

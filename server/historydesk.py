@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import itertools
 
+import msgspec
+
 from engine import Game
 from engine.ai.evaluation import MoveReview
 from protocol.codec import encode
@@ -29,7 +31,7 @@ from server.context import Context, full_variant
 from server.history import GameHistory
 from server.ratelimit import KeyedBuckets, TokenBucket
 from server.records import AccountRecord
-from server.rooms import Room
+from server.rooms import Room, spliceable
 
 REPLAY_PLIES_PER_TOKEN = 40
 """A ``replay`` costs one request of the rate limit per this many moves, on top of its own."""
@@ -49,6 +51,8 @@ REPLAY_ADDRESS_SHARE = 0.25
 """The share of the server's replay budget one address may use a second (its connections
 together): a few connections of one address, each within its rate limit, no longer keep
 the budget empty for everyone else."""
+HistoryListFrame = spliceable(HistoryList)
+"""``HistoryList`` whose games arrive already encoded (``GameHistory.listing_json``)."""
 
 
 class HistoryDesk:
@@ -93,8 +97,8 @@ class HistoryDesk:
         return bool(people) and all(any(over[key] for key in keys) for keys in people)
 
     def listing(self, conn: int, request: History) -> Send:
-        games = self.history.listing(request.limit)
-        return Send([conn], encode(HistoryList(id=request.id, games=games)))
+        games = msgspec.Raw(self.history.listing_json(request.limit))
+        return Send([conn], encode(HistoryListFrame(id=request.id, games=games)))
 
     def fetch_game(self, conn: int, request: FetchGame) -> Send | None:
         """The game's record if it is in memory; None if only the database may hold it

@@ -41,9 +41,12 @@ from server.directory import RoomDirectory
 from server.quickmatch import MatchQueue, Pool
 from server.records import AccountRecord
 from server.roomhost import RoomHost
-from server.rooms import Room
+from server.rooms import Room, spliceable
 from server.seating import Seating
 from server.sessions import Session
+
+RoomsFrame = spliceable(Rooms)
+"""``Rooms`` whose list arrives already encoded (``RoomDirectory.listing_json``)."""
 
 
 class Lobby:
@@ -138,8 +141,8 @@ class Lobby:
         return actions
 
     def list_rooms(self, conn: int, request: ListRooms) -> Send:
-        rooms = self.directory.listing(self.context.limits.rooms_listed)
-        return Send([conn], encode(Rooms(id=request.id, rooms=rooms)))
+        rooms = msgspec.Raw(self.directory.listing_json(self.context.limits.rooms_listed))
+        return Send([conn], encode(RoomsFrame(id=request.id, rooms=rooms)))
 
     def leave(self, session: Session, request: Leave) -> list[Action]:
         assert session.conn is not None
@@ -218,7 +221,9 @@ class Lobby:
         if not self.host.can_open():
             message = "new games cannot start on this server right now; try again in a moment"
             return error(session.conn, ErrorCode.SERVICE_UNAVAILABLE, message, rid)
-        if len(self.host.rooms) >= limits.max_rooms:
+        if len(self.host.rooms) >= limits.max_rooms and self.host.evictable() is None:
+            # Full of rooms somebody is in: one nobody is in would be closed for this one
+            # (``RoomHost.make_room``).
             message = f"the server holds as many rooms as it may ({limits.max_rooms}); try later"
             return error(session.conn, ErrorCode.SERVER_BUSY, message, rid)
         if len(self.rooms_of.get(rooms_key(session.address), ())) >= limits.rooms_per_address:

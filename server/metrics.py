@@ -81,6 +81,10 @@ class CoreCollector(Collector):
             ("registrations", "Accounts registered"),
             ("rated_games", "Rated games whose rating changes were committed"),
             ("history_pruned", "Finished games deleted from the history by the retention rule"),
+            (
+                "rooms_evicted",
+                "Rooms nobody was in, closed to make room for a new one at --max-rooms",
+            ),
         ):
             yield CounterMetricFamily(f"quoridor_{name}", text, value=counts[name])
         logins = CounterMetricFamily(

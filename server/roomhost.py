@@ -13,6 +13,7 @@ to its owner (see docs/cluster.md).
 from __future__ import annotations
 
 import heapq
+import itertools
 import logging
 import secrets
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from server import computer, ratings
 from server.accountdb import RatedGame
 from server.actions import Action, Send, Think
 from server.context import Context
+from server.directory import ListedRooms
 from server.records import AccountRecord, RoomRecord
 from server.rooms import Member, Room
 from server.sessions import Session
@@ -63,6 +65,12 @@ class RoomHost:
         self.can_open: Callable[[], bool] = lambda: True
         """Whether new rooms may open now (a cluster node says no while Redis or PostgreSQL
         is away)."""
+        self.listed = ListedRooms()
+        """The rooms the public list may show (``note``)."""
+        self.unattended: dict[Room, None] = {}
+        """The rooms nobody is connected to, the longest so first (``note``): those closed to
+        make room for a new one when the server holds ``max_rooms`` (``make_room``)."""
+        self._serial = itertools.count(1)
 
     # -- opening and forgetting rooms --------------------------------------------------
 
@@ -74,10 +82,12 @@ class RoomHost:
         match: bool,
         pool: str | None = None,
     ) -> Room:
+        self.make_room()
         # A cluster node always has a code (leased in advance, or just after); None only
         # from a ``take_code`` that refuses, and then any fresh code will do.
         code = self.take_code() or room_code()
         room = Room(code, spec, public, self.context.clock(), clock, match, pool)
+        room.serial = next(self._serial)
         room.established = self.context.limits.provisional_games
         room.rated_together = self.context.rated_together
         self.rooms[code] = room
@@ -91,10 +101,18 @@ class RoomHost:
         return room
 
     def collect(self, room: Room) -> None:
-        """Forget a room nobody can come back to, or that no game keeps alive."""
+        """Forget a room nobody can come back to, or that no game keeps alive (and note
+        what changed in one that is kept: every change of who is in a room ends here or in
+        ``push``)."""
         if room.anyone_connected() or room.status == "playing" or room.seats_kept():
+            self.note(room)
             return
+        self._close(room)
+
+    def _close(self, room: Room) -> None:
+        """Forget ``room``, and each session whose only hold was a seat there."""
         del self.rooms[room.code]
+        self._unindex(room)
         self.on_close(room)
         self.context.journal.drop_room(room.code)
         for holder in room.seats:
@@ -102,6 +120,66 @@ class RoomHost:
                 holder.session.room = holder.session.seat = None
                 if holder.session.conn is None:
                     self._forget(holder.session)
+        for spectator in list(room.spectators):  # only ever one that is not connected
+            room.spectators.discard(spectator)
+            if spectator.room is room:
+                spectator.room = None
+                self._forget(spectator)
+
+    def note(self, room: Room) -> None:
+        """Keep ``room``'s place in the indexes up to date (``listed``, ``unattended``) after
+        a change of its status or of who is in it. Called by ``push`` (every event but a
+        move, which changes neither) and ``collect`` (every departure): cheap, a look at its
+        seats."""
+        if self.rooms.get(room.code) is not room:
+            self._unindex(room)
+            return
+        self.listed.note(room, room.listable())
+        if room.anyone_connected():
+            self.unattended.pop(room, None)
+        elif room not in self.unattended:
+            self.unattended[room] = None
+
+    def _unindex(self, room: Room) -> None:
+        self.listed.discard(room)
+        self.unattended.pop(room, None)
+
+    # -- a full server -----------------------------------------------------------------
+
+    def evictable(self) -> Room | None:
+        """The room to close for a new one when the server is full: the one nobody has been
+        connected to the longest (none: every room has somebody in it)."""
+        unattended = self.unattended
+        while unattended:
+            room = next(iter(unattended))
+            if self.rooms.get(room.code) is room and not room.anyone_connected():
+                return room
+            del unattended[room]  # noted late: it closed, or somebody is in it
+        return None
+
+    def make_room(self) -> None:
+        """At ``max_rooms``, close the room nobody has been connected to the longest, if
+        there is one (else the room opens anyway: ``Lobby`` refused what it could). Rooms
+        nobody is in filled an outside review's server, 510 addresses that played 2 moves
+        in 10 rooms each and went: every player away, no connection held, and everyone
+        else refused ``server_busy`` until the hard limit. A room somebody is in is never
+        closed; one nobody is in loses the rest of its grace period, and its game, aborted:
+        its players come back, if they do, to a room that is gone (PROTOCOL.md, section 1)."""
+        if len(self.rooms) < self.context.limits.max_rooms:
+            return
+        room = self.evictable()
+        if room is None:
+            return
+        if room.status == "playing":
+            room.desert(self.context.clock())
+        if room.finished:
+            self._archive(room)
+        self.context.counters["rooms_evicted"] += 1
+        log.info(
+            "room closed for a new one: the server is full, nobody is in it",
+            extra={"room": room.code},
+        )
+        self._close(room)
 
     def drop(self, code: str) -> list[Member]:
         """Stop hosting ``code`` at once, without touching its saved rows (another cluster
@@ -109,6 +187,7 @@ class RoomHost:
         room = self.rooms.pop(code, None)
         if room is None:
             return []
+        self._unindex(room)
         self.on_close(room)
         members = [h.session for h in room.seats if h is not None and h.bot is None]
         members += room.spectators
@@ -127,6 +206,7 @@ class RoomHost:
         now = self.context.clock()
         absence = self.context.limits.absence
         room.arm(now, absence.first_move, absence.think_limit)  # a game starting counts from now
+        self.note(room)
         if room.status == "playing" and room.announced != room.number:
             room.announced = room.number
             _log_start(room)
@@ -254,6 +334,7 @@ class RoomHost:
         if session.seat is None:
             # A spectator coming back is no event, as one arriving is not (``watch``): the
             # room's state to it alone.
+            self.note(room)
             return [*actions, Send([conn], room.state_frame(self.context.clock()))]
         return actions + self.back(room, session.seat)
 
@@ -270,6 +351,10 @@ class RoomHost:
             room.spectators.discard(session)
             session.room = None
             self._forget(session)
+            if not room.anyone_connected():
+                # The last one here: a finished room's seats kept for players who dropped
+                # count down from now (kept, with no timer, it was never forgotten).
+                self.schedule(room)
             self.collect(room)
             return []
         # The seat is kept for the grace period: in a waiting room it is then
@@ -379,6 +464,7 @@ class RoomHost:
         now, limits = context.clock(), context.limits
         bonus, chat = limits.restart_bonus, context.chat_bucket()
         room = restore_room(record, sessions, now, bonus, chat, accounts)
+        room.serial = next(self._serial)
         room.established = limits.provisional_games
         room.rated_together = self.context.rated_together
         self.rooms[room.code] = room
@@ -387,6 +473,7 @@ class RoomHost:
                 holder.session.room, holder.session.seat = room, seat
                 room.away(seat, now, limits.absence.grace)
         context.journal.room(room)
+        self.note(room)
         self.schedule(room)
         self._woken += computer.think(room)
         return room

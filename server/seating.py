@@ -110,6 +110,7 @@ class Seating:
             return [self.context.error(session.conn, ErrorCode.ROOM_FULL, message, request.id)]
         room.spectators.add(session)
         session.room, session.seat = room, None
+        self.host.note(room)
         assert session.conn is not None
         joined = Joined(id=request.id, room=room.code, role="spectator")
         # The newcomer alone gets the room's state (no new event, nothing to the others:

@@ -346,12 +346,15 @@ export class GameView {
 
   /**
    * Why a game this view saw being played was aborted. The state tells the server's own abort
-   * (the first-move countdown ran out: pushed with `id` null) from a player's (with the `id` of
-   * their `abort`); of the players, it names only this page's own.
+   * (the first-move countdown ran out, or every player went away: pushed with `id` null) from a
+   * player's (with the `id` of their `abort`); of the players, it names only this page's own.
    * @param {any} old @param {any} state
    */
   abortText(old, state) {
     const me = this.seat.seat;
+    if (state.id === null && state.players.every((/** @type {any} */ p) => !p.connected)) {
+      return "Game aborted: every player went away."; // seen by spectators (PROTOCOL.md, section 13)
+    }
     if (state.id === null && old.first_move_in_ms !== null && old.turn !== null) {
       return old.turn === me && this.isPlayer
         ? "Game aborted: you did not make your first move in time."

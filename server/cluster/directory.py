@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 from protocol.messages import RoomInfo
 from server.cluster.keys import stop_if_cancelled
 from server.cluster.lobby import Lobby
-from server.directory import LocalDirectory
+from server.directory import ListedRooms, LocalDirectory
 from server.rooms import Room
 
 log = logging.getLogger("quoridor.cluster")
@@ -54,41 +54,60 @@ class ClusterDirectory(LocalDirectory):
     def __init__(
         self,
         rooms: dict[str, Room],
+        listed: ListedRooms,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
-        super().__init__(rooms)
+        super().__init__(rooms, listed)
         self.clock = clock
         self.wall_clock = wall_clock
         self.others: list[Listed] = []
         """The other live nodes' listed rooms, newest first, as ``keep_listing`` last read."""
+        self._heard = 0
+        """Counts the other nodes' lists read (``heard``)."""
+        self._merged: tuple[int, int, int] | None = None
+        self._merged_json = b"[]"
+        """The last ``listing_json``, and what it was made of: this node's list's version,
+        the other nodes' list read, the limit."""
         self._opened: dict[str, float] = {}
         """Each listed room's opening time on the wall clock, worked out when first listed
         and kept: the core's clock leaves the event loop's stalls out, so working it out
         again later would drift by them (and the list's order across nodes with it)."""
 
     def listing(self, limit: int) -> list[RoomInfo]:
-        mine = self.mine()
+        # The newest ``limit`` of its own are all of them that can make the list.
+        mine = self.mine(limit)
         codes = {entry.info.room for entry in mine}
         merged = mine + [entry for entry in self.others if entry.info.room not in codes]
         merged.sort(key=lambda entry: entry.opened, reverse=True)
         return [entry.info for entry in merged[:limit]]
 
-    def mine(self) -> list[Listed]:
-        """This node's listable rooms, as they are now."""
+    def listing_json(self, limit: int) -> bytes:
+        """Made again only once this node's list changed or the others' were read again."""
+        made = (self.index.version, self._heard, limit)
+        if made != self._merged:
+            self._merged_json = _encode(self.listing(limit))
+            self._merged = made
+        return self._merged_json
+
+    def mine(self, limit: int | None = None) -> list[Listed]:
+        """This node's listable rooms, as they are now (the newest ``limit``; None: all)."""
         since_epoch = self.wall_clock() - self.clock()
         opened = self._opened
-        for code in [code for code in opened if code not in self.rooms]:
-            del opened[code]
         return [
             Listed(
                 opened=opened.setdefault(room.code, since_epoch + room.created), info=room.info()
             )
-            for room in self.listed()
+            for room in self.listed(limit)
         ]
 
     def published(self) -> dict[str, bytes]:
-        """What this node lists, as entries for ``Lobby.replace``."""
+        """What this node lists, as entries for ``Lobby.replace`` (a few times a second at
+        most: the opening times of rooms gone are forgotten here, not in every ``listing``,
+        which would look at each room ever listed)."""
+        opened = self._opened
+        for code in [code for code in opened if code not in self.rooms]:
+            del opened[code]
         return {entry.info.room: _encode(entry) for entry in self.mine()}
 
     def heard(self, others: dict[str, bytes]) -> None:
@@ -100,6 +119,7 @@ class ClusterDirectory(LocalDirectory):
             except msgspec.ValidationError:  # a node of another version: leave it out
                 log.warning("unreadable lobby entry for room %s left out", code)
         self.others = sorted(entries, key=lambda entry: entry.opened, reverse=True)
+        self._heard += 1
 
 
 async def keep_listing(

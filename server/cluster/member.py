@@ -143,7 +143,9 @@ class Member:
         """``list_rooms`` lists every live node's rooms (``server.cluster.directory``)."""
         node, core = self.node, self.server.core
         context = core.context
-        directory = ClusterDirectory(core.host.rooms, context.clock, context.wall_clock)
+        directory = ClusterDirectory(
+            core.host.rooms, core.host.listed, context.clock, context.wall_clock
+        )
         core.lobby.directory = directory
         lobby = Lobby(node.redis, node.keys, node.id, node.leases.ttl)
         listing = Listing(directory, lobby)

@@ -387,8 +387,8 @@ async def test_exporting_an_aborted_game_says_it_was_aborted(url: str) -> None:
     code, out, err = await command(url, "replay", "1", "--export")  # ...but it has its id
     assert (code, out) == (1, "")
     assert err == (
-        "quoridor: game 1 was aborted before every player had moved: "
-        "it has no result and no record to export\n"
+        "quoridor: game 1 was aborted (before every player had moved, or when every player "
+        "went away): it has no result and no record to export\n"
     )
     await alice.close()
     await bob.close()

@@ -38,6 +38,7 @@ class Driver:
         self.core = Core(self.limits, clock=self.clock)
 
     def run(self, actions: list[Action]) -> None:
+        indexes_agree(self.core)
         for action in actions:
             if isinstance(action, Send):
                 for target in action.targets:
@@ -74,3 +75,21 @@ class Driver:
 
     def joined(self, conn: int) -> Joined:
         return next(m for m in reversed(self.inbox[conn]) if isinstance(m, Joined))
+
+
+def indexes_agree(core: Core) -> None:
+    """The room host's indexes say what its rooms are now, after every call of the core:
+    ``listed`` holds the rooms the public list may show, each with its entry as it is now,
+    ``unattended`` those nobody is connected to, and neither holds a room the host forgot
+    (``RoomHost.note``)."""
+    host = core.host
+    if core.closing_all:
+        return  # the server stops: nobody is told of what its connections closing changes
+    rooms = list(host.rooms.values())
+    assert {r.code for r in rooms if r in host.listed} == {r.code for r in rooms if r.listable()}
+    assert len(host.listed) == sum(1 for room in rooms if room in host.listed)
+    for room in rooms:
+        if room in host.listed:  # its entry in the list as it is now
+            assert host.listed.entry(room) == msgspec.json.encode(room.info()), room.code
+    unattended = {room.code for room in rooms if not room.anyone_connected()}
+    assert {room.code for room in host.unattended} == unattended

@@ -785,6 +785,37 @@ def test_not_moving_in_game_two_of_a_rated_match_loses_it_unrated() -> None:
     assert [game.pool for game in [*history.games, *history.short]] == ["9x9-untimed", None]
 
 
+def test_a_rated_game_every_player_left_is_aborted_and_rates_nobody(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A game nobody is left in ends after the grace period (an outside review filled the
+    server with such games, each held for the 10 minutes of the hard limit) as an abort: no
+    result, no rating, and the day's rated games together given back; the hard limit would
+    have rated it, against the player who went first."""
+    monkeypatch.setattr(ratings, "RATED_TOGETHER_PER_DAY", 1, raising=False)
+    driver = Driver()
+    ann, bob = account_with(driver, "ann", 1500), account_with(driver, "bob", 1500)
+    driver.send(ann, Create())
+    room = driver.joined(ann).room
+    driver.send(bob, Join(room=room))
+    driver.send(ann, MoveRequest(move="e2", ply=0))
+    driver.send(bob, MoveRequest(move="e8", ply=1))
+    driver.send(ann, MoveRequest(move="e3", ply=2))
+    assert driver.last_state(ann).rated
+    driver.drop(bob)
+    driver.clock.advance(30)
+    driver.drop(ann)
+    driver.clock.advance(60)
+    driver.run(driver.core.tick())
+    assert driver.core.rooms == {}
+    (game,) = driver.core.history.short
+    assert (game.reason, game.winner, game.pool, game.ranks) == ("aborted", None, None, [])
+    ann, bob = account_with(driver, "ann", 1500), account_with(driver, "bob", 1500)
+    driver.send(ann, Create())
+    driver.send(bob, Join(room=driver.joined(ann).room))
+    assert driver.last_state(ann).rated  # the aborted game did not use up their one a day
+
+
 # -- a crash at the end of a rated game ------------------------------------------------
 
 

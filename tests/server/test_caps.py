@@ -10,9 +10,13 @@ from collections.abc import AsyncIterator
 import pytest
 
 from protocol.messages import (
+    VERSION,
     AiSpec,
+    Claim,
     Create,
     ErrorCode,
+    Hello,
+    Join,
     Joined,
     Leave,
     Left,
@@ -20,6 +24,7 @@ from protocol.messages import (
     Queued,
     QuickMatch,
     TimeControl,
+    Watch,
 )
 from server.app import GameServer
 from server.config import Config
@@ -148,6 +153,120 @@ async def test_the_server_refuses_rooms_past_its_cap() -> None:
         error = await clients[2].error(ErrorCode.SERVER_BUSY)
         assert "as many rooms" in error.message
         for client in clients:
+            await client.close()
+
+
+async def left_behind(server: GameServer, name: str) -> tuple[str, str]:
+    """An outside review's room (t_rooms.py): created and joined by two connections of one
+    address, 2 moves played, both connections dropped. Its code, and a player's resume token."""
+    a, b = [await Client.connect(url(server), f"{name}{n}") for n in "ab"]
+    await a.send(Create())
+    room = (await a.expect(Joined)).room
+    await b.send(Join(room=room))
+    await b.expect(Joined)
+    for ply, (mover, square) in enumerate([(a, "e2"), (b, "e8")]):
+        await mover.send(MoveRequest(move=square, ply=ply))
+        for each in (a, b):
+            while (await each.state()).ply != ply + 1:
+                pass
+    assert a.welcome is not None
+    for each in (a, b):
+        each.ws.transport.abort()  # a lost connection: the full grace period
+    return room, a.welcome.resume_token
+
+
+async def gone(server: GameServer, room: str) -> None:
+    """Wait until every player of ``room`` is away (the server saw the connections drop)."""
+    for _ in range(100):
+        if not server.core.rooms[room].anyone_connected():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the players of {room} are still there")
+
+
+async def test_a_full_server_closes_the_room_nobody_is_in_for_a_new_one() -> None:
+    """An outside review: 510 addresses opened 10 rooms each, played 2 moves and went, and
+    every ``create`` and ``quick_match`` got ``server_busy`` for 10 minutes, no connection held.
+    At ``--max-rooms`` a new room takes the place of the one nobody has been in the longest
+    (its game aborted); only a server whose every room has somebody in it says no."""
+    async for server in serve(max_rooms=2, grace=60.0):
+        first, token = await left_behind(server, "x")
+        await gone(server, first)
+        second, _ = await left_behind(server, "y")
+        await gone(server, second)
+        honest = await Client.connect(url(server), "honest")
+        await honest.send(Create(id="new"))
+        assert (await honest.expect(Joined)).id == "new"
+        assert first not in server.core.rooms
+        assert second in server.core.rooms
+        await honest.state()
+        pair = [await Client.connect(url(server), f"quick{n}") for n in range(2)]
+        for client in pair:
+            await client.send(QuickMatch())
+        for client in pair:
+            await client.expect(Queued)
+            await client.expect(Joined)
+        assert second not in server.core.rooms
+        assert len(server.core.rooms) == 2
+        assert [game.reason for game in server.core.history.short] == ["aborted", "aborted"]
+        late = await Client.connect(url(server), "late")
+        await late.send(Create())  # every room has somebody in it now
+        assert "as many rooms" in (await late.error(ErrorCode.SERVER_BUSY)).message
+        returning = await Client.connect(url(server), hello=False)
+        await returning.send(Hello(version=VERSION, name="xa", resume=token))
+        await returning.error(ErrorCode.BAD_TOKEN)  # its room is gone, and its seat
+        metrics = server.metrics.render().decode()
+        assert "quoridor_rooms_evicted_total 2.0" in metrics
+        for client in (honest, *pair, late, returning):
+            await client.close()
+
+
+async def test_games_every_player_left_are_aborted_after_the_grace_period() -> None:
+    """The same rooms, the server not full: their games end once the grace period of the
+    last player to go is over, rather than holding their rooms until the hard limit."""
+    async for server in serve(grace=0.5, max_rooms=10):
+        rooms = [(await left_behind(server, f"p{n}"))[0] for n in range(3)]
+        assert len(server.core.rooms) == 3
+        for _ in range(250):  # the hard limit is 600 s
+            if not server.core.rooms:
+                break
+            await asyncio.sleep(0.02)
+        assert server.core.rooms == {}
+        assert [game.reason for game in server.core.history.short] == ["aborted"] * 3
+        metrics = server.metrics.render().decode()
+        assert 'quoridor_rooms{status="playing"} 0.0' in metrics
+        honest = await Client.connect(url(server), "honest")
+        await honest.send(Watch(room=rooms[0]))
+        await honest.error(ErrorCode.ROOM_NOT_FOUND)
+        await honest.close()
+
+
+async def test_a_room_a_player_is_still_in_is_neither_closed_nor_aborted() -> None:
+    """The promises of the grace period, the claim and the hard limit hold for a player who
+    stayed: the room is not given to a newcomer, and its game waits for the claim."""
+    async for server in serve(max_rooms=1, grace=0.3):
+        stays = await Client.connect(url(server), "stays")
+        goes = await Client.connect(url(server), "goes")
+        await stays.send(Create())
+        room = (await stays.expect(Joined)).room
+        await goes.send(Join(room=room))
+        await goes.expect(Joined)
+        for ply, (mover, square) in enumerate([(stays, "e2"), (goes, "e8")]):
+            await mover.send(MoveRequest(move=square, ply=ply))
+            while (await stays.state()).ply != ply + 1:
+                pass
+        goes.ws.transport.abort()
+        await asyncio.sleep(0.6)
+        newcomer = await Client.connect(url(server), "newcomer")
+        await newcomer.send(Create())
+        await newcomer.error(ErrorCode.SERVER_BUSY)
+        assert server.core.rooms[room].status == "playing"
+        await stays.send(Claim(id="claim"))
+        while (claimed := await stays.state()).id != "claim":
+            pass
+        assert claimed.result is not None
+        assert (claimed.result.winner, claimed.result.reason) == (0, "abandon")
+        for client in (stays, newcomer):
             await client.close()
 
 

@@ -10,6 +10,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from protocol.messages import (
@@ -34,12 +35,14 @@ from protocol.messages import (
     Rematch,
     Resign,
     State,
+    VariantSpec,
     Welcome,
 )
 from server import historydesk
 from server.app import GameServer
 from server.config import Config
-from server.history import GameHistory
+from server.history import GameHistory, summary
+from server.records import GameRecord
 from server.retention import DAY, SHORT_KEPT
 from tests.http import get as http_get
 from tests.wsclient import Client
@@ -70,6 +73,26 @@ async def one_game(
         await client.send(Leave())
         while not isinstance(await client.recv(), Left):
             pass
+
+
+def test_a_summary_counts_the_moves_without_the_seats_that_left() -> None:
+    """``history`` reads each listed game's count of moves: counted move by move, 100 games
+    at the move limit made a reply 17 times the cost of one of short games."""
+    four = GameRecord(
+        room="r",
+        number=1,
+        variant=VariantSpec(players=4, size=9, walls=5),
+        players=["a", "b", "c", "d"],
+        winner=2,
+        reason="last_standing",
+        moves=["e2", "e8", "a5", "i5", "retire 1", "e3", "retire 3", "retire 0"],
+        finished=0.0,
+    )
+    assert summary(four).plies == 5
+    two = msgspec.structs.replace(
+        four, variant=VariantSpec(players=2, size=9, walls=10), moves=["e2", "e8"] * 500
+    )
+    assert summary(two).plies == 1000
 
 
 async def test_a_flood_of_aborted_games_keeps_the_played_one() -> None:

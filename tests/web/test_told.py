@@ -44,6 +44,29 @@ async def test_the_first_move_countdown_is_shown_and_its_end_is_told(
     await close_all(alice, bob)
 
 
+@pytest_asyncio.fixture(loop_scope="session")
+async def short_grace_site() -> AsyncIterator[GameServer]:
+    """Players away for more than half a second are past their grace."""
+    config = Config(port=0, rate=1000, burst=1000, grace=0.5, deliberate_grace=0.5)
+    async with GameServer(config).running() as running:
+        yield running
+
+
+async def test_a_spectator_is_told_a_game_ended_because_every_player_went_away(
+    browser: Browser, short_grace_site: GameServer
+) -> None:
+    """Still in its first moves, not for want of a first move: both players closed their
+    pages, and the server aborted the game once their grace was over."""
+    (alice, bob), code = await game_between(browser, short_grace_site)
+    spectator = await open_player(browser, short_grace_site, "Sam", f"/#/watch/{code}")
+    await spectator.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await close_all(alice, bob)
+    await spectator.page.wait_for_selector(
+        ".banner:has-text('Game aborted: every player went away.')"
+    )
+    await close_all(spectator)
+
+
 async def test_a_tap_that_cannot_move_says_why(browser: Browser, site: GameServer) -> None:
     (alice, bob), code = await game_between(browser, site)
     await bob.click_square("c4")  # queued for his turn (a premove): said so

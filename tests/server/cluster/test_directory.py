@@ -12,6 +12,7 @@ from redis.asyncio import Redis
 from server.cluster.directory import ClusterDirectory, keep_listing
 from server.cluster.keys import Keys, connect
 from server.cluster.lobby import Lobby
+from server.directory import ListedRooms
 from server.rooms import Room
 from tests.server.test_seams import waiting_room
 from tests.services import RedisServer
@@ -22,9 +23,10 @@ class Node:
 
     def __init__(self, redis: Redis, keys: Keys, name: str, start: float, ttl: float) -> None:
         self.rooms: dict[str, Room] = {}
+        self.index = ListedRooms()
         # Monotonic clocks differ between nodes; the wall clock is shared.
         self.directory = ClusterDirectory(
-            self.rooms, clock=lambda: start + 1000, wall_clock=lambda: 1000.0
+            self.rooms, self.index, clock=lambda: start + 1000, wall_clock=lambda: 1000.0
         )
         self.lobby = Lobby(redis, keys, name, ttl)
 
@@ -32,6 +34,7 @@ class Node:
         """A room opened at ``opened`` on the shared wall clock."""
         room = waiting_room(code, self.directory.clock() - 1000 + opened, public)
         self.rooms[code] = room
+        self.index.note(room, room.listable())  # as the room host does (``RoomHost.note``)
         return room
 
     async def sync(self) -> None:
@@ -67,6 +70,7 @@ async def test_every_node_lists_every_nodes_open_rooms_newest_first(
     assert b.listed() == ["a5", "b2", "a1"]
     # Its own list is always as it is now, never a stale copy of itself from Redis.
     b.rooms["b2"].seats[0] = None
+    b.index.note(b.rooms["b2"], False)  # as the room host does
     assert b.listed() == ["a5", "a1"]
 
 

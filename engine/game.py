@@ -117,11 +117,12 @@ class Game:
         self._turn = 0
         self._targets: int | None = None
         """The seat to move's pawn targets, once worked out in this position."""
-        self._distances: list[int | None] = [None] * self.variant.players
+        fields, distances = _opening_fields(self.variant.players, self.variant.size)
+        self._distances: list[int | None] = list(distances)
         """Each seat's distance to its goal, once worked out in this position."""
-        self._fields: list[list[int] | None] = [None] * self.variant.players
+        self._fields: list[list[int] | None] = [list(field) for field in fields]
         """Per seat, the distances from its goal edge found so far (``field_distance``),
-        kept until a wall changes them (``field_cut``)."""
+        kept until a wall changes them (``field_cut``); at first the opening's, copied."""
         self._wall_list: list[str] | None = []
         """The walls on the board in notation (``walls``), kept as walls are placed; None
         after an undo, until asked for."""
@@ -907,6 +908,23 @@ def _square_names(geo: Geometry, mask: int) -> tuple[str, ...]:
     board has a few thousand sets at most, so each is named once."""
     names = geo.square_names
     return tuple(names[bit] for bit in bits(mask))
+
+
+@cache
+def _opening_fields(players: int, size: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """Each seat's distance field (``goal_field``, grown to its pawn) and distance at the
+    start: the same for every game of a variant, so searched once and copied. A new game
+    is asked its distances at once (the state sent on joining), and searching them took
+    about a third of what opening a room cost the server (bench/wire_cost.py)."""
+    geo, variant = geometry(size), Variant.of(players, size)
+    north, east = geo.board & ~geo.top_row, geo.board & ~geo.last_col
+    fields, distances = [], []
+    for seat, goal in enumerate(_goal_masks(players, size)):
+        field = goal_field(goal, north, east, geo.stride)
+        pawn = 1 << geo.bit(*variant.start(seat))
+        distances.append(field_distance(field, pawn, north, east, geo.stride))
+        fields.append(tuple(field))
+    return tuple(fields), tuple(distances)
 
 
 @cache

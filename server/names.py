@@ -26,7 +26,7 @@ are different names); against the server's own it is the point.
 from __future__ import annotations
 
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 
 from confusable_homoglyphs import confusables
 
@@ -89,6 +89,7 @@ def reserved(name: str, guest: bool = False) -> bool:
     return any(k in names or any(p in k for p in _reserved_parts()) for k in keys)
 
 
+@lru_cache(maxsize=4096)  # every hello asks; 10 to 35 us each to work out (interpreted)
 def guest_name(name: str) -> str:
     """A guest's (cleaned) name as shown: marked as a guest's if it would pass for the
     server's or the computer's ("admin", "Computer L5")."""

@@ -20,7 +20,8 @@ What every connection lives by, whatever it carries, is kept here:
 - the opening handshake must be complete within ``OPEN_TIMEOUT`` (slowloris);
 - an open websocket is pinged every ``ping_interval`` seconds and dropped
   (close code 1011) when nothing at all came from it since the previous ping;
-- a close, either side's, ends the TCP connection within ``CLOSE_TIMEOUT``;
+- a close, either side's, ends the TCP connection within ``CLOSE_TIMEOUT``, and at once
+  when the client sends anything after the close handshake;
 - websocket control frames (pings, pongs) are rate-limited (``CONTROL_RATE``): websockets
   answers each ping by itself, so nothing else bounded them;
 - a message may come in at most ``MAX_FRAGMENTS`` frames: the request rate counts messages,
@@ -219,6 +220,13 @@ class Link(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         if self.request is None and not self._head_allowed(data):
+            return
+        protocol = self.protocol
+        if protocol.close_rcvd is not None and protocol.close_sent is not None:
+            # Both close frames have passed, after which a client may send nothing (RFC
+            # 6455, 5.5.1): websockets would read and discard it until the close timeout,
+            # a third of a core for 5 s per connection that streams on (an outside review).
+            self.transport.abort()
             return
         self.heard = True
         if len(data) <= READ_SLICE:

@@ -20,11 +20,11 @@ VERSION = "1.0"
 """Protocol version: a client must share the major number."""
 
 RequestId = Annotated[int, Meta(ge=-(2**53), le=2**53)] | Annotated[str, Meta(max_length=64)] | None
+"""Client-chosen; integers stay within what JavaScript numbers hold exactly."""
 Count = Annotated[int, Meta(ge=0, le=2**53)]
 """A ply or an event number: an integer a JavaScript number holds exactly, as ``id``."""
 GameId = Annotated[int, Meta(ge=-(2**53), le=2**53)]
 """A finished game's ``id`` from ``history`` (any other integer is found nowhere)."""
-"""Client-chosen; integers stay within what JavaScript numbers hold exactly."""
 Name = Annotated[str, Meta(min_length=1, max_length=32)]
 RoomCode = Annotated[str, Meta(min_length=1, max_length=32)]
 Notation = Annotated[str, Meta(min_length=1, max_length=8)]

@@ -99,9 +99,7 @@ class Lobby:
                 name = computer_seat_name(request.ai.level, nth)
                 bot, _ = Session.new(name, self.context.chat_bucket())
                 room.seat_bot(seat, bot, request.ai.level, request.ai.seconds, computer)
-        actions = self.seating.take_seat(session, room, 0, request.id)
-        room.holder(0).allows_eval = request.spectator_eval
-        return actions
+        return self.seating.take_seat(session, room, 0, request.id, request.spectator_eval)
 
     def join(self, session: Session, request: Join) -> list[Action]:
         room = self.directory.find(request.room)

@@ -37,8 +37,14 @@ class Seating:
         assert session.conn is not None
         return Send([session.conn], encode(joined))
 
-    def take_seat(self, session: Session, room: Room, seat: int, rid: RequestId) -> list[Action]:
-        actions: list[Action] = [self.seat(session, room, seat, rid), self.host.push(room)]
+    def take_seat(
+        self, session: Session, room: Room, seat: int, rid: RequestId, allows_eval: bool = False
+    ) -> list[Action]:
+        """Seat ``session`` (``allows_eval``: it lets spectators follow the computer's
+        evaluation, set before the state that says whether they may)."""
+        seated = self.seat(session, room, seat, rid)
+        room.holder(seat).allows_eval = allows_eval
+        actions: list[Action] = [seated, self.host.push(room)]
         self.host.schedule(room)
         return actions + computer.think(room)
 
@@ -67,9 +73,7 @@ class Seating:
         elif room.seats[seat] is not None:
             message = f"seat {seat} in room {room.code} is taken"
             return [error(session.conn, ErrorCode.SEAT_TAKEN, message, request.id)]
-        actions = self.take_seat(session, room, seat, request.id)
-        room.holder(seat).allows_eval = request.spectator_eval
-        return actions
+        return self.take_seat(session, room, seat, request.id, request.spectator_eval)
 
     def _reclaim(
         self, session: Session, room: Room, seat: int | None, request: Join

@@ -6,6 +6,7 @@ import asyncio
 
 from engine.ai.evaluation import evaluate
 from protocol.messages import (
+    AiSpec,
     Chat,
     Create,
     Error,
@@ -37,6 +38,25 @@ def room_with_watchers(driver: Driver, allow: tuple[bool, bool] = (True, True)) 
     driver.send(fan, Watch(room=room))
     driver.send(other, Watch(room=room))
     return alice, bob, fan, other
+
+
+def test_the_state_that_starts_the_game_says_spectators_may_follow() -> None:
+    """Not only from the next event on: the joiner's consent counts in the state its join
+    pushes (it was set after that state was made)."""
+    driver = Driver()
+    _, bob, fan, _ = room_with_watchers(driver)
+    started = driver.last_state(bob)
+    assert started.status == "playing"
+    assert started.spectator_eval
+    assert driver.last_state(fan).spectator_eval
+
+
+def test_a_game_against_the_computer_says_so_from_its_first_state() -> None:
+    driver = Driver()
+    alice, _ = driver.greet("alice")
+    driver.send(alice, Create(spectator_eval=True, ai=AiSpec(level=1)))
+    assert driver.last_state(alice).status == "playing"
+    assert driver.last_state(alice).spectator_eval
 
 
 def run_step(driver: Driver, step: LiveEvalStep) -> None:

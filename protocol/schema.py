@@ -117,6 +117,18 @@ writes whole (``VariantSpecOut``: every field present; ``VariantSpec``: as a cli
 send it, defaults left out)."""
 
 
+FILLED_IN = {"VariantSpec": ("walls",)}
+"""Fields a client may send as null (the server works the value out) that the server always
+writes as a value: its version of the object (``SENT_SUFFIX``) does not allow null there."""
+
+
+def _without_null(component: Document, fields: tuple[str, ...]) -> None:
+    for field in fields:
+        options = component["properties"][field]["anyOf"]
+        (value,) = [option for option in options if option.get("type") != "null"]
+        component["properties"][field] = value
+
+
 def _plain_union(union: Document, title: str, description: str) -> Document:
     """A tagged union as plain JSON Schema: exactly one member, told apart by its
     ``type`` constant (no OpenAPI ``discriminator``, which plain validators ignore)."""
@@ -178,10 +190,12 @@ def _components(ref_template: str) -> tuple[Document, Document, dict[str, Docume
     }
     for name, renamed in renames.items():
         component = server_defs[renamed]
+        _without_null(component, FILLED_IN.get(name, ()))
         component["title"] = renamed
+        filled = "".join(f", `{field}` never null" for field in FILLED_IN.get(name, ()))
         component["description"] = (
             f"{component.get('description', name)} As the server writes it: every field"
-            f" present (`{name}` is the same object as a client may send it)."
+            f" present{filled} (`{name}` is the same object as a client may send it)."
         )
     components = {**client_defs, **server_defs}
     clash = {CLIENT_UNION, SERVER_UNION} & components.keys()

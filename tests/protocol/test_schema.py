@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
 
 from protocol import schema
 from protocol.codec import encode
@@ -305,8 +305,18 @@ def test_other_encoded_messages_validate(json_schema: Document) -> None:
         QuickMatch(variant=variant),
     ):
         clients.validate(json.loads(encode(request)))
-    servers.validate(json.loads(encode(Queued(id=None, variant=variant))))
+    filled_in = VariantSpec(players=4, size=11, walls=5)  # as the server writes it
+    servers.validate(json.loads(encode(Queued(id=None, variant=filled_in))))
     servers.validate({"type": "pong", "id": 1, "a_field_from_the_future": [1, 2]})
+
+
+def test_the_server_writes_the_wall_count_never_null(json_schema: Document) -> None:
+    """A client may leave ``walls`` null; what the server sends always has the number
+    (PROTOCOL.md, section 4), so a client typed from the schema need not handle null."""
+    servers = server_validator(json_schema)
+    unfilled = VariantSpec(players=4, size=11, walls=None)
+    with pytest.raises(ValidationError):
+        servers.validate(json.loads(encode(Queued(id=None, variant=unfilled))))
 
 
 @pytest.mark.parametrize(

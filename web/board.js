@@ -340,7 +340,14 @@ export class Board {
     if (e.button !== 0 || !this.view) return;
     const hit = e.pointerType === "mouse" ? this.hitHere(e) : this.hit(e);
     if (!hit) return;
-    if (!this.view.interactive && this.view.premoving) return this.premoveAt(hit);
+    if (!this.view.interactive && this.view.premoving) {
+      // A tap is not aimed as a pointer is (one near a square's edge lands in the groove): a
+      // wall from a tap waits for the wall bar's confirmation, as on your own turn, before it
+      // is queued.
+      if (e.pointerType !== "mouse" && hit.wall) return this.tapWall(e, hit.wall, /** @type {string} */ (hit.spot));
+      this.clearPending();
+      return this.premoveAt(hit);
+    }
     if (!this.view.interactive) return this.handlers.onIdle?.();
     if (hit.square) {
       if (this.isTarget(hit.square)) {
@@ -357,21 +364,35 @@ export class Board {
       else this.handlers.onNoWall?.(wallName(wall.col, wall.row, wall.o));
       return;
     }
-    // Touch: the first tap shows the wall to confirm; tapping it again turns it.
+    this.tapWall(e, wall, /** @type {string} */ (hit.spot));
+  }
+
+  /**
+   * A tap on a groove: the first shows the wall to confirm (the wall bar); tapping it again
+   * turns it. During the opponent's turn a tap on the wall queued there takes it back.
+   * @param {PointerEvent} e @param {{col: number, row: number, o: "h"|"v"}} wall @param {string} spot
+   */
+  tapWall(e, wall, spot) {
+    const queued = this.view?.premoving && !this.view.interactive && this.view.premove && /[hv]$/.test(this.view.premove) ? parseWall(this.view.premove) : null;
+    if (queued && queued.col === wall.col && queued.row === wall.row) {
+      this.clearPending();
+      return this.handlers.onPremove?.(/** @type {string} */ (this.view?.premove));
+    }
     const same = this.pending && this.ghost && this.ghost.col === wall.col && this.ghost.row === wall.row;
     if (same) this.rotate();
     else {
       const fresh = /** @type {{col: number, row: number, o: "h"|"v"}} */ (this.hitHere(e)?.wall);
-      this.spot = hit.spot;
-      if (this.ghostLegal(fresh)) {
+      this.spot = spot;
+      if (this.ghostShown(fresh)) {
         this.pending = true;
         this.setGhost(fresh);
       } else if (!this.pending) this.handlers.onNoWall?.(wallName(fresh.col, fresh.row, fresh.o));
     }
   }
 
-  /** A square or groove chosen during the opponent's turn: queued as it is (a tap on a groove
-   * too: nothing is placed now, and clicking it again takes it back).
+  /** A square or groove chosen during the opponent's turn: queued as it is (a groove tapped on
+   * a touch screen only once the wall bar confirms it: `confirm`); nothing is placed now, and
+   * choosing it again takes it back.
    * @param {{square?: string, wall?: {col: number, row: number, o: "h"|"v"}}} hit */
   premoveAt(hit) {
     const move = hit.square ?? (hit.wall ? wallName(hit.wall.col, hit.wall.row, hit.wall.o) : null);
@@ -390,7 +411,7 @@ export class Board {
       // The wall waiting for a tap turns only if it may stand the other way; if not, the
       // server says why, and the wall shown stays the one Place wall places.
       const other = flip(this.ghost);
-      if (this.ghostLegal(other)) {
+      if (this.ghostShown(other)) {
         this.rotated = !this.rotated;
         this.setGhost(other);
       } else this.handlers.onNoWall?.(wallName(other.col, other.row, other.o));
@@ -408,12 +429,14 @@ export class Board {
     }
   }
 
-  /** Confirm the wall waiting for a tap (touch screens). */
+  /** Confirm the wall waiting for a tap (touch screens): played, or during the opponent's
+   * turn queued for yours. */
   confirm() {
-    if (this.ghost && this.pending && this.ghostLegal(this.ghost)) {
+    if (this.ghost && this.pending && this.ghostShown(this.ghost)) {
       const name = wallName(this.ghost.col, this.ghost.row, this.ghost.o);
       this.clearPending();
-      this.handlers.onMove(name);
+      if (this.view?.interactive) this.handlers.onMove(name);
+      else this.handlers.onPremove?.(name);
     }
   }
 

@@ -523,12 +523,20 @@ export class GameView {
   pendingWall(wall) {
     this.wallbar.hidden = !wall;
     if (!wall) return;
-    $(".wallbar-text", this.wallbar).textContent = `Wall ${wall}?`;
+    this.wallbarText(wall);
     // The bar goes over the half of the board away from the wall (and from your pawn, when
     // the wall is near it), not over what it asks about.
     const ghost = this.board.svg.querySelector(".overlay .ghost")?.getBoundingClientRect();
     const board = this.board.svg.getBoundingClientRect();
     this.wallbar.classList.toggle("top", !!ghost && ghost.top + ghost.height / 2 > board.top + board.height / 2);
+  }
+
+  /** The wall bar's question and its answer: during the opponent's turn the wall is queued
+   * for yours (a premove), and its button says so (a short word: the bar just fits a phone).
+   * @param {string} wall */
+  wallbarText(wall) {
+    $(".wallbar-text", this.wallbar).textContent = `Wall ${wall}?`;
+    $(".wallbar .primary", this.wallbar).textContent = this.canPlay() ? "Place wall" : "Premove";
   }
 
   // -- drawing ----------------------------------------------------------------
@@ -576,6 +584,10 @@ export class GameView {
       premove: live ? this.premove?.move ?? null : null,
       seat: this.seat.seat,
     });
+    // A wall waiting in the wall bar since the opponent's turn: the turn now yours, its button
+    // places it rather than queue it.
+    const pending = this.board.pending ? this.board.svg.querySelector(".overlay .ghost")?.getAttribute("data-wall") : null;
+    if (pending) this.wallbarText(pending);
     // Until the keyboard is used (again: the cursor hides when the board loses the focus), its
     // cursor waits on your own pawn, where it is now, rather than where the game began.
     if (this.isPlayer && live && !this.board.cursor.shown) this.board.placeCursor(state.pawns[/** @type {number} */ (this.seat.seat)]);

@@ -90,3 +90,56 @@ async def test_a_phone_is_told_to_tap_a_premove_again_not_to_click(
     assert "c4 is played when yours comes (tap it again to cancel)" in told, told
     assert "click" not in told.lower()
     await close_all(alice, bob)
+
+
+async def test_a_wall_tapped_during_the_opponents_turn_waits_for_place_wall(
+    browser: Browser, site: GameServer
+) -> None:
+    """An outside review: a phone tap 1 px inside a square's edge queued a wall at once, with no
+    Place wall bar, and it was played when the opponent moved."""
+    alice = await open_player(browser, site, "Alice")
+    code = await create_room(alice)
+    bob = await open_player(browser, site, "Bob", f"/#/room/{code}", (360, 740), touch=True)
+    page = bob.page
+    await page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    queued = page.locator(".overlay [data-premove]")
+    bar = page.locator(".wallbar-text")
+    confirm = page.locator(".wallbar button.primary")
+    box = await page.locator('rect[data-square="c3"]').bounding_box()
+    assert box is not None
+    edge = (box["x"] + box["width"] / 2, box["y"] + 1)
+    # Alice's turn: the tap offers the groove's wall, queues nothing.
+    await page.touchscreen.tap(*edge)
+    await bar.wait_for(timeout=5000)
+    assert await confirm.inner_text() == "Premove"
+    assert await queued.count() == 0
+    wall = (await bar.inner_text()).removeprefix("Wall ").removesuffix("?")
+    await page.click(".wallbar button:has-text('Cancel')")
+    assert await queued.count() == 0
+    # Confirmed, it is queued; tapped again, taken back; confirmed again, played on the turn.
+    await page.touchscreen.tap(*edge)
+    await confirm.click()
+    await page.wait_for_selector(f'.overlay [data-premove="{wall}"]')
+    assert await page.locator(".wallbar").is_hidden()
+    await page.touchscreen.tap(*edge)
+    await page.locator("#toast").filter(has_text=f"Premove {wall} cancelled.").wait_for()
+    assert await queued.count() == 0
+    await page.touchscreen.tap(*edge)
+    await confirm.click()
+    await queued.wait_for()
+    await alice.click_square("c2")
+    await alice.wait_ply(2)
+    await alice.page.wait_for_selector(f'rect.wall[data-wall="{wall}"]')
+    # A wall still waiting for Place wall when the turn comes is placed only once confirmed.
+    await page.touchscreen.tap(*await bob.wall_point("d3h"))
+    await bar.filter(has_text="Wall d3h?").wait_for()
+    assert await confirm.inner_text() == "Premove"
+    await alice.click_square("b2")
+    await bob.wait_ply(3)
+    await confirm.filter(has_text="Place wall").wait_for()
+    assert await bar.inner_text() == "Wall d3h?"
+    assert await page.locator('rect.wall[data-wall="d3h"]').count() == 0
+    await confirm.click()
+    await alice.wait_ply(4)
+    await alice.page.wait_for_selector('rect.wall[data-wall="d3h"]')
+    await close_all(alice, bob)

@@ -72,7 +72,7 @@ export class GameView {
    * @param {HTMLElement} root
    * @param {Connection} conn
    * @param {Seat} seat
-   * @param {{leave: () => void, notice: (text: string) => void, quiet: () => void, account: () => string|null,
+   * @param {{leave: (kept?: boolean) => void, notice: (text: string) => void, quiet: () => void, account: () => string|null,
    *   logIn: (loggedIn: {name: string, token: string}) => void, remake: (request: Record<string, any>) => void}} app
    */
   constructor(root, conn, seat, app) {
@@ -876,11 +876,11 @@ export class GameView {
     const others = state.players.length === 2 ? seatName(state, 1 - /** @type {number} */ (me)) : "the others";
     const clock = state.clock ? ", your clock keeps running" : "";
     const text = computer
-      ? "Leave the game? The computer does not wait: unless you come back within about 15 s (this room's link brings you back), the game is lost."
-      : `Leave the game? Your seat is kept for you (this room's link brings you back)${clock}, but after a short while away, ${others} may claim the game.`;
+      ? "Leave the game? The computer does not wait: unless you come back within about 15 s (the lobby's “Back to your game” brings you back), the game is lost."
+      : `Leave the game? Your seat is kept for you (the lobby's “Back to your game” brings you back)${clock}, but after a short while away, ${others} may claim the game.`;
     return [
       h("p", { class: "leave-note", role: "alert", text }),
-      h("button", { type: "button", class: "danger leave-confirm", text: "Leave anyway", onclick: () => { this.leaving = false; this.app.leave(); } }),
+      h("button", { type: "button", class: "danger leave-confirm", text: "Leave anyway", onclick: () => { this.leaving = false; this.app.leave(true); } }),
       h("button", { type: "button", class: "stay", text: "Stay", onclick: () => { this.leaving = false; this.renderActions(); } }),
     ];
   }

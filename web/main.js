@@ -181,8 +181,10 @@ const app = {
     nameChosen = true;
     go(hash);
   },
-  leave: async () => {
-    localStorage.removeItem(SEAT_KEY); // left on purpose: not offered back
+  /** Leave the room; `kept`: a game in progress, whose seat the server keeps (PROTOCOL.md,
+   * `leave`), so the lobby offers it back, as the leave question said. */
+  leave: async (/** @type {boolean} */ kept = false) => {
+    if (!kept) localStorage.removeItem(SEAT_KEY); // a game over or not begun: nothing to come back to
     await conn.request({ type: "leave" });
     seat = null;
     go("#/");

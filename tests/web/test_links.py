@@ -65,9 +65,21 @@ async def test_a_player_back_in_a_new_tab_is_offered_the_seat_from_the_lobby(
     await bob.page.wait_for_function(
         "() => !document.querySelector('.players').innerText.includes('away')"
     )
-    # Leaving on purpose (confirmed: the game is on): not offered again.
+    # Leaving a game in progress (confirmed) keeps the seat, and the lobby offers it back, as
+    # the question said (an outside review: a quick-match player had no link to come back by).
     await page.click(".actions button.leave")
+    note = await page.locator(".leave-note").inner_text()
+    assert "the lobby's “Back to your game” brings you back" in note, note
     await page.click(".actions button.leave-confirm")
+    await page.wait_for_selector(".lobby")
+    await kept.locator("text=Back to your game").click(timeout=5000)
+    await alice.wait_ply(1)
+    assert await page.evaluate("document.body.dataset.seat") == "0"
+    # A game over has nothing to come back to: leaving it, it is not offered again.
+    await page.click(".actions button:has-text('Resign')")
+    await page.click("text=Really resign?")
+    await page.wait_for_selector(".banner:has-text('Bob wins')")
+    await page.click(".actions button.leave")
     await page.wait_for_selector(".lobby")
     assert await page.locator(".kept-seat").count() == 0
     await close_all(alice, bob)

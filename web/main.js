@@ -241,6 +241,8 @@ async function enterRoom(code, watchOnly) {
     }
     if (!watchOnly && (!reply || reply.type === "error") && reply?.code !== "room_not_found") reply = await conn.request({ type: "join", room: code, spectator_eval: allowsSpectatorEval() });
     if (reply?.type === "error" && reply.code === "account_required") notice("This room is rated: log in to take a seat. You are watching.");
+    // Said, not left to be guessed from the board: Join only made you a watcher.
+    if (reply?.type === "error" && ["room_full", "seat_taken"].includes(reply.code)) notice(`Every seat in room ${code} is taken: you are watching the game.`);
     if (reply?.type === "error" && ["room_full", "seat_taken", "game_over", "account_required"].includes(reply.code)) reply = null;
     if (!reply) reply = await conn.request({ type: "watch", room: code });
     if (reply.type === "error") {
@@ -257,10 +259,17 @@ async function enterRoom(code, watchOnly) {
  * the seat is taken (the name is the session's, so a new one greets again, then comes back).
  * @param {string} code
  */
-function askName(code) {
+async function askName(code) {
   show(null);
   document.title = `${code} · Quoridor`;
   document.body.dataset.view = "join";
+  main.replaceChildren();
+  // A game in progress has no seat to offer: say so, rather than invite to a Join that only
+  // watches. Only a public room is listed; a private one is told after Join (`enterRoom`).
+  const listed = await conn.request({ type: "list_rooms" });
+  if (location.hash !== `#/room/${encodeURIComponent(code)}` && location.hash !== `#/room/${code}`) return; // gone elsewhere meanwhile
+  const room = listed.type === "rooms" ? listed.rooms.find((/** @type {any} */ r) => r.room === code) : undefined;
+  if (room && !(room.status === "waiting" && room.players.includes(null))) return offerWatch(code);
   const input = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "name", maxLength: 32, required: true, value: savedName(), autocomplete: "nickname" }));
   const submit = (/** @type {Event} */ e) => {
     e.preventDefault();
@@ -280,6 +289,16 @@ function askName(code) {
       h("a", { href: `#/watch/${encodeURIComponent(code)}`, text: "Only watch" }))));
   input.focus();
   input.select();
+}
+
+/** A link to a room whose seats are all taken: the game can be watched. @param {string} code */
+function offerWatch(code) {
+  main.replaceChildren(h("div", { class: "card join-as watch-only" },
+    h("h1", { text: "This game is in progress" }),
+    h("p", { text: `Every seat in room ${code} is taken: you can watch the game.` }),
+    h("div", { class: "row buttons" },
+      h("button", { type: "button", class: "primary", text: "Watch it", onclick: () => go(`#/watch/${encodeURIComponent(code)}`) }),
+      h("a", { href: "#/", text: "Back to the lobby" }))));
 }
 
 function openGame() {

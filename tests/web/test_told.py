@@ -216,3 +216,36 @@ async def test_a_refusal_that_opens_with_a_move_keeps_it_lower_case(
     await toast.wait_for()
     assert (await toast.inner_text()).startswith("a9h ")
     await close_all(alice, bob)
+
+
+async def test_a_link_to_a_game_in_progress_offers_to_watch_not_to_join(
+    browser: Browser, site: GameServer
+) -> None:
+    """An outside review: the link of a room whose game was on invited a newcomer to "Join the
+    game", and Join only made them a watcher."""
+    (alice, bob), code = await game_between(browser, site)
+    context = await browser.new_context(viewport={"width": 360, "height": 740})
+    page = await context.new_page()
+    await page.goto(f"http://127.0.0.1:{site.port}/#/room/{code}")
+    card = page.locator(".join-as")
+    await card.filter(has_text="This game is in progress").wait_for(timeout=5000)
+    assert f"Every seat in room {code} is taken: you can watch the game." in (
+        await card.inner_text()
+    )
+    assert await page.locator("input[name=name]").count() == 0
+    await page.click("text=Watch it")
+    await page.wait_for_function("() => document.body.dataset.role === 'spectator'")
+    assert await page.evaluate("() => document.body.dataset.status") == "playing"
+    # Joined by its code from the lobby (as a private room, never listed, is): Join says it
+    # only made Carol a watcher.
+    carol = await open_player(browser, site, "Carol")
+    await carol.page.fill("input[name=code]", code)
+    await carol.page.click("form.join button[type=submit]")
+    await (
+        carol.page.locator("#toast")
+        .filter(has_text=f"Every seat in room {code} is taken: you are watching the game.")
+        .wait_for()
+    )
+    assert await carol.page.evaluate("() => document.body.dataset.role") == "spectator"
+    await context.close()
+    await close_all(alice, bob, carol)

@@ -72,7 +72,8 @@ export class Lobby {
       ),
       h("div", { class: "row" },
         field("Clock", select("clock", CLOCKS, "")),
-        field("Opponent", select("ai", [["", "People"], ["1", "Computer 1 (beginner)"], ["2", "Computer 2"], ["3", "Computer 3 (club)"], ["4", "Computer 4"], ["5", "Computer 5 (expert)"]], "")),
+        field("Opponent", h("select", { name: "ai", onchange: () => this.opponentFits() },
+          ...[["", "People"], ["1", "Computer 1 (beginner)"], ["2", "Computer 2"], ["3", "Computer 3 (club)"], ["4", "Computer 4"], ["5", "Computer 5 (expert)"]].map(([value, text]) => h("option", { value, text })))),
       ),
       h("div", { class: "row checks" },
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }), " Private (link only)"),
@@ -84,10 +85,11 @@ export class Lobby {
       ),
       h("p", { class: "rated-note hint", hidden: true, text: "Only games with the standard number of walls are rated: empty “Walls each” to play rated." }),
       h("div", { class: "row buttons" },
-        h("button", { type: "submit", class: "primary", text: "Create room" }),
-        h("button", { type: "button", text: "Quick match", onclick: () => this.quickMatch() }),
+        h("button", { type: "submit", class: "primary create-button", text: "Create room" }),
+        h("button", { type: "button", class: "quick", text: "Quick match", onclick: () => this.quickMatch() }),
       ),
     ));
+    this.opponentFits();
     this.queueNote = h("p", { class: "queue", hidden: true });
     const kept = this.app.keptSeat();
     const back = !kept ? null : h("p", { class: "kept-seat" }, `You have a seat in room ${kept}. `,
@@ -177,6 +179,19 @@ export class Lobby {
     if (chosen !== box.disabled) box.checked = !chosen;
     box.disabled = chosen;
     note.hidden = !chosen || !this.app.account();
+  }
+
+  /**
+   * The computer picked as the opponent: the create button says it plays the computer, and
+   * Quick match, which pairs only people (PROTOCOL.md, `quick_match`), cannot be pressed, rather
+   * than quietly wait for a person.
+   */
+  opponentFits() {
+    const computer = new FormData(this.form).get("ai") !== "";
+    /** @type {HTMLElement} */ (this.form.querySelector(".create-button")).textContent = computer ? "Play the computer" : "Create room";
+    const quick = /** @type {HTMLButtonElement} */ (this.form.querySelector("button.quick"));
+    quick.disabled = computer;
+    quick.title = computer ? "Quick match pairs you with people: choose People as the opponent." : "";
   }
 
   /** Rated by default when logged in; a guest's games are casual (the server decides). */

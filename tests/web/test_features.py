@@ -61,8 +61,20 @@ async def test_a_game_against_the_computer_starts_at_once(
     alice = await open_player(browser, site, "Alice")
     page = alice.page
     await page.select_option("select[name=size]", "5")
+    create = page.locator("form.create button[type=submit]")
+    quick = page.locator("form.create button:has-text('Quick match')")
+    assert await create.inner_text() == "Create room"
+    # The computer picked: the button says so, and Quick match, which pairs only people, cannot
+    # be pressed (an outside review: it quietly waited for a person).
+    await page.select_option("select[name=ai]", "2")
+    assert await create.inner_text() == "Play the computer"
+    assert await quick.is_disabled()
+    assert "People" in (await quick.get_attribute("title") or "")
+    await page.select_option("select[name=ai]", "")
+    assert await create.inner_text() == "Create room"
+    assert await quick.is_enabled()
     await page.select_option("select[name=ai]", "1")
-    await page.click("form.create button[type=submit]")
+    await create.click()
     await page.wait_for_function("() => document.body.dataset.status === 'playing'")
     await alice.click_square("c2")
     await alice.wait_ply(2)  # the computer answered in its worker process

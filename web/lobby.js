@@ -284,7 +284,9 @@ export class Lobby {
       return;
     }
     this.games.replaceChildren(...games.map((game) => {
-      const after = `${plural(game.plies, "move")} · ${ago(game.finished)}`;
+      // Counted as the move list numbers them, a move to a round ("1. e2 e8"): a player
+      // reads 39 plies as 20 moves.
+      const after = `${plural(Math.ceil(game.plies / game.variant.players), "move")} · ${ago(game.finished)}`;
       return h("tr", {},
         h("td", { class: "names" }, ...versus(game.players)),
         h("td", {}, ...resultOf(game, after)),

@@ -76,6 +76,10 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     # is on: leaving it is confirmed.)
     await alice.page.click(".actions button.leave")
     await alice.page.click(".actions button.leave-confirm")
+    # Its 7 plies are 4 moves, as the move list numbers them (an outside review: "39 moves"
+    # for a list of 20).
+    row = alice.page.locator(".lobby tr").filter(has_text="Replay").first
+    assert " · 4 moves · " in await row.inner_text()
     await alice.page.click(".lobby >> text=Replay")
     await alice.page.wait_for_function("() => document.body.dataset.replay === '7'")
     await alice.page.keyboard.press("ArrowLeft")

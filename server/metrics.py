@@ -168,31 +168,35 @@ class Metrics:
 
     def count_refusals(self, refused: Counter[str]) -> None:
         """Export the connections refused at accept (``http.Gate.refused``)."""
-
-        def collect() -> Iterator[CounterMetricFamily]:
-            family = CounterMetricFamily(
-                "quoridor_connections_refused",
-                "Connections refused when accepted: per-address cap, or the server full",
-                labels=["reason"],
-            )
-            for reason in ("address", "full"):
-                family.add_metric([reason], refused[reason])
-            yield family
-
-        self.registry.register(_Callback(collect))
+        self._count_by(
+            "quoridor_connections_refused",
+            "Connections refused when accepted: per-address cap, or the server full",
+            "reason",
+            refused,
+            ("address", "full"),
+        )
 
     def count_evictions(self, evicted: Counter[str]) -> None:
         """Export the connections closed to make room for newcomers (``server.idlers``)."""
+        self._count_by(
+            "quoridor_connections_evicted",
+            "Connections closed to make room for a newcomer to a full server: a handshake "
+            "in progress, or the longest idle one holding no seat in a game in progress",
+            "state",
+            evicted,
+            ("opening", "idle"),
+        )
+
+    def _count_by(
+        self, name: str, text: str, label: str, counts: Counter[str], values: tuple[str, ...]
+    ) -> None:
+        """Export ``counts`` (kept up to date elsewhere) as a counter labelled ``label``, one
+        sample for each of ``values`` (zeros included, so that every series exists at once)."""
 
         def collect() -> Iterator[CounterMetricFamily]:
-            family = CounterMetricFamily(
-                "quoridor_connections_evicted",
-                "Connections closed to make room for a newcomer to a full server: a handshake "
-                "in progress, or the longest idle one holding no seat in a game in progress",
-                labels=["state"],
-            )
-            for state in ("opening", "idle"):
-                family.add_metric([state], evicted[state])
+            family = CounterMetricFamily(name, text, labels=[label])
+            for value in values:
+                family.add_metric([value], counts[value])
             yield family
 
         self.registry.register(_Callback(collect))

@@ -321,10 +321,7 @@ class Link(asyncio.Protocol):
             return
         self.refused = True
         self.transport.pause_reading()
-        if self.timer is not None:
-            self.timer.cancel()
-        loop = asyncio.get_running_loop()
-        self.timer = loop.call_later(REFUSED_LINGER, self.transport.abort)
+        self._abort_in(REFUSED_LINGER)
 
     def make_room(self) -> None:
         """Close it for a newcomer to a full server: a handshake in progress at once, an open
@@ -336,10 +333,13 @@ class Link(asyncio.Protocol):
             return
         self.protocol.send_close(CLOSE_TRY_LATER, "server full; closed the longest idle")
         self._flush()
+        self._abort_in(EVICTED_LINGER)
+
+    def _abort_in(self, seconds: float) -> None:
+        """Drop the TCP connection ``seconds`` from now, whatever deadline it had before."""
         if self.timer is not None:
             self.timer.cancel()
-        loop = asyncio.get_running_loop()
-        self.timer = loop.call_later(EVICTED_LINGER, self.transport.abort)
+        self.timer = asyncio.get_running_loop().call_later(seconds, self.transport.abort)
 
     def send_binary(self, data: bytes) -> None:
         """Send one binary message (the cluster relay's own messages on a node link)."""

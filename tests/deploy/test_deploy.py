@@ -480,6 +480,41 @@ def test_dockerfile_copies_what_the_package_is_built_from() -> None:
     assert {name.split(".")[0] for name in packages} <= copied
 
 
+def copied_sources() -> set[str]:
+    """What the build stage copies from the build context (the repository root)."""
+    sources: set[str] = set()
+    for arguments in docker("COPY"):
+        if not arguments.startswith("--from"):
+            words = [w for w in arguments.split() if not w.startswith("--")]
+            sources.update(source.rstrip("/") for source in words[:-1])
+    return sources
+
+
+def test_the_dockerignore_lets_in_every_copied_source() -> None:
+    """It excludes everything (``*``) and lets back in what the image is built from: a COPY
+    of a path it keeps out fails the build ("not found")."""
+    lines = [line.strip() for line in read("Dockerfile.dockerignore").splitlines()]
+    patterns = [line for line in lines if line and not line.startswith("#")]
+    assert patterns[0] == "*"
+    let_in = {pattern[1:].rstrip("/") for pattern in patterns if pattern.startswith("!")}
+    assert copied_sources() <= let_in, sorted(copied_sources() - let_in)
+
+
+def test_dockerfile_builds_the_compiled_server() -> None:
+    """The image runs the compiled build (deploy/compile.py), made in the build stage from
+    the packages copied there, unless ``--build-arg COMPILE=no``."""
+    from deploy.compile import PACKAGES
+
+    assert "COMPILE=yes" in docker("ARG")
+    assert {"deploy/compile.py", "deploy/__init__.py", *PACKAGES} <= copied_sources()
+    (build,) = [run for run in docker("RUN") if "-m deploy.compile" in run]
+    assert '[ "$COMPILE" = yes ]' in build
+    assert "--out /opt/quoridor/compiled" in build
+    from_build = [a.partition(" ")[2] for a in docker("COPY") if a.startswith("--from=build")]
+    assert "/opt/quoridor /opt/quoridor" in from_build
+    assert docker_env()["PYTHONPATH"] == "/opt/quoridor/compiled"
+
+
 def test_every_package_is_installed() -> None:
     """A non-editable install (the image, the systemd venv) has only the packages listed."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())

@@ -96,12 +96,19 @@ export class Lobby {
       h("button", { type: "button", class: "primary", text: "Back to your game", onclick: () => this.app.go(`#/room/${kept}`) }));
     // A room's whole link may be pasted (its code is taken from it): room for a long host name.
     this.codeInput = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "code", maxLength: 2048, placeholder: "room code or link", autocomplete: "off", spellcheck: false }));
+    /** What Join or Watch lacks (an empty box), said under it. */
+    this.codeError = h("p", { class: "form-error", role: "alert", hidden: true });
+    this.codeInput.addEventListener("input", () => { this.codeError.hidden = true; });
     const joinForm = h("form", { class: "join", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.join(false); } },
       field("Join a room", this.codeInput),
+      this.codeError,
       h("div", { class: "row buttons" }, h("button", { type: "submit", class: "primary", text: "Join" }), h("button", { type: "button", text: "Watch", onclick: () => this.join(true) })));
     const picture = h("div", { class: "hero-board", "aria-hidden": "true", inert: true });
     this.rooms = h("tbody");
+    this.playing = h("tbody");
     this.games = h("tbody");
+    const table = (/** @type {string} */ second, /** @type {HTMLElement} */ body) =>
+      h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", { text: "Players" }), h("th", { text: second }), h("th", { text: "" }))), body);
     root.replaceChildren(h("div", { class: "lobby" },
       h("section", { class: "card hero" },
         h("div", { class: "hero-top" },
@@ -111,9 +118,10 @@ export class Lobby {
         this.accountBox),
       h("section", { class: "card" }, h("h2", { text: "New game" }), this.form, this.queueNote),
       h("section", { class: "card" }, h("h2", { text: "Join" }), joinForm),
-      h("section", { class: "card wide" }, h("h2", { text: "Open rooms" }), h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", { text: "Players" }), h("th", { text: "Game" }), h("th", { text: "" }))), this.rooms)),
+      h("section", { class: "card wide open-rooms" }, h("h2", { text: "Open rooms" }), table("Game", this.rooms)),
+      h("section", { class: "card wide in-progress" }, h("h2", { text: "Games in progress" }), table("Game", this.playing)),
       this.leaderboardCard(),
-      h("section", { class: "card wide" }, h("h2", { text: "Recent games" }), h("table", { class: "list" }, h("thead", {}, h("tr", {}, h("th", { text: "Players" }), h("th", { text: "Result" }), h("th", { text: "" }))), this.games)),
+      h("section", { class: "card wide" }, h("h2", { text: "Recent games" }), table("Result", this.games)),
     ));
     this.showAccount();
     // A small board in a game's middle, as a picture of what the game is.
@@ -238,7 +246,16 @@ export class Lobby {
   /** @param {boolean} watch */
   join(watch) {
     const code = roomCode(this.codeInput.value);
-    if (!code) return;
+    if (!code) {
+      // Said, not a button that does nothing: what is missing, and where else to find a game.
+      this.codeError.textContent = watch
+        ? "Type the code or link of the room to watch, or pick one of the games in progress below."
+        : "Type the code or link of the room to join, or pick one of the open rooms below.";
+      this.codeError.hidden = false;
+      this.codeInput.focus();
+      return;
+    }
+    this.codeError.hidden = true;
     this.app.enter(`#/${watch ? "watch" : "room"}/${encodeURIComponent(code)}`);
   }
 
@@ -258,23 +275,32 @@ export class Lobby {
     }
   }
 
-  /** @param {any[]} rooms */
+  /**
+   * The public rooms (`list_rooms`): those waiting for players under Open rooms, to join, and
+   * the games being played under Games in progress, to watch (a seat this browser holds in
+   * either: Return).
+   * @param {any[]} rooms
+   */
   showRooms(rooms) {
-    if (!rooms.length) {
-      this.rooms.replaceChildren(h("tr", {}, h("td", { colSpan: 3, class: "empty", text: "No open rooms. Create one, or try a quick match." })));
-      return;
-    }
-    this.rooms.replaceChildren(...rooms.map((room) => {
-      const free = room.status === "waiting" && room.players.includes(null);
-      const mine = room.status !== "finished" && this.app.holdsSeat(room.room);
-      const names = room.players.map((/** @type {string|null} */ name) => name ?? "—");
-      return h("tr", {},
-        h("td", { class: "names" }, ...versus(names)),
-        h("td", { text: `${variantText(room.variant, room.clock)}${room.rated ? " · rated" : ""}${room.match ? " · match" : ""}${room.spectators ? ` · ${room.spectators} watching` : ""}` }),
-        h("td", { class: "act" }, mine || free
-          ? h("button", { type: "button", class: "primary", text: mine ? "Return" : "Join", onclick: () => this.app.enter(`#/room/${room.room}`) })
-          : h("button", { type: "button", text: "Watch", onclick: () => this.app.enter(`#/watch/${room.room}`) })));
-    }));
+    const waiting = rooms.filter((room) => room.status === "waiting");
+    const playing = rooms.filter((room) => room.status === "playing");
+    this.rooms.replaceChildren(...(waiting.length ? waiting.map((room) => this.roomRow(room))
+      : [h("tr", {}, h("td", { colSpan: 3, class: "empty", text: "No open rooms. Create one, or try a quick match." }))]));
+    this.playing.replaceChildren(...(playing.length ? playing.map((room) => this.roomRow(room))
+      : [h("tr", {}, h("td", { colSpan: 3, class: "empty", text: "No public game is being played. Quick matches, private rooms and games against the computer are not listed." }))]));
+  }
+
+  /** A room's row: its players, its game, and Join, Watch or Return. @param {any} room */
+  roomRow(room) {
+    const free = room.status === "waiting" && room.players.includes(null);
+    const mine = this.app.holdsSeat(room.room);
+    const names = room.players.map((/** @type {string|null} */ name) => name ?? "—");
+    return h("tr", {},
+      h("td", { class: "names" }, ...versus(names)),
+      h("td", { text: `${variantText(room.variant, room.clock)}${room.rated ? " · rated" : ""}${room.match ? " · match" : ""}${room.spectators ? ` · ${room.spectators} watching` : ""}` }),
+      h("td", { class: "act" }, mine || free
+        ? h("button", { type: "button", class: "primary", text: mine ? "Return" : "Join", onclick: () => this.app.enter(`#/room/${room.room}`) })
+        : h("button", { type: "button", text: "Watch", onclick: () => this.app.enter(`#/watch/${room.room}`) })));
   }
 
   /** @param {any[]} games */

@@ -1,14 +1,15 @@
 """Joining from the lobby's "Join a room" box: a whole pasted link, and a wrong code refused
 in the lobby itself (an outside review: the box cut a 39-character link to 32, and a wrong code
-first opened the invitation's name page)."""
+first opened the invitation's name page); an empty box said to be empty, and the games being
+played listed to watch (outside review ui22, finding 4)."""
 
 from __future__ import annotations
 
 import pytest
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Locator
 
 from server.app import GameServer
-from tests.web.pages import close_all, create_room, open_player
+from tests.web.pages import close_all, create_room, game_between, open_player
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -42,3 +43,38 @@ async def test_a_wrong_code_is_refused_in_the_lobby(browser: Browser, site: Game
     assert await page.locator(".join-as").count() == 0
     assert await page.evaluate("() => document.body.dataset.view") == "lobby"
     await context.close()
+
+
+async def test_games_in_progress_are_listed_to_watch(browser: Browser, site: GameServer) -> None:
+    """An outside review: the lobby gave no way to find a game to watch, and Watch with an
+    empty box did nothing and said nothing."""
+    (alice, bob), code = await game_between(browser, site)
+    dan = await open_player(browser, site, "Dan")
+    waiting = await create_room(dan)
+    carol = await open_player(browser, site, "Carol", viewport=(360, 740), touch=True)
+    page = carol.page
+    error = page.locator("form.join .form-error")
+    await page.click("form.join button:has-text('Watch')")
+    await error.filter(has_text="Type the code or link of the room to watch").wait_for()
+    await page.click("form.join button[type=submit]")
+    await error.filter(has_text="Type the code or link of the room to join").wait_for()
+    assert await page.evaluate("() => document.body.dataset.view") == "lobby"
+    await page.fill("form.join input[name=code]", "k")
+    await error.wait_for(state="hidden")  # typing answers it
+    await page.fill("form.join input[name=code]", "")
+
+    def card(title: str) -> Locator:
+        return page.locator("section.card").filter(has=page.locator(f"h2:text-is('{title}')"))
+
+    # The game Alice and Bob play is listed to watch; Dan's room, waiting, to join.
+    row = card("Games in progress").locator("tr").filter(has_text="Alice vs Bob")
+    await row.wait_for()
+    await card("Open rooms").locator("tr").filter(has_text="Dan vs").locator("text=Join").wait_for()
+    assert await card("Open rooms").locator("tr").filter(has_text="Alice").count() == 0
+    assert await card("Games in progress").locator("tr").filter(has_text="Dan").count() == 0
+    await row.locator("button:has-text('Watch')").click()
+    await page.wait_for_function("() => document.body.dataset.role === 'spectator'")
+    assert page.url.endswith(f"#/watch/{code}")
+    assert "Watching" in (await page.locator(".banner").inner_text())
+    await close_all(alice, bob, dan, carol)
+    assert waiting

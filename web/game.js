@@ -73,7 +73,8 @@ export class GameView {
    * @param {Connection} conn
    * @param {Seat} seat
    * @param {{leave: (kept?: boolean) => void, notice: (text: string) => void, quiet: () => void, account: () => string|null,
-   *   logIn: (loggedIn: {name: string, token: string}) => void, remake: (request: Record<string, any>) => void}} app
+   *   logIn: (loggedIn: {name: string, token: string}) => void, remake: (request: Record<string, any>) => void,
+   *   placeToast: () => void}} app `placeToast`: the wall bar was shown, hidden or changed
    */
   constructor(root, conn, seat, app) {
     this.conn = conn;
@@ -95,8 +96,6 @@ export class GameView {
     this.leaving = false;
     /** Whether this view has shown how a move is made (once, at the player's first move). */
     this.toldHow = false;
-    /** The how-to-move toast this view showed (hidden with the view). */
-    this.howText = "";
     /** The game in which this player's draw offer was declined, until their next move: the
      * server refuses another offer before then (PROTOCOL.md section 14). @type {number|null} */
     this.declinedIn = null;
@@ -163,9 +162,6 @@ export class GameView {
   destroy() {
     clearInterval(this.timer);
     document.removeEventListener("keydown", this.keys);
-    // How to move on this board says nothing on the next page: it goes with the board.
-    const toast = document.getElementById("toast");
-    if (toast && this.howText && toast.textContent === this.howText) toast.hidden = true;
   }
 
   /** @param {"moves"|"chat"} which */
@@ -522,13 +518,14 @@ export class GameView {
   /** @param {string|null} wall */
   pendingWall(wall) {
     this.wallbar.hidden = !wall;
-    if (!wall) return;
+    if (!wall) return this.app.placeToast();
     this.wallbarText(wall);
     // The bar goes over the half of the board away from the wall (and from your pawn, when
     // the wall is near it), not over what it asks about.
     const ghost = this.board.svg.querySelector(".overlay .ghost")?.getBoundingClientRect();
     const board = this.board.svg.getBoundingClientRect();
     this.wallbar.classList.toggle("top", !!ghost && ghost.top + ghost.height / 2 > board.top + board.height / 2);
+    this.app.placeToast();
   }
 
   /** The wall bar's question and its answer: during the opponent's turn the wall is queued
@@ -719,8 +716,7 @@ export class GameView {
         // The player's first move in this view: how a move is made here, in a toast that
         // leaves the board its size (typing a move is the move box's placeholder).
         this.toldHow = true;
-        this.howText = `${sentence(tapOrClick())} a dot to step, or the groove between two squares for a wall.`;
-        this.app.notice(this.howText);
+        this.app.notice(`${sentence(tapOrClick())} a dot to step, or the groove between two squares for a wall.`);
       }
     } else if (state.turn !== null) {
       text = `${this.isPlayer ? "" : "Watching · "}${name(state.turn)} to move`;

@@ -26,7 +26,7 @@ let nameChosen = localStorage.getItem(NAME_KEY) !== null;
 const main = $("#main");
 const linkBanner = $("#link");
 const toast = $("#toast");
-toast.addEventListener("click", () => { toast.hidden = true; });
+toast.addEventListener("click", () => hideToast());
 /** The phone layout of style.css: the board spans the screen, the side column under it. */
 const narrow = matchMedia("(max-width: 819px)");
 
@@ -67,32 +67,49 @@ let view = null;
 let entering = "";
 
 /** A short message in the toast, said to screen readers too (the toast itself is not live:
- * a node shown with its words already in is not read everywhere). @param {string} text */
-function notice(text) {
+ * a node shown with its words already in is not read everywhere). `from`: "game" for what a
+ * game page says, hidden when that page goes (a refusal or a tip there says nothing in the
+ * lobby); else it stays its time, as "There is no room …" said on the way to the lobby.
+ * @param {string} text @param {string} [from] */
+function notice(text, from = "") {
   text = sentence(text);
   announce(text);
   toast.textContent = text;
-  placeToast();
+  toast.dataset.from = from;
   toast.hidden = false;
+  placeToast();
   clearTimeout(/** @type {any} */ (toast).timer);
-  /** @type {any} */ (toast).timer = setTimeout(() => { toast.hidden = true; }, 3500);
+  /** @type {any} */ (toast).timer = setTimeout(hideToast, 3500);
+}
+
+function hideToast() {
+  toast.hidden = true;
+  placeToast();
 }
 
 /**
  * Where the toast shows. At the top, over the header's empty middle (style.css), unless the
  * page has a board and the screen is narrow (the board then spans the screen just under the
  * header, and a toast of two or three lines hid its top rows): just under the board, and
- * under the wall bar if one is shown there, over the room's title and banner. Placed again
- * whenever the board may have moved: a new view, the connection banner, a resized window.
+ * under the wall bar if one is shown there. The side column under the board (the room's title,
+ * the turn banner, the players…) moves down to make room for both (`--under`, style.css)
+ * rather than be covered: an outside review found "Your move" hidden under them. The board
+ * itself never moves. Placed again whenever the board, the wall bar or the toast may have
+ * changed: a new view, the connection banner, a resized window, the wall bar shown or hidden.
  */
 function placeToast() {
   const area = narrow.matches ? document.querySelector(".board-area") : null;
-  if (!area) {
+  const game = /** @type {HTMLElement|null} */ (area?.parentElement ?? null);
+  if (!area || !game) {
     toast.style.top = "";
     return;
   }
-  const under = [area, ...area.querySelectorAll(".wallbar:not([hidden])")];
-  toast.style.top = `${Math.max(...under.map((node) => node.getBoundingClientRect().bottom)) + 6}px`;
+  const bar = area.querySelector(".wallbar:not([hidden])");
+  const top = (bar ?? area).getBoundingClientRect().bottom + 6;
+  toast.style.top = `${top}px`;
+  // The side column starts 8 px (the gap) under the board: it moves down by what floats there.
+  const end = toast.hidden ? (bar ? top : 0) : top + toast.getBoundingClientRect().height + 6;
+  game.style.setProperty("--under", `${Math.max(0, end - area.getBoundingClientRect().bottom - 8)}px`);
 }
 window.addEventListener("resize", placeToast);
 
@@ -116,7 +133,8 @@ function rename(name) {
 function show(next) {
   view?.destroy();
   view = next;
-  placeToast();
+  if (toast.dataset.from === "game") hideToast(); // what the game said goes with it
+  else placeToast();
 }
 
 /**
@@ -152,7 +170,7 @@ conn.onLoginRefused = () => {
 
 /** Hide the toast: what it said is over (a tip or an error from a game that has ended). */
 function quiet() {
-  toast.hidden = true;
+  hideToast();
 }
 
 /**
@@ -190,6 +208,9 @@ const app = {
     go("#/");
   },
 };
+/** The game page's: what it says is the game's (hidden when the page goes), and its wall bar
+ * shown or hidden places the toast again. */
+const gameApp = { ...app, notice: (/** @type {string} */ text) => notice(text, "game"), placeToast };
 
 function route() {
   const [, kind = "", arg = ""] = location.hash.split("/");
@@ -305,7 +326,7 @@ function openGame() {
   if (!seat) return;
   if (view instanceof GameView && view.seat.code === seat.code) view.setSeat(seat);
   else {
-    const game = new GameView(main, conn, seat, app);
+    const game = new GameView(main, conn, seat, gameApp);
     show(game);
     // The lobby's control that had the focus went with the lobby: the board takes it, so a
     // keyboard player goes on from there (the board's cursor shows only once a key is used).

@@ -150,6 +150,8 @@ async def test_on_a_phone_nothing_covers_the_turn_banner(
             assert not await covered(page, over, ".banner"), over
         assert not await covered(page, "#toast", ".wallbar")
         assert not await covered(page, "#toast", NEEDED)
+        # Its words within its box: squeezed, its second line spilt under it ("back").
+        assert await page.locator(".banner").evaluate("(b) => b.scrollHeight <= b.clientHeight")
         box = await page.locator(".banner").bounding_box()
         assert box is not None
         assert box["y"] + box["height"] <= 740

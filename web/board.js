@@ -134,7 +134,7 @@ export class Board {
     [this.toScreen, this.toLogical] = transforms(view.turns, n);
     if (!sameFrame) this.drawFrame();
     this.drawPieces();
-    if (this.ghost && !this.ghostShown(this.ghost)) this.setGhost(null);
+    if (this.ghost && !(this.pending ? this.pendingStands() : this.ghostShown(this.ghost))) this.setGhost(null);
     else this.drawOverlay();
   }
 
@@ -325,6 +325,21 @@ export class Board {
     return this.ghostLegal(wall) || (!!this.view?.premoving && !this.view.interactive);
   }
 
+  /** Whether a tapped wall waits in the wall bar: one shown as a ghost, and on your turn one
+   * where `legal_walls` allow none too, so that the bar says so and offers Rotate (an outside
+   * review: such a tap was sent at once and refused, the other way never offered). Not when
+   * no wall at all may go (none left): the tap is refused, with the server's reason.
+   * @param {{col: number, row: number, o: "h"|"v"}} wall */
+  pendable(wall) {
+    return this.ghostShown(wall) || (!!this.view?.interactive && /[1-9a-f]/i.test(this.view.legalWalls));
+  }
+
+  /** Whether a wall waiting in the wall bar may go on waiting: your turn, or the opponent's
+   * (to be queued). */
+  pendingStands() {
+    return !!this.view && (this.view.interactive || !!this.view.premoving);
+  }
+
   /** @param {PointerEvent} e */
   pointerMove(e) {
     if (e.pointerType !== "mouse" || this.pending) return;
@@ -383,7 +398,7 @@ export class Board {
     else {
       const fresh = /** @type {{col: number, row: number, o: "h"|"v"}} */ (this.hitHere(e)?.wall);
       this.spot = spot;
-      if (this.ghostShown(fresh)) {
+      if (this.pendable(fresh)) {
         this.pending = true;
         this.setGhost(fresh);
       } else if (!this.pending) this.handlers.onNoWall?.(wallName(fresh.col, fresh.row, fresh.o));
@@ -408,10 +423,10 @@ export class Board {
     /** @param {{col: number, row: number, o: "h"|"v"}} wall */
     const flip = (wall) => ({ ...wall, o: /** @type {"h"|"v"} */ (wall.o === "h" ? "v" : "h") });
     if (this.pending && this.ghost) {
-      // The wall waiting for a tap turns only if it may stand the other way; if not, the
-      // server says why, and the wall shown stays the one Place wall places.
+      // The wall waiting for a tap turns, whether it may stand the other way or not: the wall
+      // bar says which (only a wall that may go can be placed).
       const other = flip(this.ghost);
-      if (this.ghostShown(other)) {
+      if (this.pendable(other)) {
         this.rotated = !this.rotated;
         this.setGhost(other);
       } else this.handlers.onNoWall?.(wallName(other.col, other.row, other.o));
@@ -463,7 +478,7 @@ export class Board {
     if (!overlay || !view) return;
     const items = [];
     if (view.premove) items.push(this.premoveShape(view.premove));
-    if (this.ghost) items.push(this.wallShape(this.ghost, this.pending ? "ghost pending" : "ghost"));
+    if (this.ghost) items.push(this.wallShape(this.ghost, !this.pending ? "ghost" : this.ghostShown(this.ghost) ? "ghost pending" : "ghost pending refused"));
     if (this.cursor.shown && view.interactive) {
       const { x, y, wall, o } = this.cursor;
       if (wall) {

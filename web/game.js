@@ -1,7 +1,7 @@
 // @ts-check
 // The game page: board, players and clocks, actions, move list, chat.
 // It renders the latest `state` and sends requests; the server decides everything.
-import { Board } from "./board.js";
+import { Board, parseWall } from "./board.js";
 import { $, announce, fill, h, s } from "./dom.js";
 import { loginForm } from "./account.js";
 import { clockText, listed, moveText, plural, resultText, retireText, retirements, seatName, sentence, tapOrClick, variantText, withNames } from "./words.js";
@@ -109,11 +109,16 @@ export class GameView {
   build(/** @type {HTMLElement} */ root) {
     const boardHost = h("div", { class: "board-host" });
     this.wallbar = h("div", { class: "wallbar", hidden: true },
-      h("span", { class: "wallbar-text" }),
-      h("button", { type: "button", class: "primary", text: "Place wall", onclick: () => this.board.confirm() }),
-      h("button", { type: "button", text: "Rotate", onclick: () => this.board.rotate() }),
-      h("button", { type: "button", text: "Cancel", onclick: () => this.board.clearPending() }),
+      h("div", { class: "wallbar-row" },
+        h("span", { class: "wallbar-text" }),
+        h("button", { type: "button", class: "primary", text: "Place wall", onclick: () => this.board.confirm() }),
+        h("button", { type: "button", text: "Rotate", onclick: () => this.board.rotate() }),
+        h("button", { type: "button", text: "Cancel", onclick: () => this.board.clearPending() })),
+      h("p", { class: "wallbar-why", hidden: true }),
     );
+    /** Why the wall in the wall bar cannot be placed, in the server's words, for the position
+     * it was asked in (`key`: game, ply and wall). @type {{key: string, text: string}|null} */
+    this.why = null;
     this.banner = h("div", { class: "banner", role: "status" });
     /** The first-move countdown (`first_move_in_ms`): the game is aborted when it runs out. */
     this.countdown = h("p", { class: "countdown", hidden: true });
@@ -519,21 +524,53 @@ export class GameView {
   pendingWall(wall) {
     this.wallbar.hidden = !wall;
     if (!wall) return this.app.placeToast();
-    this.wallbarText(wall);
     // The bar goes over the half of the board away from the wall (and from your pawn, when
     // the wall is near it), not over what it asks about.
     const ghost = this.board.svg.querySelector(".overlay .ghost")?.getBoundingClientRect();
     const board = this.board.svg.getBoundingClientRect();
     this.wallbar.classList.toggle("top", !!ghost && ghost.top + ghost.height / 2 > board.top + board.height / 2);
-    this.app.placeToast();
+    this.wallbarText(wall);
   }
 
   /** The wall bar's question and its answer: during the opponent's turn the wall is queued
    * for yours (a premove), and its button says so (a short word: the bar just fits a phone).
+   * On your turn a wall the state's `legal_walls` rule out cannot be placed: the bar says so,
+   * then why in the server's words (`explainPending`), and Rotate tries the other way.
    * @param {string} wall */
   wallbarText(wall) {
+    const play = this.canPlay();
+    const refused = play && !this.board.ghostLegal(parseWall(wall));
     $(".wallbar-text", this.wallbar).textContent = `Wall ${wall}?`;
-    $(".wallbar .primary", this.wallbar).textContent = this.canPlay() ? "Place wall" : "Premove";
+    const place = /** @type {HTMLButtonElement} */ ($(".wallbar .primary", this.wallbar));
+    place.textContent = play ? "Place wall" : "Premove";
+    place.disabled = refused;
+    const why = $(".wallbar-why", this.wallbar);
+    why.hidden = !refused;
+    if (refused) {
+      const key = `${this.state.game}:${this.state.ply}:${wall}`;
+      why.textContent = this.why?.key === key ? this.why.text : `Wall ${wall} cannot be placed here.`;
+      if (this.why?.key !== key) this.explainPending(wall, key);
+    }
+    this.app.placeToast(); // the bar may have grown or shrunk by its line of why
+  }
+
+  /**
+   * Why the wall waiting in the bar cannot be placed. The client knows no rule: it sends the
+   * wall, as a click where no wall may go does (`explainWall`), and the server's refusal is
+   * the reason. `legal_walls` came from the server for this very ply, so the wall is refused,
+   * never placed.
+   * @param {string} wall @param {string} key
+   */
+  async explainPending(wall, key) {
+    this.why = { key, text: `Wall ${wall} cannot be placed here.` };
+    const reply = await this.conn.request({ type: "move", move: wall, ply: this.state.ply });
+    if (reply.type !== "error" || this.why?.key !== key) return;
+    if (reply.code !== "illegal_move") {
+      if (reply.state) this.onState(reply.state); // the game moved on meanwhile: its bar says so
+      return;
+    }
+    this.why.text = withNames(reply.message, reply.state ?? this.state, this.seat.seat);
+    if (!this.wallbar.hidden && $(".wallbar-text", this.wallbar).textContent === `Wall ${wall}?`) this.wallbarText(wall);
   }
 
   // -- drawing ----------------------------------------------------------------

@@ -1,13 +1,14 @@
 """The wall a click or tap picks is the one under the pointer, in the orientation chosen: where
-none may go, that wall goes to the server and its refusal is shown, never a neighbour placed in
-its stead (an outside review: a click on a turned wall's spot placed f5v, e4h, e4v)."""
+none may go, a click sends that wall to the server and shows its refusal, a tap shows it in the
+wall bar, greyed with that refusal, to be turned; never a neighbour placed in its stead (an
+outside review: a click on a turned wall's spot placed f5v, e4h, e4v)."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Locator
 
 from server.app import GameServer
 from tests.web.pages import Player, close_all, create_room, open_player
@@ -76,9 +77,28 @@ async def test_a_turned_click_on_a_wall_is_refused_not_moved_next_door(
     await close_all(alice, bob)
 
 
-async def test_a_tap_on_a_placed_wall_offers_no_other_wall(
+async def within_the_bar(why: Locator) -> bool:
+    """Whether the bar's reason is in the bar, under its buttons, and on the screen."""
+    return bool(
+        await why.evaluate(
+            """(why) => {
+                const w = why.getBoundingClientRect();
+                const b = why.closest('.wallbar').getBoundingClientRect();
+                const row = why.closest('.wallbar').querySelector('.wallbar-row');
+                return w.left >= b.left && w.right <= b.right && w.bottom <= b.bottom
+                    && w.top >= row.getBoundingClientRect().bottom
+                    && w.left >= 0 && w.right <= innerWidth;
+            }"""
+        )
+    )
+
+
+async def test_a_tap_where_no_wall_may_go_shows_the_bar_to_turn_it(
     browser: Browser, site: GameServer
 ) -> None:
+    """A tap on a groove where the wall may not go shows it in the wall bar, greyed with the
+    server's reason, so that Rotate can try the other way (outside review ui22, finding 8: it
+    was sent at once and refused, with no bar). Never a neighbour offered in its stead."""
     phone = await open_player(browser, site, "Alice", viewport=(360, 740), touch=True)
     code = await create_room(phone, size=9)
     desk = await open_player(browser, site, "Bob", f"/#/room/{code}")
@@ -88,28 +108,48 @@ async def test_a_tap_on_a_placed_wall_offers_no_other_wall(
         await desk.click_square("e8")
         ply = 1
         await phone.wait_ply(ply)
-    bar = phone.page.locator(".wallbar-text")
-    await phone.page.touchscreen.tap(*await phone.wall_point("e5h"))
-    await bar.filter(has_text="Wall e5h?").wait_for()
-    await phone.page.click("text=Place wall")
+    page = phone.page
+    bar = page.locator(".wallbar-text")
+    why = page.locator(".wallbar-why")
+    place = page.locator(".wallbar button:has-text('Place wall')")
+    await page.touchscreen.tap(*await phone.wall_point("e3h"))
+    await bar.filter(has_text="Wall e3h?").wait_for()
+    assert await why.is_hidden()
+    await place.click()
     await desk.wait_ply(ply + 1)
     square = await desk.page.locator("circle.target").first.get_attribute("data-target")
     assert square is not None
     await desk.click_square(square)
     await phone.wait_ply(ply + 2)
-    for point in (await middle(phone, "e5h"), await phone.wall_point("e5h")):
-        await phone.page.touchscreen.tap(*point)
-        await phone.page.locator("#toast").filter(has_text=REFUSED).wait_for()
-        assert await phone.page.locator(".wallbar").is_hidden()
-        await phone.page.evaluate("() => { document.getElementById('toast').hidden = true; }")
-    # A wall that may go is offered; Rotate, where the turned wall may not stand, keeps it and
-    # says why.
-    await phone.page.touchscreen.tap(*await phone.wall_point("d5v"))
-    await bar.filter(has_text="Wall d5v?").wait_for()
-    await phone.page.click("text=Rotate")
-    await phone.page.locator("#toast").filter(has_text="Wall d5h overlaps e5h").wait_for()
-    assert await bar.inner_text() == "Wall d5v?"
-    await phone.page.click("text=Place wall")
+    # On the wall placed (its middle, and off it along the groove): e3h or e5v, refused.
+    for point in (await middle(phone, "e3h"), await phone.wall_point("e3h")):
+        await page.touchscreen.tap(*point)
+        await bar.filter(has_text=re.compile(r"Wall e3[hv]\?")).wait_for()
+        await why.filter(
+            has_text=re.compile(r"Wall e3[hv] (crosses e3[hv]|is already on the board)")
+        ).wait_for()
+        assert await place.is_disabled()
+        assert await within_the_bar(why)
+        shown = await page.locator(".overlay .ghost.refused").get_attribute("data-wall")
+        assert shown in ("e3h", "e3v")
+        await page.click(".wallbar button:has-text('Cancel')")
+        await page.locator(".wallbar").wait_for(state="hidden")
+    # f3h overlaps e3h: shown refused, Rotate turns it to f3v, which may go, and places it.
+    await page.touchscreen.tap(*await phone.wall_point("f3h"))
+    await bar.filter(has_text="Wall f3h?").wait_for()
+    await why.filter(has_text="Wall f3h overlaps e3h").wait_for()
+    assert await place.is_disabled()
+    assert await within_the_bar(why)
+    await page.click("text=Rotate")
+    await bar.filter(has_text="Wall f3v?").wait_for()
+    assert await why.is_hidden()
+    assert await place.is_enabled()
+    await page.click("text=Rotate")  # and back: refused again, saying why
+    await why.filter(has_text="Wall f3h overlaps e3h").wait_for()
+    await page.click("text=Rotate")
+    await bar.filter(has_text="Wall f3v?").wait_for()
+    assert await page.evaluate("() => document.body.dataset.ply") == str(ply + 2)
+    await place.click()
     await desk.wait_ply(ply + 3)
-    assert await walls_on_board(desk) == {"e5h", "d5v"}
+    assert await walls_on_board(desk) == {"e3h", "f3v"}
     await close_all(phone, desk)

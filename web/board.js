@@ -10,7 +10,7 @@ const M = 6; // margin for the coordinates
 
 export const SEAT_NAMES = ["red", "blue", "green", "yellow"];
 /** Each seat's pawn, the terminal client's `● ◆ ▲ ■` too: "the square" is the same player in both. */
-const SHAPES = ["circle", "diamond", "triangle", "square"];
+export const SHAPES = ["circle", "diamond", "triangle", "square"];
 
 /** @param {number} col */
 export const letter = (col) => "abcdefghijk"[col];

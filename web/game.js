@@ -1,7 +1,7 @@
 // @ts-check
 // The game page: board, players and clocks, actions, move list, chat.
 // It renders the latest `state` and sends requests; the server decides everything.
-import { Board, parseWall } from "./board.js";
+import { Board, parseWall, SEAT_NAMES, SHAPES } from "./board.js";
 import { $, announce, fill, h, s } from "./dom.js";
 import { loginForm } from "./account.js";
 import { clockText, listed, moveText, plural, resultText, retireText, retirements, seatName, sentence, tapOrClick, variantText, withNames } from "./words.js";
@@ -9,6 +9,8 @@ import { clockText, listed, moveText, plural, resultText, retireText, retirement
 const LOW_TIME_MS = 20_000;
 /** A player card's word for a seat out of the game, by how it went (words.js `retirements`). */
 const OUT = /** @type {Record<string, string>} */ ({ resign: "resigned", time: "out of time", left: "left" });
+/** The order of play, by seat. */
+const ORDINALS = ["first", "second", "third", "fourth"];
 /** The thinking limit's countdown shows in its last two minutes: before, it is only noise. */
 const SLOW_SHOWN_MS = 120_000;
 
@@ -126,6 +128,9 @@ export class GameView {
     this.note = h("div", { class: "room-note", hidden: true });
     /** Why the current game was aborted, when this view saw it happen. @type {{game: number, text: string}|null} */
     this.aborted = null;
+    /** A new game that this view saw start with the seats turned (a rematch, a match's next
+     * game): the game, and the seat this viewer plays in it. @type {{game: number, seat: number|null}|null} */
+    this.turned = null;
     this.playersList = h("ol", { class: "players", "aria-label": "Players" });
     this.evalBar = h("div", { class: "eval-bar", hidden: true, role: "meter", "aria-label": "Chances" });
     /** Whether this spectator follows the computer's evaluation (`live_eval`). */
@@ -342,7 +347,22 @@ export class GameView {
     if (state.status === "playing" && old && old.game !== state.game) {
       announce(`Game ${state.game} starts`);
       this.command.value = ""; // a move refused in the last game means nothing in this one
+      // The seats turned (PROTOCOL.md sections 15 and 16): said, not left to be found out from
+      // the colours (an outside review: Alice went from red circle to blue diamond in silence).
+      if (old.room === state.room && state.players.some((/** @type {any} */ p, /** @type {number} */ seat) => p.name !== old.players[seat]?.name)) {
+        this.turned = { game: state.game, seat: this.isPlayer ? this.seat.seat : null };
+        announce(this.turnedText(state));
+      }
     }
+  }
+
+  /** What the turned seats mean for this viewer: "New game, the seats turned: you now play
+   * blue (diamond) and move second", or for a spectator who now opens. @param {any} state */
+  turnedText(state) {
+    const seat = this.turned?.seat ?? null;
+    const seatWords = (/** @type {number} */ n) => `${SEAT_NAMES[n]} (${SHAPES[n]})`;
+    if (seat === null) return `New game, the seats turned: ${seatName(state, 0)} now opens, as ${seatWords(0)}.`;
+    return `New game, the seats turned: you now play ${seatWords(seat)} and move ${ORDINALS[seat]}.`;
   }
 
   /**
@@ -814,6 +834,10 @@ export class GameView {
     } else if (state.status === "finished" && this.isPlayer && this.absent().length) {
       const gone = this.absent();
       parts.push(h("p", { text: `${listed(gone)} ${gone.length > 1 ? "are" : "is"} not in the room: a rematch can start only if they come back.` }));
+    } else if (this.turned?.game === state.game && state.status === "playing" && state.ply < state.players.length) {
+      // Until everyone has moved once in the new game.
+      const seat = this.turned.seat;
+      parts.push(h("p", {}, seat === null ? null : swatch(seat), seat === null ? null : " ", this.turnedText(state)));
     }
     // Drawn again only when it changes: the log-in form keeps what is typed in it.
     const key = parts.map((part) => part.textContent).join("|");
@@ -850,14 +874,13 @@ export class GameView {
           buttons.push(h("button", { type: "button", class: "claim", disabled: true, text: "Claim win", onclick: () => this.act({ type: "claim" }) }));
         }
       }
-      if (state.status === "finished" && (!state.match || state.match.over)) {
+      if (this.rematchOpen()) {
         const asked = state.rematch.includes(me);
         // A rematch starts only with every player there (PROTOCOL.md section 15): said when one is not.
         const gone = this.absent();
-        const count = `(${state.rematch.length}/${state.variant.players})`;
         const text = asked
-          ? gone.length ? `Rematch asked: waits for ${listed(gone)} to come back` : `Rematch asked ${count}`
-          : gone.length ? `Rematch (if ${listed(gone)} comes back)` : state.rematch.length ? `Accept rematch ${count}` : "Rematch";
+          ? gone.length ? `Rematch asked: waits for ${listed(gone)} to come back` : "Rematch asked"
+          : gone.length ? `Rematch (if ${listed(gone)} comes back)` : state.rematch.length ? "Accept rematch" : "Rematch";
         buttons.push(h("button", { type: "button", class: asked || gone.length ? "" : "primary", disabled: asked, text, onclick: () => this.act({ type: "rematch" }) }));
       }
     }
@@ -878,11 +901,35 @@ export class GameView {
     // Asked whether to leave, the question and its two answers stand alone: with the other
     // buttons beside them they took a row more, too many for a phone's side column.
     const leave = this.leaveButtons();
-    this.actions.replaceChildren(...(this.leaving ? leave : [...buttons, ...leave]));
+    this.actions.replaceChildren(...(this.leaving ? leave : [this.rematchLine(), ...buttons, ...leave].filter((node) => node !== null)));
     // The move box too gives the question its room (a phone's column scrolled, the move list
     // pushed out of sight).
     this.commandForm.hidden = !this.isPlayer || state.status !== "playing" || this.leaving;
     this.tick();
+  }
+
+  /** Whether the game (in a match room, the match) is over, so that a rematch may be asked. */
+  rematchOpen() {
+    const state = this.state;
+    return state.status === "finished" && (!state.match || state.match.over);
+  }
+
+  /** Who asks for a rematch, over the buttons: "Alice asks for a rematch", "You asked for a
+   * rematch: waiting for Bob" (an outside review: only "Accept rematch (1/2)" said it, "1/2"
+   * read as a draw score). @returns {HTMLElement|null} */
+  rematchLine() {
+    const state = this.state;
+    if (!this.rematchOpen() || !state.rematch.length) return null;
+    const me = this.isPlayer ? this.seat.seat : null;
+    const name = (/** @type {number} */ seat) => seatName(state, seat);
+    const others = state.rematch.filter((/** @type {number} */ seat) => seat !== me);
+    const count = state.players.length > 2 ? ` (${state.rematch.length} of ${state.players.length})` : "";
+    let text = `${listed(others.map(name))} ask${others.length > 1 ? "" : "s"} for a rematch${count}.`;
+    if (me !== null && state.rematch.includes(me)) {
+      const waiting = state.players.map((/** @type {any} */ _p, /** @type {number} */ seat) => seat).filter((/** @type {number} */ seat) => !state.rematch.includes(seat));
+      text = others.length ? `You and ${listed(others.map(name))} asked for a rematch: waiting for ${listed(waiting.map(name))}.` : `You asked for a rematch: waiting for ${listed(waiting.map(name))}.`;
+    }
+    return h("p", { class: "rematch-note", text });
   }
 
   /**
@@ -897,7 +944,12 @@ export class GameView {
     const playing = this.isPlayer && me !== null && state.status === "playing" && state.players[me].active;
     this.leaving = this.leaving && playing;
     if (!this.leaving) {
-      return [h("button", { type: "button", class: "leave", text: "Leave", onclick: () => {
+      // Asked for a rematch, a player answers no by leaving: the protocol has no refusal, and
+      // the askers see them gone ("… is not in the room"), which a button that only hid the
+      // question here would never tell them.
+      const offered = this.isPlayer && me !== null && this.rematchOpen() && state.rematch.length > 0 && !state.rematch.includes(me);
+      return [h("button", { type: "button", class: "leave", text: offered ? "Decline and leave" : "Leave",
+        title: offered ? "Go back to the lobby: the others see that you have left." : "", onclick: () => {
         if (!playing) return this.app.leave();
         this.leaving = true;
         this.renderActions();

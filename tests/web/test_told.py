@@ -249,3 +249,64 @@ async def test_a_link_to_a_game_in_progress_offers_to_watch_not_to_join(
     assert await carol.page.evaluate("() => document.body.dataset.role") == "spectator"
     await context.close()
     await close_all(alice, bob, carol)
+
+
+async def test_a_rematch_says_who_asks_and_how_the_seats_turn(
+    browser: Browser, site: GameServer
+) -> None:
+    """Outside review ui22, finding 7: the button read "Accept rematch (1/2)" ("1/2" looked
+    like a draw score), no line said who asked, there was no way to say no, and the colours
+    swapped in the new game without a word."""
+    (alice, bob), code = await game_between(browser, site)
+    sam = await open_player(browser, site, "Sam", f"/#/watch/{code}")
+    await alice.page.click(".actions button:has-text('Resign')")
+    await alice.page.click("text=Really resign?")
+    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
+    await alice.page.click(".actions button:has-text('Rematch')")
+    asks = bob.page.locator(".rematch-note").filter(has_text="Alice asks for a rematch.")
+    await asks.wait_for()
+    await sam.page.locator(".rematch-note").filter(has_text="Alice asks for a rematch.").wait_for()
+    await (
+        alice.page.locator(".rematch-note")
+        .filter(has_text="You asked for a rematch: waiting for Bob.")
+        .wait_for()
+    )
+    assert await alice.page.locator(".actions button:disabled:text-is('Rematch asked')").count()
+    accept = bob.page.locator(".actions button.primary:text-is('Accept rematch')")
+    await accept.wait_for()
+    await bob.page.locator(".actions button:text-is('Decline and leave')").wait_for()
+    await accept.click()
+    # Bob now opens: each is told their new seat, the spectator who opens.
+    await (
+        bob.page.locator(".room-note")
+        .filter(has_text="New game, the seats turned: you now play red (circle) and move first.")
+        .wait_for()
+    )
+    await (
+        alice.page.locator(".room-note")
+        .filter(has_text="New game, the seats turned: you now play blue (diamond) and move second.")
+        .wait_for()
+    )
+    await (
+        sam.page.locator(".room-note")
+        .filter(has_text="New game, the seats turned: Bob now opens, as red (circle).")
+        .wait_for()
+    )
+    assert await bob.page.locator(".room-note svg.swatch .pawn.seat0").count() == 1
+    # Said until both have moved once.
+    await bob.click_square("c2")
+    await alice.wait_ply(1)
+    assert await alice.page.locator(".room-note").is_visible()
+    await alice.click_square("c4")
+    await bob.wait_ply(2)
+    await bob.page.locator(".room-note").wait_for(state="hidden")
+    # Declined: Bob resigns and asks again; Alice declines, which leaves the room.
+    await bob.page.click(".actions button:has-text('Resign')")
+    await bob.page.click("text=Really resign?")
+    await alice.page.wait_for_selector(".banner:has-text('Alice wins')")
+    await bob.page.click(".actions button:has-text('Rematch')")
+    await alice.page.locator(".rematch-note").filter(has_text="Bob asks for a rematch.").wait_for()
+    await alice.page.click(".actions button:text-is('Decline and leave')")
+    await alice.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
+    await bob.page.locator(".room-note").filter(has_text="Alice is not in the room").wait_for()
+    await close_all(alice, bob, sam)

@@ -4,7 +4,7 @@
 import { Board, parseWall, SEAT_NAMES, SHAPES } from "./board.js";
 import { $, announce, fill, h, s } from "./dom.js";
 import { loginForm } from "./account.js";
-import { clockText, listed, moveText, plural, resultText, retireText, retirements, seatName, sentence, tapOrClick, variantText, withNames } from "./words.js";
+import { clockText, listed, moveText, plural, resultText, retireText, retirements, roundOf, seatName, sentence, tapOrClick, variantText, withNames } from "./words.js";
 
 const LOW_TIME_MS = 20_000;
 /** A player card's word for a seat out of the game, by how it went (words.js `retirements`). */
@@ -761,7 +761,11 @@ export class GameView {
       // Whose turn it is now stays said: looking back should not hide that the clock runs.
       const me = this.isPlayer ? this.seat.seat : null;
       const live = state.turn === null ? "" : state.turn === me ? " · live: your move" : ` · live: ${name(state.turn)} to move`;
-      text = `Viewing move ${this.viewing} of ${state.ply}${live}`;
+      // Numbered as the move list numbers them, a round to a number: the move shown named.
+      const { round, rounds } = roundOf(state.moves, state.variant.players, this.viewing);
+      const move = state.moves[this.viewing - 1] ?? "";
+      const what = move.startsWith("retire ") ? retireText(name(Number(move.slice(7)))) : move;
+      text = this.viewing === 0 ? `Viewing the start${live}` : `Viewing move ${round} of ${rounds} (${what})${live}`;
       kind = "history";
     } else if (this.myTurn() && !this.online) {
       text = "Your move, once the connection is back";

@@ -7,7 +7,7 @@
 import { Board } from "./board.js";
 import { h } from "./dom.js";
 import { moveListItems, swatch } from "./game.js";
-import { moveText, plural, resultText } from "./words.js";
+import { moveText, plural, resultText, roundOf } from "./words.js";
 
 export class ReplayView {
   /** @param {HTMLElement} root @param {import("./connection.js").Connection} conn @param {number} game @param {{go: (hash: string) => void}} app */
@@ -133,8 +133,10 @@ export class ReplayView {
     // A retirement's seat is in it ("retire 3"), whoever's turn it was.
     const mover = last.startsWith("retire ") ? Number(last.slice(7)) : this.index > 0 ? this.frames[this.index - 1].turn : null;
     const who = mover === null ? "" : summary.players[mover] ?? "";
-    // By move (ply), as a live game's "Viewing move 5 of 23"; the list numbers rounds.
-    let caption = this.index === 0 ? `Start · ${plural(this.frames.length - 1, "move")}` : `Move ${this.index} of ${this.frames.length - 1}: ${moveText(frame.last_move, who)}`;
+    // Numbered as the move list numbers them, a round to a number, as a live game's "Viewing
+    // move 3 of 12 (e3h)" and the lobby's Recent games: they counted each player's move.
+    const { round, rounds } = roundOf(this.moves, summary.variant.players, this.index);
+    let caption = this.index === 0 ? `Start · ${plural(rounds, "move")}` : `Move ${round} of ${rounds}: ${moveText(frame.last_move, who)}`;
     if (this.index === this.frames.length - 1) {
       caption += ` · ${resultText({ winner: summary.winner, reason: summary.reason }, (seat) => summary.players[seat])}`;
     }

@@ -84,6 +84,18 @@ export function variantText(variant, clock) {
   return parts.join(" · ");
 }
 
+/**
+ * Where an action stands as the move list numbers moves, a round of the players to a number
+ * ("1. e2 e8", game.js `moveListItems`): `round`, the number of action `frame`'s round (1 for
+ * the first; a retirement, "retire N", is no move and keeps the number of the move before it),
+ * and `rounds`, the numbers `moves` take. What a caption counts, so that it agrees with the list.
+ * @param {string[]} moves @param {number} per players, so moves per round @param {number} frame
+ */
+export function roundOf(moves, per, frame) {
+  const played = (/** @type {number} */ end) => moves.slice(0, end).filter((move) => !move.startsWith("retire ")).length;
+  return { round: Math.max(1, Math.ceil(played(frame) / per)), rounds: Math.ceil(played(moves.length) / per) };
+}
+
 /** "1 wall", "2 walls", "0 walls". @param {number} count @param {string} word */
 export function plural(count, word) {
   return `${count} ${word}${count === 1 ? "" : "s"}`;

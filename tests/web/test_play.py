@@ -37,6 +37,11 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
             await mover.page.mouse.click(*await mover.wall_point("d3h"))
             await toast.filter(has_text="Wall d3h is already on the board").wait_for()
             assert await mover.page.evaluate("document.body.dataset.ply") == "4"
+        if ply == 5:  # an earlier move, numbered as the list numbers it: d3h, the 3rd, is in "2."
+            await mover.page.click('.movelist button[data-ply="3"]')
+            viewing = "Viewing move 2 of 3 (d3h) · live: your move"
+            await mover.page.locator(".banner").filter(has_text=viewing).wait_for()
+            await mover.page.click("text=Back to live")
         if move.endswith("h"):
             await mover.place_wall(move)
         else:
@@ -84,13 +89,15 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     await alice.page.wait_for_function("() => document.body.dataset.replay === '7'")
     await alice.page.keyboard.press("ArrowLeft")
     await alice.page.wait_for_function("() => document.body.dataset.replay === '6'")
-    # Numbered as in the live game: a round to a line, the caption by move.
+    # Numbered as in the live game: a round to a line, and the caption numbers moves as the list
+    # does (outside review ui22: "Move 6 of 7" for the list's move 3 of 4).
     rounds = await alice.page.locator(".movelist li").all_inner_texts()
     assert [" ".join(r.split()) for r in rounds] == ["1. c2 c4", "2. d3h c3", "3. c4 c2", "4. c5"]
-    caption = "Move 6 of 7: Bob moved to c2"
+    caption = "Move 3 of 4: Bob moved to c2"
     await alice.page.locator(".replay .banner").filter(has_text=caption).wait_for()
     await alice.page.keyboard.press("Home")
     await alice.page.wait_for_function("() => document.body.dataset.replay === '0'")
+    await alice.page.locator(".replay .banner").filter(has_text="Start · 4 moves").wait_for()
     assert await alice.page.locator("rect.wall").count() == 0
     await close_all(alice, bob)
     assert code

@@ -568,8 +568,8 @@ export class GameView {
     why.hidden = !refused;
     if (refused) {
       const key = `${this.state.game}:${this.state.ply}:${wall}`;
-      why.textContent = this.why?.key === key ? this.why.text : `Wall ${wall} cannot be placed here.`;
-      if (this.why?.key !== key) this.explainPending(wall, key);
+      if (this.why?.key !== key) this.explainPending(wall, key); // sets this.why at once
+      why.textContent = this.why?.text ?? "";
     }
     this.app.placeToast(); // the bar may have grown or shrunk by its line of why
   }
@@ -582,7 +582,7 @@ export class GameView {
    * @param {string} wall @param {string} key
    */
   async explainPending(wall, key) {
-    this.why = { key, text: `Wall ${wall} cannot be placed here.` };
+    this.why = { key, text: `Wall ${wall} cannot be placed here.` }; // until the server says why
     const reply = await this.conn.request({ type: "move", move: wall, ply: this.state.ply });
     if (reply.type !== "error" || this.why?.key !== key) return;
     if (reply.code !== "illegal_move") {

@@ -123,7 +123,7 @@ export class Board {
     this.svg.addEventListener("pointerup", (e) => this.pointerUp(e));
     this.svg.addEventListener("contextmenu", (e) => { e.preventDefault(); this.rotate(); });
     this.svg.addEventListener("keydown", (e) => this.key(e));
-    this.svg.addEventListener("blur", () => { this.cursor.shown = false; this.drawOverlay(); });
+    this.svg.addEventListener("blur", () => { this.cursor.shown = false; this.svg.classList.remove("keyed"); this.drawOverlay(); });
   }
 
   /** @param {BoardView} view */
@@ -521,6 +521,7 @@ export class Board {
     const turningHovered = (e.key === "r" || e.key === "R") && (this.ghost || this.under) && !this.cursor.wall;
     if (!this.cursor.shown && e.key !== "Tab" && !turningHovered) {
       this.cursor.shown = true;
+      this.svg.classList.add("keyed"); // its focus ring too (style.css)
       this.drawOverlay();
     }
     const n = view.size;

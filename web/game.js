@@ -672,7 +672,8 @@ export class GameView {
             " ",
             ratingBadge(player),
             you ? "you · " : "",
-            `${shown.distances[seat] >= 0 ? shown.distances[seat] : "–"} to go`,
+            // Whole on a line of its own if need be: a phone's card with a clock split "8 to" / "go".
+            h("span", { class: "to-go", text: `${shown.distances[seat] >= 0 ? shown.distances[seat] : "–"} to go` }),
             // Out of a four-player game that goes on: how, where this page saw it.
             !player.active && state.status === "playing" ? ` · ${OUT[this.retired?.game === state.game ? this.retired.how[seat] : ""] ?? "out"}` : "",
             player.claim_in_ms !== null && player.active ? h("span", { class: "away", "data-claim": player.claim_in_ms }) : null,

@@ -329,8 +329,9 @@ function openGame() {
     const game = new GameView(main, conn, seat, gameApp);
     show(game);
     // The lobby's control that had the focus went with the lobby: the board takes it, so a
-    // keyboard player goes on from there (the board's cursor shows only once a key is used).
-    if (!document.activeElement || document.activeElement === document.body) game.board.svg.focus({ preventScroll: true });
+    // keyboard player goes on from there (the board's cursor shows only once a key is used,
+    // and its focus ring too: drawn at once, it framed a phone's board in orange for good).
+    if (!document.activeElement || document.activeElement === document.body) game.board.svg.focus(/** @type {FocusOptions} */ ({ preventScroll: true, focusVisible: false }));
   }
   document.title = `${seat.code} · Quoridor`;
   document.body.dataset.view = "game";

@@ -931,8 +931,11 @@ export class GameView {
     const count = state.players.length > 2 ? ` (${state.rematch.length} of ${state.players.length})` : "";
     let text = `${listed(others.map(name))} ask${others.length > 1 ? "" : "s"} for a rematch${count}.`;
     if (me !== null && state.rematch.includes(me)) {
-      const waiting = state.players.map((/** @type {any} */ _p, /** @type {number} */ seat) => seat).filter((/** @type {number} */ seat) => !state.rematch.includes(seat));
-      text = others.length ? `You and ${listed(others.map(name))} asked for a rematch: waiting for ${listed(waiting.map(name))}.` : `You asked for a rematch: waiting for ${listed(waiting.map(name))}.`;
+      // Waiting for the seats that have not asked, or, all asked, for those not in the room.
+      const waiting = state.players.map((/** @type {any} */ _p, /** @type {number} */ seat) => seat).filter((/** @type {number} */ seat) => !state.rematch.includes(seat)).map(name);
+      const gone = this.absent();
+      const still = waiting.length ? `: waiting for ${listed(waiting)}` : gone.length ? `: waiting for ${listed(gone)} to come back` : "";
+      text = `${others.length ? `You and ${listed(others.map(name))}` : "You"} asked for a rematch${still}.`;
     }
     return h("p", { class: "rematch-note", text });
   }

@@ -138,6 +138,11 @@ async def test_a_rematch_with_a_player_who_left_says_it_waits_for_them(
     await bob.page.wait_for_selector(
         ".actions button:disabled:has-text('Rematch asked: waits for Alice to come back')"
     )
+    await (
+        bob.page.locator(".rematch-note")
+        .filter(has_text="You asked for a rematch: waiting for Alice.")
+        .wait_for()
+    )
     await close_all(alice, bob)
 
 
@@ -310,3 +315,22 @@ async def test_a_rematch_says_who_asks_and_how_the_seats_turn(
     await alice.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
     await bob.page.locator(".room-note").filter(has_text="Alice is not in the room").wait_for()
     await close_all(alice, bob, sam)
+
+
+async def test_a_rematch_every_seat_asked_waits_for_the_one_away(
+    browser: Browser, site: GameServer
+) -> None:
+    (alice, bob), _ = await game_between(browser, site)
+    await alice.page.click(".actions button:has-text('Resign')")
+    await alice.page.click("text=Really resign?")
+    await alice.page.click(".actions button:text-is('Rematch')")
+    await alice.page.locator(".rematch-note").wait_for()
+    await alice.page.click(".actions button.leave")  # her request stands (PROTOCOL.md 15)
+    await alice.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
+    await bob.page.click(".actions button:has-text('Rematch (if Alice comes back)')")
+    await (
+        bob.page.locator(".rematch-note")
+        .filter(has_text="You and Alice asked for a rematch: waiting for Alice to come back.")
+        .wait_for()
+    )
+    await close_all(alice, bob)

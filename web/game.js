@@ -980,9 +980,10 @@ export class GameView {
 
   renderMoves() {
     const state = this.state;
-    // The move button that has the focus is drawn again: the new one gets it.
+    // The move button that has the focus is drawn again: the new one gets it, or, stepped
+    // from with ← →, the one shown (an outside review saw e3 ringed beside e3h shown).
     const active = /** @type {HTMLElement|null} */ (document.activeElement);
-    const focused = active?.closest(".movelist") === this.moveList ? active.dataset.ply : undefined;
+    const focused = active?.closest(".movelist") === this.moveList ? String(this.viewing ?? active.dataset.ply) : undefined;
     const how = this.retired?.game === state.game ? this.retired.how : {};
     const items = moveListItems(state.moves, state.variant.players, this.viewing, (frame) => this.showPly(frame), (seat) => seatName(state, seat), how);
     this.moveList.replaceChildren(...items);

@@ -60,6 +60,14 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     await alice.page.click('.movelist button[data-ply="2"]')
     await alice.page.wait_for_selector(".movelist button.shown")
     assert await alice.page.evaluate("document.activeElement.dataset.ply") == "2"
+    # Stepped with the keys, the focus goes with the move shown (outside review ui22: e3 was
+    # ringed beside e3h shown).
+    await alice.page.keyboard.press("ArrowRight")
+    await alice.page.wait_for_selector('.movelist button.shown[data-ply="3"]')
+    assert await alice.page.evaluate("document.activeElement.dataset.ply") == "3"
+    await alice.page.keyboard.press("ArrowLeft")
+    await alice.page.wait_for_selector('.movelist button.shown[data-ply="2"]')
+    assert await alice.page.evaluate("document.activeElement.dataset.ply") == "2"
     assert await alice.page.locator("rect.wall").count() == 0
     used = alice.page.locator('.player[data-seat="0"] .stock i.used')
     assert await used.count() == 0  # the walls left then, not now

@@ -9,6 +9,8 @@ import { clockText, listed, moveText, plural, resultText, retireText, retirement
 const LOW_TIME_MS = 20_000;
 /** A player card's word for a seat out of the game, by how it went (words.js `retirements`). */
 const OUT = /** @type {Record<string, string>} */ ({ resign: "resigned", time: "out of time", left: "left" });
+/** The wide layout of style.css: the side column beside the board. */
+const WIDE = matchMedia("(min-width: 820px)");
 /** The order of play, by seat. */
 const ORDINALS = ["first", "second", "third", "fourth"];
 /** The thinking limit's countdown shows in its last two minutes: before, it is only noise. */
@@ -427,7 +429,12 @@ export class GameView {
     this.chatLog.append(item);
     this.chatLog.scrollTop = this.chatLog.scrollHeight;
     if (this.chatPanel.hidden) this.tabChat.classList.add("unread");
-    announce(`${line.name} says: ${line.text}`);
+    // Behind the Moves tab, a line was only a dot on the Chat tab: on a wide screen it shows
+    // in the toast too, over the header (on a phone the toast would move the column under
+    // the board, at any moment: the dot stays the sign there, right by the tab).
+    if (this.chatPanel.hidden && WIDE.matches) {
+      this.app.notice(`Chat · ${line.name}: ${line.text.length > 120 ? `${line.text.slice(0, 119)}…` : line.text}`);
+    } else announce(`${line.name} says: ${line.text}`);
   }
 
   /** @param {any} error */

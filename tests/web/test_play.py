@@ -85,6 +85,11 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
     await bob.page.fill(".chatform input", "again!")
     await bob.page.press(".chatform input", "Enter")
     await alice.page.wait_for_selector(".chatlog b.seat0:has-text('Bob')", state="attached")
+    # Behind the Moves tab, the line shows in the toast too, not only as a dot on the Chat tab
+    # (outside review ui22, finding 12).
+    await alice.page.locator("#toast").filter(has_text="Chat · Bob: again!").wait_for()
+    assert await alice.page.locator(".tabs button.unread").count() == 1
+    assert await bob.page.locator("#toast").filter(has_text="Chat ·").count() == 0
     # The finished game is in the history: its replay steps with the keyboard. (The rematch
     # is on: leaving it is confirmed.)
     await alice.page.click(".actions button.leave")

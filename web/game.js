@@ -541,9 +541,13 @@ export class GameView {
     this.evalBar.hidden = false;
     this.evalBar.style.setProperty("--chance", `${chance}%`);
     this.evalBar.setAttribute("aria-valuenow", String(chance));
+    // Said in words: "Alice 54% (+0.5)" left the reader to guess what the figures were (an
+    // outside review). The score is the first seat's lead in steps of the race (PROTOCOL.md).
+    const steps = Math.abs(evaluation.score);
+    const lead = steps < 0.05 ? "level in the race" : `${names[evaluation.score > 0 ? 0 : 1]} ${steps.toFixed(1)} steps ahead`;
     this.evalBar.textContent = evaluation.win_in !== null
       ? `${names[evaluation.win_in > 0 ? 0 : 1]} wins by force · best ${evaluation.best}`
-      : `${names[0]} ${chance}% (${evaluation.score >= 0 ? "+" : ""}${evaluation.score.toFixed(1)}) · best ${evaluation.best}`;
+      : `${names[0]}'s chances ${chance}% · ${lead} · best ${evaluation.best}`;
     document.body.dataset.evaluated = String(evaluation.ply);
   }
 

@@ -149,7 +149,7 @@ export class ReplayView {
       const move = this.index > 0 ? this.analysis.moves[this.index - 1] : null;
       this.bar.style.setProperty("--chance", `${Math.round(p * 100)}%`);
       this.bar.setAttribute("aria-valuenow", String(Math.round(p * 100)));
-      this.bar.textContent = `${summary.players[0]} ${Math.round(p * 100)}%` + (move?.mark ? ` · ${move.move} ${move.mark}, better ${move.best}` : "");
+      this.bar.textContent = `${summary.players[0]}'s chances ${Math.round(p * 100)}%` + (move?.mark ? ` · ${move.move} ${move.mark}, better ${move.best}` : "");
     }
   }
 }

@@ -55,6 +55,20 @@ async def test_the_replay_shows_the_analysis_graph_bar_and_marks(
     await blunder.click()
     await viewer.page.wait_for_function("() => document.body.dataset.replay === '15'")
     bar = await viewer.page.locator(".eval-bar").text_content()
-    assert bar == "Alice 0% · b3 blunder, better b1h"
+    assert bar == "Alice's chances 0% · b3 blunder, better b1h"
+    # Shown, the blunder reads as the shown move does, not red on the accent (outside review
+    # ui22, finding 11).
+    shown, ink = await viewer.page.evaluate(
+        """() => {
+            const probe = document.createElement('span');
+            probe.style.color = 'var(--accent-ink)';
+            document.body.append(probe);
+            const ink = getComputedStyle(probe).color;
+            probe.remove();
+            const shown = document.querySelector('.movelist button.shown.blunder');
+            return [getComputedStyle(shown).color, ink];
+        }"""
+    )
+    assert shown == ink
     assert viewer.errors == []
     await close_all(viewer)

@@ -27,7 +27,9 @@ async def test_a_spectator_follows_the_evaluation(browser: Browser, site: GameSe
     await fan.page.wait_for_function("() => document.body.dataset.evaluated === '1'", timeout=30000)
     text = await fan.page.locator(".eval-bar").text_content()
     assert text is not None
-    assert text.startswith("Alice ")
+    # In words (outside review ui22, finding 11: "Alice 0%" and "(+0.5)" were not explained).
+    assert text.startswith("Alice's chances ")
+    assert " steps ahead · " in text or " level in the race · " in text
     assert "best " in text
     assert await fan.page.locator(".eval-bar").get_attribute("aria-label") == "Alice's chances"
     assert not [m for m in alice.seen + bob.seen if type(m).__name__ == "Evaluation"]

@@ -4,6 +4,7 @@
 import { Board, parseWall, SEAT_NAMES, SHAPES } from "./board.js";
 import { $, announce, fill, h, s } from "./dom.js";
 import { loginForm } from "./account.js";
+import { allowsSpectatorEval } from "./lobby.js";
 import { clockText, listed, moveText, plural, resultText, retireText, retirements, roundOf, seatName, sentence, tapOrClick, variantText, withNames } from "./words.js";
 
 const LOW_TIME_MS = 20_000;
@@ -854,6 +855,11 @@ export class GameView {
       // Until everyone has moved once in the new game.
       const seat = this.turned.seat;
       parts.push(h("p", {}, seat === null ? null : swatch(seat), seat === null ? null : " ", this.turnedText(state)));
+    } else if (this.evalNotShared()) {
+      // This player allowed it, the room does not show it: only every player's consent does
+      // (PROTOCOL.md section 17b). Said until everyone has moved once (an outside review
+      // ticked the box, and its spectators got no evaluation, with no word why).
+      parts.push(h("p", { text: "Spectators cannot follow the evaluation of this game: only when every player allows it (the lobby's box)." }));
     }
     // Drawn again only when it changes: the log-in form keeps what is typed in it.
     const key = parts.map((part) => part.textContent).join("|");
@@ -861,6 +867,15 @@ export class GameView {
     this.noteKey = key;
     this.note.replaceChildren(...parts);
     this.note.hidden = !parts.length;
+  }
+
+  /** Whether this player allowed spectators the evaluation of a game that could have it (a
+   * new, untimed game between two people) and the room does not give it. */
+  evalNotShared() {
+    const state = this.state;
+    const people = state.players.every((/** @type {any} */ p) => p.bot === null);
+    return this.isPlayer && allowsSpectatorEval() && !state.spectator_eval && state.status === "playing"
+      && state.clock === null && state.variant.players === 2 && people && state.ply < state.players.length;
   }
 
   /** The same game in a new casual room (private: it is made for a link), this one left. */

@@ -81,7 +81,7 @@ export class Lobby {
         h("label", { class: "check rated" }, h("input", { type: "checkbox", name: "rated", checked: true }), " Rated"),
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "spectator_eval", checked: allowsSpectatorEval(),
           onchange: (/** @type {Event} */ e) => localStorage.setItem(EVAL_KEY, /** @type {HTMLInputElement} */ (e.target).checked ? "1" : "0") }),
-          " Spectators may follow the evaluation"),
+          " Spectators may follow the evaluation (if every player allows it)"),
       ),
       h("p", { class: "rated-note hint", hidden: true, text: "Only games with the standard number of walls are rated: empty “Walls each” to play rated." }),
       h("div", { class: "row buttons" },

@@ -79,6 +79,24 @@ async def test_players_in_browsers_let_spectators_follow_the_evaluation(
     await close_all(alice, bob, fan)
 
 
+async def test_a_player_who_allowed_the_evaluation_alone_is_told_spectators_cannot_follow(
+    browser: Browser, site: GameServer
+) -> None:
+    """Only every player's consent lets spectators follow the evaluation: a player who ticked
+    the box, facing one who did not, is told so at the game's start (an outside review ticked
+    it, and its spectators got nothing, with no word why)."""
+    alice, bob = [await open_player(browser, site, name) for name in ("Alice", "Bob")]
+    await alice.page.check("input[name=spectator_eval]")
+    code = await create_room(alice)
+    await bob.page.goto(f"http://127.0.0.1:{site.port}/#/room/{code}")
+    await alice.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    note = "Spectators cannot follow the evaluation of this game"
+    await alice.page.wait_for_selector(f".room-note:has-text('{note}')")
+    await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    assert await bob.page.locator(f".room-note:has-text('{note}')").count() == 0  # not his choice
+    await close_all(alice, bob)
+
+
 async def test_hint_and_take_back_against_the_computer(browser: Browser, site: GameServer) -> None:
     player = await open_player(browser, site, "Ann")
     page = player.page

@@ -64,6 +64,8 @@ export class Lobby {
     this.nameForm = h("form", { class: "name-form", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.app.rename(this.nameInput.value); } },
       field("Your name (guest)", this.nameInput), h("button", { type: "submit", text: "Save" }));
     this.accountBox = h("div", { class: "account" });
+    const opponent = select("ai", [["", "People"], ["1", "Computer 1 (beginner)"], ["2", "Computer 2"], ["3", "Computer 3 (club)"], ["4", "Computer 4"], ["5", "Computer 5 (expert)"]], "");
+    opponent.addEventListener("change", () => this.opponentFits());
     this.form = /** @type {HTMLFormElement} */ (h("form", { class: "create", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); this.create(); } },
       h("div", { class: "row" },
         field("Players", select("players", [["2", "2 players"], ["4", "4 players"]], "2")),
@@ -72,8 +74,7 @@ export class Lobby {
       ),
       h("div", { class: "row" },
         field("Clock", select("clock", CLOCKS, "")),
-        field("Opponent", h("select", { name: "ai", onchange: () => this.opponentFits() },
-          ...[["", "People"], ["1", "Computer 1 (beginner)"], ["2", "Computer 2"], ["3", "Computer 3 (club)"], ["4", "Computer 4"], ["5", "Computer 5 (expert)"]].map(([value, text]) => h("option", { value, text })))),
+        field("Opponent", opponent),
       ),
       h("div", { class: "row checks" },
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }), " Private (link only)"),
@@ -284,10 +285,10 @@ export class Lobby {
   showRooms(rooms) {
     const waiting = rooms.filter((room) => room.status === "waiting");
     const playing = rooms.filter((room) => room.status === "playing");
-    this.rooms.replaceChildren(...(waiting.length ? waiting.map((room) => this.roomRow(room))
-      : [h("tr", {}, h("td", { colSpan: 3, class: "empty", text: "No open rooms. Create one, or try a quick match." }))]));
-    this.playing.replaceChildren(...(playing.length ? playing.map((room) => this.roomRow(room))
-      : [h("tr", {}, h("td", { colSpan: 3, class: "empty", text: "No public game is being played. Quick matches, private rooms and games against the computer are not listed." }))]));
+    const show = (/** @type {HTMLElement} */ body, /** @type {any[]} */ some, /** @type {string} */ none) =>
+      body.replaceChildren(...(some.length ? some.map((room) => this.roomRow(room)) : [h("tr", {}, h("td", { colSpan: 3, class: "empty", text: none }))]));
+    show(this.rooms, waiting, "No open rooms. Create one, or try a quick match.");
+    show(this.playing, playing, "No public game is being played. Quick matches, private rooms and games against the computer are not listed.");
   }
 
   /** A room's row: its players, its game, and Join, Watch or Return. @param {any} room */

@@ -7,6 +7,7 @@ awaited rather than returned at once)."""
 from __future__ import annotations
 
 import ast
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import cast
@@ -102,7 +103,7 @@ def player(name: str, rating: int | None = None) -> Session:
     if rating is not None:
         mu = ratings.START_MU + (rating - ratings.SHOWN_BASE) / ratings.SHOWN_SCALE
         record = RatingRecord(pool="p", mu=mu, sigma=ratings.START_SIGMA)
-        account = AccountRecord(id=hash(name), name=name, ratings={"p": record})
+        account = AccountRecord(id=zlib.crc32(name.encode()), name=name, ratings={"p": record})
     session, _ = Session.new(name, TokenBucket(1, 1, 0), account)
     return session
 

@@ -92,9 +92,8 @@ export class Lobby {
     ));
     this.opponentFits();
     this.queueNote = h("p", { class: "queue", hidden: true });
-    const kept = this.app.keptSeat();
-    const back = !kept ? null : h("p", { class: "kept-seat" }, `You have a seat in room ${kept}. `,
-      h("button", { type: "button", class: "primary", text: "Back to your game", onclick: () => this.app.go(`#/room/${kept}`) }));
+    /** "Back to your game", while this browser holds a seat in a game not over (`showKept`). */
+    this.back = h("div", { class: "kept" });
     // A room's whole link may be pasted (its code is taken from it): room for a long host name.
     this.codeInput = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "code", maxLength: 2048, placeholder: "room code or link", autocomplete: "off", spellcheck: false }));
     /** What Join or Watch lacks (an empty box), said under it. */
@@ -115,7 +114,7 @@ export class Lobby {
         h("div", { class: "hero-top" },
           h("div", {}, h("h1", { text: "Quoridor" }), h("p", { class: "tagline", text: "Race your pawn across the board. Wall your opponents in — but never shut them out." })),
           picture),
-        back,
+        this.back,
         this.accountBox),
       h("section", { class: "card" }, h("h2", { text: "New game" }), this.form, this.queueNote),
       h("section", { class: "card" }, h("h2", { text: "Join" }), joinForm),
@@ -125,11 +124,22 @@ export class Lobby {
       h("section", { class: "card wide" }, h("h2", { text: "Recent games" }), table("Result", this.games)),
     ));
     this.showAccount();
+    this.showKept();
     // A small board in a game's middle, as a picture of what the game is.
     new Board(picture, { onMove: () => {}, onPending: () => {} }, { picture: true }).render({
       size: 5, players: 2, pawns: ["c3", "d4"], walls: ["b3h", "c3v", "d1v"], lastMove: "c3v", lastFrom: null,
       turn: 0, targets: [], legalWalls: "", turns: 0, interactive: false,
     });
+  }
+
+  /** The game this browser holds a seat in, offered back, if any: drawn again when that
+   * changes (a session resumed at `/` learns after its welcome whether its game is over). */
+  showKept() {
+    const kept = this.app.keptSeat();
+    if ((this.back.dataset.room ?? "") === (kept ?? "")) return;
+    this.back.dataset.room = kept ?? "";
+    fill(this.back, kept && h("p", { class: "kept-seat" }, `You have a seat in room ${kept}. `,
+      h("button", { type: "button", class: "primary", text: "Back to your game", onclick: () => this.app.go(`#/room/${kept}`) })));
   }
 
   /** Who you are: a guest's name and the log-in form, or the account and Log out. */
@@ -261,6 +271,7 @@ export class Lobby {
   }
 
   async refresh() {
+    this.showKept();
     if (this.conn.status !== "online") return;
     // Both asked at once; each list is drawn as soon as its answer is in.
     const rooms = this.conn.request({ type: "list_rooms" });

@@ -14,7 +14,8 @@ const NAME_KEY = "quoridor.name";
 const SECRET_KEY = "quoridor.secret.";
 const LOGIN_KEY = "quoridor.login";
 const ACCOUNT_KEY = "quoridor.account";
-/** The room where this browser last took a seat, kept so that a new tab can offer it back. */
+/** The room where this browser holds a seat in a game not over, kept so that the lobby (of a
+ * new tab too) can offer it back. */
 const SEAT_KEY = "quoridor.seat";
 
 /** @typedef {{code: string, role: "player"|"spectator", seat: number|null}} Seat */
@@ -57,6 +58,12 @@ function keptSeat() {
   return code && localStorage.getItem(SECRET_KEY + code) ? code : null;
 }
 
+/** A game over: nothing to come back to (its seat's secret stays, for a rematch).
+ * @param {string} code */
+function forgetKept(code) {
+  if (localStorage.getItem(SEAT_KEY) === code) localStorage.removeItem(SEAT_KEY);
+}
+
 /** @param {string} code */
 function forgetSeat(code) {
   localStorage.removeItem(SECRET_KEY + code);
@@ -65,6 +72,11 @@ function forgetSeat(code) {
 /** @type {GameView|Lobby|ReplayView|ProfileView|null} */
 let view = null;
 let entering = "";
+/** Whether the page was opened at the lobby (`/`) and has not been greeted yet. The home page
+ * is the lobby, as on a game site: a session resumed there (this tab's, after a reload or a
+ * restored tab) leaves its room rather than open it, and a game still on is offered back
+ * ("Back to your game"). An outside review opened `/` and landed on a finished game. */
+let openedAtLobby = location.hash === "" || location.hash === "#/";
 
 /** A short message in the toast, said to screen readers too (the toast itself is not live:
  * a node shown with its words already in is not read everywhere). `from`: "game" for what a
@@ -204,6 +216,7 @@ const app = {
   leave: async (/** @type {boolean} */ kept = false) => {
     if (!kept) localStorage.removeItem(SEAT_KEY); // a game over or not begun: nothing to come back to
     await conn.request({ type: "leave" });
+    if (!kept) localStorage.removeItem(SEAT_KEY); // set again by a state that came meanwhile
     seat = null;
     go("#/");
   },
@@ -226,9 +239,15 @@ function route() {
     return show(new ProfileView(main, conn, code, app));
   }
   if (seat) {
-    // Away from a game still on, the seat stays the player's (the lobby offers it back).
-    if (seatFinished) localStorage.removeItem(SEAT_KEY);
-    conn.request({ type: "leave" }).then(() => { seat = null; });
+    // Away from a game still on, the seat stays the player's (the lobby offers it back). A
+    // resumed session's state comes after its welcome: what it says is known once left.
+    const left = seat;
+    conn.request({ type: "leave" }).then(() => {
+      if (seat !== left) return;
+      seat = null;
+      if (seatFinished) forgetKept(left.code);
+      if (view instanceof Lobby) view.showKept();
+    });
   }
   document.title = "Quoridor";
   if (view instanceof Lobby) {
@@ -340,8 +359,11 @@ function openGame() {
 }
 
 conn.onWelcome = (welcome) => {
+  const atLobby = openedAtLobby && (location.hash === "" || location.hash === "#/");
+  openedAtLobby = false;
   if (welcome.room) {
     seat = { code: welcome.room, role: welcome.seat === null ? "spectator" : "player", seat: welcome.seat };
+    if (atLobby) return route(); // left there, a game still on offered back
     if (location.hash !== `#/room/${welcome.room}`) location.hash = `#/room/${welcome.room}`;
     openGame();
     return;
@@ -380,7 +402,12 @@ conn.onMessage = (message) => {
       }
       break;
     case "state":
-      if (seat?.code === message.room) seatFinished = message.status === "finished";
+      if (seat?.code === message.room) {
+        seatFinished = message.status === "finished";
+        // The lobby offers back a game not over only (a rematch's new game is one again).
+        if (seat.role === "player" && seatFinished) forgetKept(seat.code);
+        else if (seat.role === "player") localStorage.setItem(SEAT_KEY, seat.code);
+      }
       if (view instanceof GameView && seat?.code === message.room) view.onState(message, message === conn.baseline);
       break;
     case "chat_line":

@@ -1,0 +1,55 @@
+"""The home page is the lobby: a session resumed at `/` leaves its room, a game still on
+offered back (outside review ui24, finding 1: `/` opened after a finished game showed it)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser
+
+from server.app import GameServer
+from tests.web.pages import close_all, game_between
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+async def test_opening_the_home_page_after_a_finished_game_shows_the_lobby(
+    browser: Browser, site: GameServer
+) -> None:
+    (alice, bob), _ = await game_between(browser, site)
+    await alice.page.click(".actions button:has-text('Resign')")
+    await alice.page.click("text=Really resign?")
+    await alice.page.wait_for_selector(".banner:has-text('Bob wins')")
+    # The same tab, its session's resume token kept: `/` typed, or a tab restored there.
+    await alice.page.goto(f"http://127.0.0.1:{site.port}/")
+    await alice.page.wait_for_function("() => document.body.dataset.link === 'online'")
+    await alice.page.locator(".lobby .list").first.wait_for()
+    # The resumed session leaves the room (Bob sees her gone), and nothing offers it back.
+    await bob.page.locator(".room-note").filter(has_text="Alice").wait_for()
+    assert await alice.page.evaluate("() => document.body.dataset.view") == "lobby"
+    assert await alice.page.evaluate("() => location.hash") == ""
+    assert await alice.page.locator(".kept-seat").count() == 0
+    await close_all(alice, bob)
+
+
+async def test_the_home_page_offers_a_game_in_progress_back(
+    browser: Browser, site: GameServer
+) -> None:
+    (alice, bob), code = await game_between(browser, site)
+    await alice.click_square("c2")
+    await bob.wait_ply(1)
+    # Back later in the same tab (its session kept), at the lobby's own address.
+    await alice.page.goto(f"http://127.0.0.1:{site.port}/healthz")
+    await alice.page.goto(f"http://127.0.0.1:{site.port}/#/")
+    await alice.page.wait_for_function("() => document.body.dataset.link === 'online'")
+    assert await alice.page.evaluate("() => location.hash") == "#/"
+    kept = alice.page.locator(".kept-seat")
+    await kept.filter(has_text=code).wait_for()
+    await bob.page.wait_for_selector('.player[data-seat="0"] .away')
+    assert await alice.page.evaluate("() => document.body.dataset.view") == "lobby"
+    await kept.locator("text=Back to your game").click()
+    await alice.wait_ply(1)
+    assert await alice.page.evaluate("() => document.body.dataset.seat") == "0"
+    await bob.click_square("c4")
+    await alice.wait_ply(2)
+    assert "Your move" in await alice.banner()
+    await close_all(alice, bob)

@@ -89,8 +89,9 @@ export class Board {
   /**
    * @param {HTMLElement} host
    * @param {{onMove: (move: string) => void, onPending: (wall: string|null) => void, onNoWall?: (wall: string) => void,
-   *   onIdle?: () => void, onPremove?: (move: string) => void}} handlers `onNoWall`: a groove where the
-   *   state allows no wall was chosen; `onIdle`: the board was tapped or Enter pressed while it
+   *   onIdle?: () => void, onPremove?: (move: string) => void, onNoMove?: (square: string) => void}} handlers
+   *   `onNoWall`: a groove where the state allows no wall was chosen; `onNoMove`: a square the
+   *   state's legal moves do not include, on your turn; `onIdle`: the board was tapped or Enter pressed while it
    *   takes no move; `onPremove`: a square or groove chosen during the opponent's turn
    * @param {{picture?: boolean, label?: string}} [options] `picture`: a drawing only (the lobby's),
    *   hidden from the keyboard and screen readers; `label`: its accessible name, where the board
@@ -365,10 +366,9 @@ export class Board {
     }
     if (!this.view.interactive) return this.handlers.onIdle?.();
     if (hit.square) {
-      if (this.isTarget(hit.square)) {
-        this.clearPending();
-        this.handlers.onMove(hit.square);
-      }
+      if (!this.isTarget(hit.square)) return this.handlers.onNoMove?.(hit.square);
+      this.clearPending();
+      this.handlers.onMove(hit.square);
       return;
     }
     const wall = hit.wall;
@@ -566,6 +566,7 @@ export class Board {
         const [col, row] = this.logicalSquare(c.x, c.y);
         const square = wallName(col, row);
         if (this.isTarget(square)) this.handlers.onMove(square);
+        else this.handlers.onNoMove?.(square);
       }
     }
   }

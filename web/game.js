@@ -105,7 +105,7 @@ export class GameView {
      * server refuses another offer before then (PROTOCOL.md section 14). @type {number|null} */
     this.declinedIn = null;
     /** The move queued during the opponent's turn (a premove), sent when the state says it is
-     * this player's turn; the server judges it then. @type {{game: number, move: string}|null} */
+     * this player's turn; the server judges it then. @type {{game: number, move: string, typed: boolean}|null} */
     this.premove = null;
     this.timer = setInterval(() => this.tick(), 100);
     this.build(root);
@@ -147,7 +147,11 @@ export class GameView {
     this.chatInput = /** @type {HTMLInputElement} */ (h("input", { type: "text", maxLength: 300, placeholder: "Say something…", "aria-label": "Chat message", autocomplete: "off" }));
     this.chatForm = h("form", { class: "chatform", onsubmit: (/** @type {Event} */ e) => this.sendChat(e) }, this.chatInput, h("button", { type: "submit", text: "Send" }));
     this.command = /** @type {HTMLInputElement} */ (h("input", { type: "text", placeholder: "Type a move: e2, e3h", "aria-label": "Move in notation", autocomplete: "off", spellcheck: false, maxLength: 8 }));
-    const commandForm = this.commandForm = h("form", { class: "command", onsubmit: (/** @type {Event} */ e) => this.sendCommand(e) }, this.command, h("button", { type: "submit", text: "Play" }));
+    /** What became of the move typed: the server's refusal, or queued for your turn. */
+    this.commandWhy = h("p", { class: "command-why", role: "status", hidden: true });
+    this.command.addEventListener("input", () => this.sayCommand(""));
+    const commandForm = this.commandForm = h("form", { class: "command", onsubmit: (/** @type {Event} */ e) => this.sendCommand(e) },
+      this.command, h("button", { type: "submit", text: "Play" }), this.commandWhy);
     this.tabMoves = h("button", { type: "button", role: "tab", "aria-selected": "true", text: "Moves", onclick: () => this.tab("moves") });
     this.tabChat = h("button", { type: "button", role: "tab", "aria-selected": "false", text: "Chat", onclick: () => this.tab("chat") });
     this.movesPanel = h("div", { class: "panel moves", role: "tabpanel" }, this.liveButton, this.moveList);
@@ -165,6 +169,7 @@ export class GameView {
       onMove: (move) => this.play(move),
       onPending: (wall) => this.pendingWall(wall),
       onNoWall: (wall) => this.explainWall(wall),
+      onNoMove: (square) => this.explainSquare(square),
       onIdle: () => this.idleTap(),
       onPremove: (move) => this.queuePremove(move),
     });
@@ -219,8 +224,14 @@ export class GameView {
 
   /** A tap on the board (or Enter) while it takes no move: why, in words. */
   idleTap() {
+    const why = this.idleWhy();
+    if (why) this.app.notice(why);
+  }
+
+  /** Why the board takes no move now, if it is said. */
+  idleWhy() {
     const state = this.state;
-    if (!state || state.status === "finished") return;
+    if (!state || state.status === "finished") return "";
     const me = this.seat.seat;
     let why = "";
     if (state.status === "waiting") why = "The game starts when every seat is taken.";
@@ -229,7 +240,25 @@ export class GameView {
     else if (!this.online) why = "Not connected: you can move once the connection is back.";
     else if (!state.players[me].active) why = "You have left this game.";
     else if (state.turn !== me && state.turn !== null) why = `It is ${seatName(state, state.turn)}'s turn.`;
-    if (why) this.app.notice(why);
+    return why;
+  }
+
+  /**
+   * A square your pawn cannot go to, tapped on your turn: said, with where it can go, from the
+   * state's `legal_pawn_moves` (the client judges nothing: those squares are the server's). An
+   * outside review's taps on such squares did nothing, with no word why.
+   * @param {string} square
+   */
+  explainSquare(square) {
+    const state = this.state;
+    const me = this.seat.seat;
+    if (!state || me === null) return;
+    const targets = [...state.legal_pawn_moves].sort();
+    if (!targets.length) return this.app.notice("Your pawn cannot move: place a wall.");
+    const where = targets.length > 1 ? `the marked squares (${listed(targets)})` : `the marked square (${targets[0]})`;
+    this.app.notice(square === state.pawns[me]
+      ? `Your pawn is on ${square}: ${tapOrClick()} ${targets.length > 1 ? "one of " : ""}${where} to move it.`
+      : `You can't move to ${square}: your pawn can go to ${where}.`);
   }
 
   /**
@@ -289,24 +318,51 @@ export class GameView {
   }
 
   /** A square or groove chosen during the opponent's turn: queued, replacing any other;
-   * chosen again, taken back. @param {string} move */
-  queuePremove(move) {
+   * chosen again, taken back. `typed` in the move box: said under it, where the eyes are.
+   * @param {string} move @param {boolean} [typed] */
+  queuePremove(move, typed = false) {
     const state = this.state;
     if (!this.premoving()) return this.idleTap();
     if (this.premove?.move === move) return this.cancelPremove();
-    this.premove = { game: state.game, move };
+    this.premove = { game: state.game, move, typed };
     // A phone has no Esc key to mention.
-    const cancel = tapOrClick() === "tap" ? "tap it again to cancel" : "click it again or press Esc to cancel";
-    this.app.notice(`It is ${seatName(state, state.turn)}'s turn: ${move} is played when yours comes (${cancel}).`);
+    const cancel = typed ? (WIDE.matches ? "Esc cancels it" : "type it again to cancel")
+      : tapOrClick() === "tap" ? "tap it again to cancel" : "click it again or press Esc to cancel";
+    const text = `It is ${seatName(state, state.turn)}'s turn: ${move} is played when yours comes (${cancel}).`;
+    if (typed) this.sayCommand(text, "queued");
+    else this.app.notice(text);
     this.renderBoard();
   }
 
   cancelPremove() {
     if (!this.premove) return;
-    const { move } = this.premove;
+    const { move, typed } = this.premove;
     this.premove = null;
-    this.app.notice(`Premove ${move} cancelled.`);
+    if (typed) this.sayCommand(`Premove ${move} cancelled.`, "queued");
+    else this.app.notice(`Premove ${move} cancelled.`);
     this.renderBoard();
+  }
+
+  /** Under the move box, what became of the move typed ("" hides it). A refusal keeps the
+   * move in the box, selected, so that typing replaces it (an outside review saw a refused
+   * move stay there with the reason in a toast far from it, and a move typed out of turn go
+   * without a word by the box). @param {string} text @param {"refused"|"queued"} [kind] */
+  sayCommand(text, kind = "refused") {
+    this.commandWhy.textContent = text ? sentence(text) : "";
+    this.commandWhy.hidden = !text;
+    this.commandWhy.className = `command-why ${kind}`;
+  }
+
+  /** A move typed in the box refused: it comes back, selected, the reason under the box.
+   * @param {any} reply @param {string} move */
+  refuseTyped(reply, move) {
+    if (reply.code === "offline") return;
+    const text = withNames(reply.message, reply.state ?? this.state, this.isPlayer ? this.seat.seat : null);
+    if (reply.state) this.onState(reply.state); // first: a newer position would hide the words
+    if (!this.command.value) this.command.value = move;
+    this.command.focus();
+    this.command.select();
+    this.sayCommand(text);
   }
 
   /** Your turn, with a move queued: it goes now. Refused (illegal now), the server's reason
@@ -314,11 +370,12 @@ export class GameView {
   async sendPremove() {
     const state = this.state;
     if (!this.premove || !this.canPlay() || this.premove.game !== state.game) return;
-    const { move } = this.premove;
+    const { move, typed } = this.premove;
     this.premove = null;
     this.renderBoard();
     const reply = await this.conn.request({ type: "move", move, ply: state.ply });
     if (reply.type !== "error" || reply.code === "offline") return;
+    if (typed) return this.refuseTyped({ ...reply, message: `Premove ${move} not played. ${reply.message}` }, move);
     if (reply.state) this.onState(reply.state);
     this.app.notice(`Premove ${move} not played. ${withNames(reply.message, reply.state ?? this.state, this.seat.seat)}.`);
   }
@@ -327,7 +384,10 @@ export class GameView {
   describe(old, state) {
     const name = (/** @type {number} */ seat) => seatName(state, seat);
     // The game moved on: a refusal or a tip about the position before says nothing now.
-    if (old && (old.ply !== state.ply || old.game !== state.game)) this.app.quiet();
+    if (old && (old.ply !== state.ply || old.game !== state.game)) {
+      this.app.quiet();
+      this.sayCommand("");
+    }
     if (state.last_move && (!old || old.ply !== state.ply || old.game !== state.game) && state.ply > 0) {
       announce(moveText(state.last_move.move, name(state.last_move.seat)));
     }
@@ -448,14 +508,14 @@ export class GameView {
 
   // -- requests ---------------------------------------------------------------
 
-  /** @param {string} move @returns {Promise<boolean>} whether the server took it */
-  async play(move) {
+  /** @param {string} move @param {boolean} [typed] in the move box, which says a refusal */
+  async play(move, typed = false) {
     const state = this.state;
-    if (!state || !this.canPlay()) return false;
+    if (!state || !this.canPlay()) return;
     window.quoridorTimes = { ...(window.quoridorTimes ?? {}), input: performance.timeOrigin + performance.now() };
     const reply = await this.conn.request({ type: "move", move, ply: state.ply });
-    if (reply.type === "error") this.onError(reply);
-    return reply.type !== "error";
+    if (reply.type === "error" && typed) this.refuseTyped(reply, move);
+    else if (reply.type === "error") this.onError(reply);
   }
 
   myTurn() {
@@ -475,15 +535,16 @@ export class GameView {
     if (!text) return;
     if (!this.canPlay() && this.premoving()) {
       this.command.value = "";
-      return this.queuePremove(text);
+      return this.queuePremove(text, true);
     }
-    if (!this.canPlay()) return this.idleTap();
+    if (!this.canPlay()) {
+      const why = this.idleWhy();
+      if (why) this.refuseTyped({ type: "error", code: "not_now", message: why }, text);
+      return;
+    }
     this.command.value = "";
-    // A refused move comes back into the box, selected, to be mended or typed over.
-    if (!(await this.play(text)) && !this.command.value) {
-      this.command.value = text;
-      this.command.select();
-    }
+    this.sayCommand("");
+    await this.play(text, true); // refused, it comes back into the box, selected
   }
 
   /** @param {Event} e */

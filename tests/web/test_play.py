@@ -225,7 +225,7 @@ async def test_a_new_game_starts_with_an_empty_move_box(browser: Browser, site: 
     box = alice.page.locator("form.command input")
     await box.fill("e7v")
     await box.press("Enter")  # refused: it comes back into the box
-    await alice.page.locator("#toast").filter(has_text="e7v").wait_for()
+    await alice.page.locator(".command-why").filter(has_text="e7v").wait_for()
     assert await box.input_value() == "e7v"
     await alice.page.click(".actions button:has-text('Resign')")
     await alice.page.click("text=Really resign?")

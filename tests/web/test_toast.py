@@ -47,9 +47,8 @@ async def test_toasts_cover_no_control_and_go_when_the_game_moves_on(
     await toast.filter(has_text="a dot to step").wait_for()  # the first tip
     assert not await overlaps(page, NEEDED)
     await page.click(".tabs button:has-text('Chat')")
-    await page.fill("form.command input", "a5")
-    await page.press("form.command input", "Enter")
-    await toast.filter(has_text="a5 is not").wait_for()
+    await alice.click_square("a5")
+    await toast.filter(has_text="You can't move to a5").wait_for()
     assert not await overlaps(page, NEEDED)
     # Alice moves on: the refusal goes at once, not seconds later.
     await page.fill("form.command input", "e2")
@@ -94,8 +93,8 @@ async def test_on_a_phone_toasts_show_under_the_board_not_over_it(
     await page.fill("form.command input", "e2")
     await page.press("form.command input", "Enter")
     await bob.wait_ply(1)
-    await page.fill("form.command input", "e3")  # a premove: the longest note, three lines
-    await page.press("form.command input", "Enter")
+    # A premove: the longest note, three lines.
+    await page.touchscreen.tap(*await alice.square_center("e3"))
     await toast.filter(has_text="is played when yours comes").wait_for()
     await clear_of_the_board()
     await close_all(alice, bob)
@@ -162,9 +161,8 @@ async def test_on_a_phone_nothing_covers_the_turn_banner(
     await page.touchscreen.tap(*await alice.wall_point("e5h"))
     await page.locator(".wallbar").filter(has_text="Wall e5h?").wait_for()
     await readable("Your move")
-    await page.fill("form.command input", "a5")
-    await page.press("form.command input", "Enter")
-    await toast.filter(has_text="a5 is not").wait_for()
+    await page.touchscreen.tap(*await alice.square_center("a5"))
+    await toast.filter(has_text="You can't move to a5").wait_for()
     await readable("Your move")
     await page.click(".wallbar button:has-text('Cancel')")
     await page.locator(".wallbar").wait_for(state="hidden")
@@ -219,10 +217,9 @@ async def test_a_games_toast_goes_with_the_game(browser: Browser, site: GameServ
     leaving it."""
     (alice, bob), _ = await game_between(browser, site)
     page = alice.page
-    await page.fill("form.command input", "a5")
-    await page.press("form.command input", "Enter")
+    await alice.click_square("a5")
     toast = page.locator("#toast")
-    await toast.filter(has_text="a5 is not").wait_for()
+    await toast.filter(has_text="You can't move to a5").wait_for()
     await page.click(".actions button.leave")
     await page.click(".actions button.leave-confirm")
     await page.wait_for_function("() => document.body.dataset.view === 'lobby'")

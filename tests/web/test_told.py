@@ -212,12 +212,14 @@ async def test_a_refusal_that_opens_with_a_move_keeps_it_lower_case(
     page = alice.page
     await page.fill("form.command input", "a5")
     await page.press("form.command input", "Enter")
-    refusal = page.locator("#toast").filter(has_text="a5 is not one step or jump away from c1")
+    refusal = page.locator(".command-why").filter(
+        has_text="a5 is not one step or jump away from c1"
+    )
     await refusal.wait_for()
     assert (await refusal.inner_text()).startswith("a5 ")
     await page.fill("form.command input", "a9h")
     await page.press("form.command input", "Enter")
-    toast = page.locator("#toast").filter(has_text="a9h")
+    toast = page.locator(".command-why").filter(has_text="a9h")
     await toast.wait_for()
     assert (await toast.inner_text()).startswith("a9h ")
     await close_all(alice, bob)

@@ -159,6 +159,10 @@ def _judge(
         return _exact(position), exact_score(value)
     searcher = Searcher(position, max_depth=depth, deadline=math.inf, max_nodes=nodes)
     move, stats = searcher.run(random.Random(0))
+    if searcher.cut and searcher.settled >= 0:
+        # The node cap stopped an iteration: report the move its score belongs to (that of
+        # the deepest finished iteration), not one the unfinished iteration preferred.
+        move = searcher.settled
     pv = searcher.principal_variation(move, PV_LENGTH)
     names = tuple(position.notation(m) for m in pv) or (position.notation(move),)
     evaluation = _from_score(stats.score, names, stats.depth, stats.nodes, exact=False)
@@ -168,6 +172,10 @@ def _judge(
         if played < WALL_H and (position.goals[me] >> played) & 1:
             score = WIN - 1
         else:
+            if searcher.cut:
+                # Its table holds the unfinished iteration's deeper scores: read as the
+                # played move's, they would judge it a ply deeper than the best move.
+                searcher.reset_table()
             searcher.max_nodes = None  # one more move: its work is bounded by the depth
             score = searcher.score_move(played, max(1, stats.depth))
     return evaluation, score

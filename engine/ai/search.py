@@ -142,6 +142,12 @@ class Searcher:
         self.cuts: dict[tuple[int, int, int], list[int]] = {}
         """Candidate walls by (horizontal walls, vertical walls, opponent's square): a
         function of those alone, and asked for again at every iteration and transposition."""
+        self.settled = -1
+        """The best root move of the deepest finished iteration (the move ``Stats.score``
+        scores; ``run`` may answer with a better one proven in an unfinished iteration)."""
+        self.cut = False
+        """Whether the last ``run`` stopped in the middle of an iteration (deadline or node
+        cap): the table then holds deeper scores than ``Stats.depth`` (``reset_table``)."""
 
     # -- the clock --------------------------------------------------------------
 
@@ -348,6 +354,7 @@ class Searcher:
                 return move, stats
         chosen = moves[0]
         scores: dict[int, int] = {}
+        self.cut = False
         try:
             for depth in range(1, self.max_depth + 1):
                 iteration: dict[int, int] = {}
@@ -367,14 +374,14 @@ class Searcher:
                         if depth > 1 and not noise:
                             chosen = best_move  # proven better than the previous best
                 scores = iteration
-                chosen = best_move
+                chosen = self.settled = best_move
                 stats.depth, stats.score = depth, best
                 # Best first next time; the rest by this iteration's scores.
                 moves.sort(key=lambda move: -iteration.get(move, -INF))
                 if abs(best) >= MATE_BOUND:
                     break  # a forced win or loss is known: deeper changes nothing
         except Timeout:
-            pass
+            self.cut = True
         if noise and scores:
             chosen = careless_choice(pos, scores, rng, noise)
         stats.nodes = self.nodes
@@ -383,8 +390,17 @@ class Searcher:
         return chosen, stats
 
     def score_move(self, move: int, depth: int) -> int:
-        """The score of one root move (legal, not winning at once) searched to ``depth``."""
+        """The score of one root move (legal, not winning at once) searched to ``depth``.
+
+        After a ``run`` that was ``cut``, call ``reset_table`` first to score it to
+        ``Stats.depth``: the unfinished iteration left deeper scores in the table, which
+        the search would take for this move's (one ply more: the other parity)."""
         return self._root_child(move, depth, -INF, INF)
+
+    def reset_table(self) -> None:
+        """Forget the transposition table (the wall cache, killers and history stay: they
+        only order moves and cut nothing)."""
+        self.tt.clear()
 
     def principal_variation(self, first: int, length: int) -> list[int]:
         """``first`` and the best replies the transposition table remembers after it,

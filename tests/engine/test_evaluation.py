@@ -6,6 +6,7 @@ import pytest
 
 from engine import Game
 from engine.ai.evaluation import (
+    DEPTH,
     GAME_NODES,
     MARKS,
     MIN_NODES,
@@ -153,3 +154,24 @@ def test_a_move_review_stays_within_its_node_cap() -> None:
     record = ["a3h", "c3h", "e3h", "g3h", "b6h", "d6h", "f6h", "h6h", "e2", "e8", "e1", "e9"]
     assert review_move(record, 9).before.nodes > 4 * MIN_NODES
     assert review_move(record, 9, nodes=MIN_NODES).before.nodes <= MIN_NODES
+
+
+CUT_GAME = "e2 d5h f2h e3h d2 b8h c2 d9 c3 d8 b5h d7 c4".split()
+"""9x9, seat 1 to move: with 2,000 nodes (a move's share in a game of 400 moves) the search
+finishes depth 3 but not depth 4. d6 is depth 3's best move; the unfinished depth-4
+iteration preferred a4v and left in the table d6's depth-4 score, which the review read as
+the played d6's: d6 was marked an inaccuracy, "better a4v", against its own shallower score."""
+
+
+def test_a_search_cut_by_the_node_cap_judges_both_moves_at_one_depth() -> None:
+    review = review_move([*CUT_GAME, "d6"], len(CUT_GAME), nodes=MIN_NODES)
+    depth = review.before.depth
+    assert depth < DEPTH  # the node cap cut the last iteration
+    # The best move reported and the move played are both scored to that depth: as a
+    # search of the position after each, one ply shallower, from the opponent's view.
+    after_best = evaluate([*CUT_GAME, review.before.best], depth=depth - 1, nodes=10**7)
+    after_played = evaluate([*CUT_GAME, "d6"], depth=depth - 1, nodes=10**7)
+    assert review.before.score == -after_best.score
+    assert review.score_after == -after_played.score
+    assert review.before.best == "d6"
+    assert (review.loss, review.mark) == (0.0, None)

@@ -22,8 +22,10 @@ search (``exact`` is then true): a won race is a win in so many plies.
 once. A move's *loss* is the mover's win probability with the best move minus
 with the move played, both scored by the same search to the same depth (so an
 odd/even depth swing between consecutive positions is never read as a
-mistake); the engine's own best move loses nothing by definition. Marks follow
-lichess's thresholds on the win-probability loss: :data:`MARKS`.
+mistake); the engine's own best move loses nothing by definition. When the played
+or the best move is a step next to the goal (the opponent holding a wall), both are
+scored a ply deeper (:func:`_threatens`). Marks follow lichess's thresholds on the
+win-probability loss: :data:`MARKS`.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.ai import endgame, exact_score
-from engine.ai.position import WALL_H, WALL_V, Position
-from engine.ai.search import MATE_BOUND, RACE, STEP, WIN, Searcher
+from engine.ai.position import WALL_H, WALL_V, Position, distance
+from engine.ai.search import MATE_BOUND, RACE, STEP, WIN, Searcher, Timeout
 from engine.game import Game
 from engine.notation import parse_move
 
@@ -163,10 +165,8 @@ def _judge(
         # The node cap stopped an iteration: report the move its score belongs to (that of
         # the deepest finished iteration), not one the unfinished iteration preferred.
         move = searcher.settled
-    pv = searcher.principal_variation(move, PV_LENGTH)
-    names = tuple(position.notation(m) for m in pv) or (position.notation(move),)
-    evaluation = _from_score(stats.score, names, stats.depth, stats.nodes, exact=False)
-    score = stats.score
+    best, reached = stats.score, stats.depth
+    score = best
     if played is not None and played != move:
         me = position.turn
         if played < WALL_H and (position.goals[me] >> played) & 1:
@@ -177,8 +177,37 @@ def _judge(
                 # played move's, they would judge it a ply deeper than the best move.
                 searcher.reset_table()
             searcher.max_nodes = None  # one more move: its work is bounded by the depth
-            score = searcher.score_move(played, max(1, stats.depth))
-    return evaluation, score
+            score = searcher.score_move(played, max(1, reached))
+            if (
+                reached == depth
+                and abs(best) < MATE_BOUND
+                and (_threatens(position, played) or _threatens(position, move))
+            ):
+                # A step next to the goal, played or best: judge both one ply deeper, within
+                # the move's share of nodes (else as they are). At an even depth the
+                # opponent's wall in front of the pawn has the last word in every line, and
+                # such steps were judged far more harshly than deeper searches judge them.
+                searcher.max_nodes = nodes
+                try:
+                    deeper = searcher.score_move(move, depth + 1)
+                    score = searcher.score_move(played, depth + 1)
+                except Timeout:
+                    pass
+                else:
+                    best, reached = deeper, depth + 1
+                    if score > best:  # the step is the better move one ply deeper
+                        best, move = score, played
+    pv = searcher.principal_variation(move, PV_LENGTH)
+    names = tuple(position.notation(m) for m in pv) or (position.notation(move),)
+    return _from_score(best, names, reached, stats.nodes, exact=False), score
+
+
+def _threatens(position: Position, move: int) -> bool:
+    """Whether ``move`` steps the mover next to its goal while the opponent holds a wall."""
+    me = position.turn
+    if move >= WALL_H or not position.walls_left[1 - me]:
+        return False
+    return distance(position.maps()[me].layers, move) == 1
 
 
 def _exact(position: Position) -> Evaluation:

@@ -175,3 +175,45 @@ def test_a_search_cut_by_the_node_cap_judges_both_moves_at_one_depth() -> None:
     assert review.score_after == -after_played.score
     assert review.before.best == "d6"
     assert (review.loss, review.mark) == (0.0, None)
+
+
+STEP_GAMES = {
+    # "f8 ?!, better h2h" at depth 4 (seat 0 on f7, seat 1 on i3, two steps each, 7 and 8
+    # walls): f8 against h2h is 2.0 against 5.3 steps at depth 4, 5.3 against 8.4 at depth 5,
+    # 7.6 against 8.4 at depths 7 and 8: no mark.
+    "f8": "e2 d5h e3 e8 f3 f8 e4h f7 f2h g7 g3 h7 g4 h6 g5 h5 g3h i5 g6 g8h f6 i4 f7 i3",
+    # "d8 ??, better e3v" at depth 4 (-3.8 against 3.8 steps); 4.2 both at depth 5, d8
+    # better at depth 7 (3.7 against 1.4), -0.7 against -0.3 at depth 8: no mark.
+    "d8": "e7h e8 d4h f8 e2 g8 g7h h8 e3 i8 h3h i7 g1h h7 e4 g7 f4h h7 d4 h6 c4 h5 c5 h4 c6 "
+    "g4 c5v g3 c7 f3 f2h b7h d7 g6h",
+}
+
+
+@pytest.mark.parametrize("step", sorted(STEP_GAMES))
+def test_a_step_next_to_the_goal_is_judged_one_ply_deeper(step: str) -> None:
+    """A step that puts the mover one step from its goal while the opponent holds walls: at
+    depth 4 the opponent's wall in front of the pawn ends every line unanswered, and such
+    steps were marked far more harshly than deeper searches judge them (found auditing an
+    outside reviewer's "c8 ?!, better h2h")."""
+    record = STEP_GAMES[step].split()
+    game = Game.from_moves(record)
+    assert game.distance(game.turn) == 2
+    game.play(step)
+    assert game.distance(1 - game.turn) == 1
+    review = review_move([*record, step], len(record))
+    assert review.before.depth == DEPTH + 1
+    # Both moves scored one ply deeper: as searches of the position after each to DEPTH.
+    after_best = evaluate([*record, review.before.best], depth=DEPTH, nodes=10**7)
+    after_step = evaluate([*record, step], depth=DEPTH, nodes=10**7)
+    assert review.before.score == -after_best.score
+    assert review.score_after == -after_step.score
+    assert review.mark is None
+
+
+def test_a_step_next_to_the_goal_that_is_worse_deeper_too_keeps_its_mark() -> None:
+    # Seat 0 on f7, seat 1 on a3 with all ten walls: f8 against a1h is -0.1 against 1.7 steps
+    # at depth 8, an inaccuracy, as at depths 4 to 7.
+    record = "e2 e8 d6h f8 e3 f7 f3 f6 f4 f5 f1h f3 f5 e3 d2h d3 f6 c3 b2h b3 f7 a3".split()
+    review = review_move([*record, "f8"], len(record))
+    assert review.before.depth == DEPTH + 1
+    assert (review.before.best, review.mark) == ("a1h", "inaccuracy")

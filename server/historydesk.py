@@ -124,7 +124,9 @@ class HistoryDesk:
         cost = plies / REPLAY_PLIES_PER_TOKEN
         now = self.context.clock()
         if not allowance.spend(cost, now):
-            message = f"a replay of {plies} moves costs {cost:g} requests; slow down"
+            # The request itself is one (spent before this), the moves the rest: say the whole.
+            whole = f"{1 + cost:g} requests (one more for every {REPLAY_PLIES_PER_TOKEN:g} moves)"
+            message = f"a replay of {plies} moves costs {whole}; slow down"
             return error(conn, ErrorCode.RATE_LIMITED, message, request.id)
         share = self._shares.get(address, now)
         if not share.holds(plies, now):

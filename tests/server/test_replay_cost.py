@@ -24,7 +24,8 @@ async def test_a_long_replay_costs_its_connection_many_requests() -> None:
         await client.send(ReplayRequest(id="more", moves=SHUFFLE))
         refused = await client.error(ErrorCode.RATE_LIMITED)
         assert refused.id == "more"
-        assert "costs 10" in refused.message
+        # The whole price, the request included, as PROTOCOL.md gives it.
+        assert "a replay of 400 moves costs 11 requests" in refused.message
         await client.send(ReplayRequest(id="short", moves=SHUFFLE[:40]))  # still fits
         assert (await client.expect(ReplayFrames)).id == "short"
         await client.close()

@@ -31,6 +31,7 @@ from protocol.messages import (
     AiSpec,
     ChangePassword,
     Create,
+    ErrorCode,
     GameList,
     Hello,
     Hint,
@@ -133,6 +134,22 @@ async def test_register_then_hello_with_the_token_plays_as_the_account(
     raw = (tmp_path / "accounts.db").read_bytes() + (tmp_path / "accounts.db-wal").read_bytes()
     assert PASSWORD.encode() not in raw
     assert logged_in.token.encode() not in raw
+
+
+async def test_a_server_without_a_database_answers_accounts_unavailable() -> None:
+    """As PROTOCOL.md sections 19 and 26 say: a login token at hello is refused and the
+    connection still waits for hello; a guest's my_games gets it before account_required."""
+    async with GameServer(Config(port=0, db="", rate=1000, burst=1000)).running() as bare:
+        client = await Client.connect(url(bare), hello=False)
+        await client.send(Hello(id="h", version=VERSION, name="alice", token="a" * 43))
+        assert (await client.error(ErrorCode.ACCOUNTS_UNAVAILABLE)).id == "h"
+        await client.send(Register(id="r", name="alice", password=PASSWORD))
+        await client.error(ErrorCode.ACCOUNTS_UNAVAILABLE)
+        await client.send(Hello(version=VERSION, name="alice"))  # still waiting for hello
+        assert not (await client.expect(Welcome)).registered
+        await client.send(MyGames(id="g"))
+        assert (await client.error(ErrorCode.ACCOUNTS_UNAVAILABLE)).id == "g"
+        await client.close()
 
 
 async def test_wrong_password_and_unknown_name_get_the_same_answer(server: GameServer) -> None:

@@ -61,11 +61,14 @@ function transforms(turns, n) {
  *   size: number, players: number, pawns: string[], walls: string[],
  *   lastMove: string|null, lastFrom: string|null, turn: number|null,
  *   targets: string[], legalWalls: string, turns: number, interactive: boolean,
- *   premoving?: boolean, premove?: string|null, seat?: number|null,
+ *   premoving?: boolean, premove?: string|null, seat?: number|null, hold?: boolean, hint?: string|null,
  * }} BoardView
  * `premoving`: the opponent's turn, when a click queues a move (a premove) for the viewer's
  * next turn: any square or groove, the server judges it then; `premove`: the one queued, drawn
- * translucent; `seat`: the viewer's, whose pawn it shows.
+ * translucent; `seat`: the viewer's, whose pawn it shows; `hold`: your turn with the link down,
+ * a wall waiting in the wall bar stays there (it is placed once the link is back); `hint`: a
+ * move suggested (the computer's hint, an analysis's better move), drawn on the board: a
+ * marked square, or a wall outlined.
  */
 
 /**
@@ -332,13 +335,14 @@ export class Board {
    * no wall at all may go (none left): the tap is refused, with the server's reason.
    * @param {{col: number, row: number, o: "h"|"v"}} wall */
   pendable(wall) {
-    return this.ghostShown(wall) || (!!this.view?.interactive && /[1-9a-f]/i.test(this.view.legalWalls));
+    return this.ghostShown(wall) || (!!this.view?.interactive && /[1-9a-f]/i.test(this.view.legalWalls))
+      || (this.pending && !!this.view?.hold);
   }
 
-  /** Whether a wall waiting in the wall bar may go on waiting: your turn, or the opponent's
-   * (to be queued). */
+  /** Whether a wall waiting in the wall bar may go on waiting: your turn (the link up or
+   * down: it is placed once it is back), or the opponent's (to be queued). */
   pendingStands() {
-    return !!this.view && (this.view.interactive || !!this.view.premoving);
+    return !!this.view && (this.view.interactive || !!this.view.premoving || !!this.view.hold);
   }
 
   /** @param {PointerEvent} e */
@@ -478,7 +482,8 @@ export class Board {
     if (!overlay || !view) return;
     const items = [];
     if (view.premove) items.push(this.premoveShape(view.premove));
-    if (this.ghost) items.push(this.wallShape(this.ghost, !this.pending ? "ghost" : this.ghostShown(this.ghost) ? "ghost pending" : "ghost pending refused"));
+    if (view.hint) items.push(this.hintShape(view.hint));
+    if (this.ghost) items.push(this.wallShape(this.ghost, !this.pending ? "ghost" : this.ghostShown(this.ghost) || view.hold ? "ghost pending" : "ghost pending refused"));
     if (this.cursor.shown && view.interactive) {
       const { x, y, wall, o } = this.cursor;
       if (wall) {
@@ -491,6 +496,20 @@ export class Board {
       }
     }
     overlay.replaceChildren(...items);
+  }
+
+  /** A move suggested, drawn: its square ringed, or its wall outlined and dashed. @param {string} move */
+  hintShape(move) {
+    let shape;
+    if (/[hv]$/.test(move)) shape = this.wallShape(parseWall(move), "hint hint-wall");
+    else {
+      const [col, row] = parseSquare(move);
+      const [x, y] = this.squareCorner(col, row);
+      shape = s("rect", { class: "hint hint-square", x: x + 0.4, y: y + 0.4, width: P - G - 0.8, height: P - G - 0.8, rx: 0.8 });
+    }
+    shape.removeAttribute("data-wall"); // not a wall on the board: nothing looks for it as one
+    shape.setAttribute("data-hint", move);
+    return shape;
   }
 
   /** The move queued for the viewer's next turn, translucent: its pawn there, or its wall.

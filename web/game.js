@@ -107,6 +107,13 @@ export class GameView {
     /** The move queued during the opponent's turn (a premove), sent when the state says it is
      * this player's turn; the server judges it then. @type {{game: number, move: string, typed: boolean}|null} */
     this.premove = null;
+    /** The players who left while this player's rematch request stood, in a finished game:
+     * the protocol has no refusal, so "Decline and leave" reaches the asker as their leaving,
+     * said as a decline. @type {{game: number, names: string[]}|null} */
+    this.rematchDeclined = null;
+    /** The computer's hint for this position (`suggestion`), drawn on the board until the
+     * next move. @type {{game: number, ply: number, move: string}|null} */
+    this.hinted = null;
     this.timer = setInterval(() => this.tick(), 100);
     this.build(root);
   }
@@ -158,8 +165,9 @@ export class GameView {
     this.chatNote = h("p", { class: "chat-note", hidden: true, text: "The players' chat: spectators read it, only players write." });
     this.chatPanel = h("div", { class: "panel chat", role: "tabpanel", hidden: true }, this.chatLog, this.chatNote, this.chatForm);
     this.title = h("div", { class: "room-title" });
+    this.keysHelp = keysHelp(true);
     const side = h("aside", { class: "side" },
-      this.title, this.banner, this.countdown, this.note, this.evalBar, this.playersList, this.actions, commandForm,
+      this.title, this.banner, this.countdown, this.note, this.evalBar, this.playersList, this.actions, commandForm, this.keysHelp,
       h("div", { class: "tabs", role: "tablist" }, this.tabMoves, this.tabChat),
       this.movesPanel, this.chatPanel,
     );
@@ -400,6 +408,7 @@ export class GameView {
     }
     this.describeDraw(old, state);
     this.trackDecline(old, state);
+    this.trackRematchDecline(old, state);
     // A seat out of a four-player game: how it went, seen as it happened (the record says
     // only "retire N"), for the move list and the player's card.
     if (this.retired?.game !== state.game) this.retired = { game: state.game, how: /** @type {Record<number, string>} */ ({}) };
@@ -482,6 +491,33 @@ export class GameView {
     const declined = old && old.game === state.game && old.ply === state.ply && state.status === "playing"
       && me !== null && old.draw_offers.includes(me) && !state.draw_offers.length && !this.conn.isMine(state);
     if (declined) this.declinedIn = state.game;
+  }
+
+  /**
+   * A player who left a finished game while this player's rematch request stood declined it
+   * (their page's "Decline and leave": the protocol has no refusal). An outside review saw
+   * only "Bob is not in the room". Gone, then back, they are only away no more.
+   * @param {any} old @param {any} state
+   */
+  trackRematchDecline(old, state) {
+    const me = this.isPlayer ? this.seat.seat : null;
+    if (this.rematchDeclined && this.rematchDeclined.game !== state.game) this.rematchDeclined = null;
+    if (!old || me === null || old.game !== state.game || old.status !== "finished" || state.status !== "finished") return;
+    if (!old.rematch.includes(me) || !state.rematch.includes(me)) return;
+    const gone = state.players
+      .filter((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.name && p.bot === null
+        && old.players[seat]?.connected && !p.connected && !state.rematch.includes(seat))
+      .map((/** @type {any} */ p) => p.name);
+    if (!gone.length) return;
+    this.rematchDeclined = { game: state.game, names: [...(this.rematchDeclined?.names ?? []), ...gone] };
+    announce(`${listed(gone)} declined the rematch and left.`);
+  }
+
+  /** Of the players not in the room, those who declined this player's rematch by leaving.
+   * @param {string[]} gone */
+  declinedOf(gone) {
+    const declined = this.rematchDeclined?.game === this.state.game ? this.rematchDeclined.names : [];
+    return gone.filter((name) => declined.includes(name));
   }
 
   /** @param {any} line */
@@ -577,7 +613,12 @@ export class GameView {
   /** A hint from the computer (casual games against it): said in the notice line. */
   async hint() {
     const reply = await this.conn.request({ type: "hint" });
-    if (reply.type === "suggestion") this.app.notice(`Hint: the computer would play ${reply.move}.`);
+    if (reply.type === "suggestion") {
+      // Drawn on the board too, until the next move.
+      this.hinted = { game: this.state.game, ply: reply.ply, move: reply.move };
+      this.renderBoard();
+      this.app.notice(`Hint: the computer would play ${reply.move} (marked on the board).`);
+    }
     else if (reply.type === "error") this.onError(reply);
   }
 
@@ -632,13 +673,17 @@ export class GameView {
    * @param {string} wall */
   wallbarText(wall) {
     const play = this.canPlay();
+    // Your turn, the link down: the wall waits, Place greyed until the link is back (an outside
+    // review saw the bar close without a word when the connection dropped).
+    const held = this.myTurn() && !this.online;
     const refused = play && !this.board.ghostLegal(parseWall(wall));
     $(".wallbar-text", this.wallbar).textContent = `Wall ${wall}?`;
     const place = /** @type {HTMLButtonElement} */ ($(".wallbar .primary", this.wallbar));
-    place.textContent = play ? "Place wall" : "Premove";
-    place.disabled = refused;
+    place.textContent = play || held ? "Place wall" : "Premove";
+    place.disabled = refused || held;
     const why = $(".wallbar-why", this.wallbar);
-    why.hidden = !refused;
+    why.hidden = !refused && !held;
+    if (held) why.textContent = "Not connected: you can place it once the connection is back.";
     if (refused) {
       const key = `${this.state.game}:${this.state.ply}:${wall}`;
       if (this.why?.key !== key) this.explainPending(wall, key); // sets this.why at once
@@ -683,6 +728,8 @@ export class GameView {
     this.renderActions();
     this.renderMoves();
     this.chatForm.hidden = !this.isPlayer;
+    // A spectator's keys are the move list's only.
+    for (const item of this.keysHelp.querySelectorAll("[data-player]")) /** @type {HTMLElement} */ (item).hidden = !this.isPlayer;
     this.chatNote.hidden = this.isPlayer;
     // The tab's title says when it is your move, for a player looking at another tab.
     document.title = `${this.myTurn() ? "Your move · " : ""}${state.room} · Quoridor`;
@@ -710,6 +757,8 @@ export class GameView {
       premoving: live && this.premoving(),
       premove: live ? this.premove?.move ?? null : null,
       seat: this.seat.seat,
+      hold: live && this.myTurn() && !this.online,
+      hint: live && this.hinted?.game === state.game && this.hinted.ply === state.ply ? this.hinted.move : null,
     });
     // A wall waiting in the wall bar since the opponent's turn: the turn now yours, its button
     // places it rather than queue it.
@@ -910,8 +959,11 @@ export class GameView {
       parts.push(h("p", { text: "This room is rated: only players logged in to an account can take a seat, so you are watching." }),
         loginForm(this.conn, this.app, "Log in or register to take the seat"));
     } else if (state.status === "finished" && this.isPlayer && this.absent().length) {
-      const gone = this.absent();
-      parts.push(h("p", { text: `${listed(gone)} ${gone.length > 1 ? "are" : "is"} not in the room: a rematch can start only if they come back.` }));
+      const declined = this.declinedOf(this.absent());
+      const gone = this.absent().filter((name) => !declined.includes(name));
+      const said = declined.length ? `${listed(declined)} declined the rematch and left.` : "";
+      const away = gone.length ? `${listed(gone)} ${gone.length > 1 ? "are" : "is"} not in the room: a rematch can start only if they come back.` : "";
+      parts.push(h("p", { text: [said, away].filter(Boolean).join(" ") }));
     } else if (this.turned?.game === state.game && state.status === "playing" && state.ply < state.players.length) {
       // Until everyone has moved once in the new game.
       const seat = this.turned.seat;
@@ -968,8 +1020,10 @@ export class GameView {
       }
       if (this.rematchOpen()) {
         const asked = state.rematch.includes(me);
-        // A rematch starts only with every player there (PROTOCOL.md section 15): said when one is not.
-        const gone = this.absent();
+        // A rematch starts only with every player there (PROTOCOL.md section 15): said when one
+        // is not, unless they declined it by leaving (the note says so).
+        const declined = this.declinedOf(this.absent());
+        const gone = this.absent().filter((who) => !declined.includes(who));
         const text = asked
           ? gone.length ? `Rematch asked: waits for ${listed(gone)} to come back` : "Rematch asked"
           : gone.length ? `Rematch (if ${listed(gone)} comes back)` : state.rematch.length ? "Accept rematch" : "Rematch";
@@ -1019,8 +1073,11 @@ export class GameView {
     let text = `${listed(others.map(name))} ask${others.length > 1 ? "" : "s"} for a rematch${count}.`;
     if (me !== null && state.rematch.includes(me)) {
       // Waiting for the seats that have not asked, or, all asked, for those not in the room.
-      const waiting = state.players.map((/** @type {any} */ _p, /** @type {number} */ seat) => seat).filter((/** @type {number} */ seat) => !state.rematch.includes(seat)).map(name);
-      const gone = this.absent();
+      // One who declined by leaving waits for nothing: the note over the buttons says so.
+      const declined = this.declinedOf(this.absent());
+      const waiting = state.players.map((/** @type {any} */ _p, /** @type {number} */ seat) => seat).filter((/** @type {number} */ seat) => !state.rematch.includes(seat)).map(name)
+        .filter((/** @type {string} */ who) => !declined.includes(who));
+      const gone = this.absent().filter((who) => !declined.includes(who));
       const still = waiting.length ? `: waiting for ${listed(waiting)}` : gone.length ? `: waiting for ${listed(gone)} to come back` : "";
       text = `${others.length ? `You and ${listed(others.map(name))}` : "You"} asked for a rematch${still}.`;
     }
@@ -1111,6 +1168,28 @@ export class GameView {
     e.preventDefault();
     this.showPly(next >= last ? null : Math.max(0, next));
   }
+}
+
+/**
+ * The keys, for a sighted keyboard player (the board's own were said to screen readers
+ * only): a "Keys" line that opens a short list. Not on a touch screen (style.css), where it
+ * would only take a phone's room. `play`: the game page's board keys too, else the replay's.
+ * @param {boolean} play
+ */
+export function keysHelp(play) {
+  const key = (/** @type {string[]} */ keys, /** @type {string} */ what, /** @type {boolean} */ player = false) =>
+    h("li", player ? { "data-player": "1" } : {}, ...keys.flatMap((k, i) => [i ? " " : null, h("kbd", { text: k })]), ` ${what}`);
+  const items = play
+    ? [
+      key(["Tab"], "to the board: arrows move its cursor, Enter plays there", true),
+      key(["W"], "walls: the cursor walks the groove crossings", true),
+      key(["R"], "turns the wall", true),
+      key(["Esc"], "back to squares; takes back a premove", true),
+      key(["/"], "the move box: type e2 or e3h", true),
+      key(["←", "→", "Home", "End"], "step through the moves (off the board)"),
+    ]
+    : [key(["←", "→", "Home", "End"], "step through the moves")];
+  return h("details", { class: "keys" }, h("summary", { text: "Keys" }), h("ul", {}, ...items));
 }
 
 /**

@@ -6,8 +6,11 @@
 // mark (?! inaccuracy, ? mistake, ?? blunder) with the better move.
 import { Board } from "./board.js";
 import { h } from "./dom.js";
-import { moveListItems, swatch } from "./game.js";
-import { moveText, plural, resultText, roundOf } from "./words.js";
+import { keysHelp, moveListItems, swatch } from "./game.js";
+import { moveText, plural, resultText, roundOf, sentence, tapOrClick } from "./words.js";
+
+/** A move's mark as written after it, and in words. */
+const MARKS = /** @type {Record<string, string>} */ ({ inaccuracy: "?!", mistake: "?", blunder: "??" });
 
 export class ReplayView {
   /** @param {HTMLElement} root @param {import("./connection.js").Connection} conn @param {number} game @param {{go: (hash: string) => void}} app */
@@ -23,6 +26,10 @@ export class ReplayView {
     this.game = game;
     this.bar = h("div", { class: "eval-bar", hidden: true, role: "meter", "aria-label": "Seat 0's chances" });
     this.graph = h("div", { class: "eval-graph", hidden: true });
+    /** What the graph and the marks mean (an outside review found no legend). */
+    this.legend = h("p", { class: "graph-legend", hidden: true });
+    /** The shown move's mark in words, with the better move: a tap away, not a hover. */
+    this.markWhy = h("p", { class: "mark-why", role: "status", hidden: true });
     const host = h("div", { class: "board-host" });
     this.caption = h("p", { class: "banner", role: "status" });
     this.list = h("ol", { class: "movelist", "aria-label": "Moves" });
@@ -38,7 +45,8 @@ export class ReplayView {
       h("button", { type: "button", class: "leave", text: "Lobby", onclick: () => app.go("#/") }));
     root.replaceChildren(h("div", { class: "game replay" },
       h("div", { class: "board-area" }, host),
-      h("aside", { class: "side" }, h("div", { class: "room-title", text: `Replay of game ${game}` }), this.caption, this.bar, this.players, controls, this.graph, h("div", { class: "panel moves" }, this.list))));
+      h("aside", { class: "side" }, h("div", { class: "room-title", text: `Replay of game ${game}` }), this.caption, this.bar, this.markWhy, this.players, controls, this.graph, this.legend,
+        h("div", { class: "panel moves" }, this.list), keysHelp(false))));
     this.board = new Board(host, { onMove: () => {}, onPending: () => {} }, {
       label: "Replay board. Left and right arrows step through the moves, Home and End go to the start and the end.",
     });
@@ -86,11 +94,10 @@ export class ReplayView {
       return;
     }
     this.analysis = reply;
-    const marks = { inaccuracy: "?!", mistake: "?", blunder: "??" };
     for (const node of this.list.querySelectorAll("button")) {
       const move = reply.moves[Number(/** @type {HTMLElement} */ (node).dataset.ply) - 1];
       if (!move?.mark) continue;
-      node.textContent = `${move.move}${marks[/** @type {"inaccuracy"} */ (move.mark)]}`;
+      node.textContent = `${move.move}${MARKS[move.mark]}`;
       node.classList.add(move.mark);
       node.title = `${move.mark}: better ${move.best}`;
     }
@@ -103,8 +110,27 @@ export class ReplayView {
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", `${this.summary.players[0]}'s chances after each move`);
     svg.innerHTML = `<line x1="0" y1="20" x2="100" y2="20" class="mid"/><polyline points="${points}"/>`;
+    // Each marked move a tick on the line, in its mark's colour; a tap on the graph shows the
+    // move there (its mark, if any, said under the bar).
+    reply.moves.forEach((/** @type {any} */ move, /** @type {number} */ i) => {
+      if (!move.mark) return;
+      const tick = document.createElementNS("http://www.w3.org/2000/svg", "line");
+      const x = ((i + 1) / width) * 100;
+      for (const [name, value] of Object.entries({ x1: x, x2: x, y1: 0, y2: 40, class: `tick ${move.mark}`, "data-ply": i + 1 })) tick.setAttribute(name, String(value));
+      svg.append(tick);
+    });
+    svg.addEventListener("click", (e) => {
+      const box = svg.getBoundingClientRect();
+      this.show(Math.round(((e.clientX - box.left) / box.width) * width));
+    });
     this.graph.replaceChildren(svg);
     this.graph.hidden = false;
+    const [first, second] = this.summary.players;
+    this.legend.replaceChildren(
+      h("span", {}, `The line: ${first}'s chances after each move, top: ${first} wins${second ? `, bottom: ${second}` : ""} (${tapOrClick()} it to go there). `),
+      h("span", { class: "marks" }, h("b", { class: "inaccuracy", text: "?!" }), " inaccuracy · ", h("b", { class: "mistake", text: "?" }), " mistake · ",
+        h("b", { class: "blunder", text: "??" }), ` blunder: ${tapOrClick()} one for why.`));
+    this.legend.hidden = false;
     this.bar.hidden = false;
     document.body.dataset.analysed = String(reply.game);
     this.show(this.index);
@@ -128,6 +154,8 @@ export class ReplayView {
       size: summary.variant.size, players: summary.variant.players, pawns: frame.pawns, walls: frame.walls,
       lastMove: frame.last_move, lastFrom: null, turn: frame.winner === null ? frame.turn : null,
       targets: [], legalWalls: "", turns: 0, interactive: false,
+      // A marked move's better one, drawn where it would have gone.
+      hint: this.analysis?.moves[this.index - 1]?.mark ? this.analysis.moves[this.index - 1].best : null,
     });
     const last = frame.last_move ?? "";
     // A retirement's seat is in it ("retire 3"), whoever's turn it was.
@@ -150,6 +178,13 @@ export class ReplayView {
       this.bar.style.setProperty("--chance", `${Math.round(p * 100)}%`);
       this.bar.setAttribute("aria-valuenow", String(Math.round(p * 100)));
       this.bar.textContent = `${summary.players[0]}'s chances ${Math.round(p * 100)}%` + (move?.mark ? ` · ${move.move} ${move.mark}, better ${move.best}` : "");
+      // The mark's reason in words, for a tap as for a pointer (the list's title is a hover's).
+      this.markWhy.hidden = !move?.mark;
+      this.markWhy.className = `mark-why ${move?.mark ?? ""}`;
+      if (move?.mark) {
+        const pct = (/** @type {number} */ x) => `${Math.round(x * 100)}%`;
+        this.markWhy.textContent = sentence(`${move.move}${MARKS[move.mark]} was ${move.mark === "inaccuracy" ? "an" : "a"} ${move.mark}: ${summary.players[move.seat]}'s chances ${pct(move.win_before)} before it, ${pct(move.win_after)} after. Better: ${move.best}, marked on the board.`);
+      }
     }
   }
 }

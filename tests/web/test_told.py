@@ -315,7 +315,15 @@ async def test_a_rematch_says_who_asks_and_how_the_seats_turn(
     await alice.page.locator(".rematch-note").filter(has_text="Bob asks for a rematch.").wait_for()
     await alice.page.click(".actions button:text-is('Decline and leave')")
     await alice.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
-    await bob.page.locator(".room-note").filter(has_text="Alice is not in the room").wait_for()
+    # Bob's request stood: her leaving is said as what it was (outside review ui24, finding
+    # 4: it read "Alice is not in the room", never a decline), and nothing waits for her.
+    await (
+        bob.page.locator(".room-note")
+        .filter(has_text="Alice declined the rematch and left.")
+        .wait_for()
+    )
+    assert "not in the room" not in await bob.page.locator(".room-note").inner_text()
+    assert await bob.page.locator(".rematch-note").inner_text() == "You asked for a rematch."
     await close_all(alice, bob, sam)
 
 

@@ -720,6 +720,10 @@ class MoveAnalysis(Struct, kw_only=True):
     """Steps ahead after the move played."""
     win_after: float
     """Win probability after the move played."""
+    pv_after: list[Notation] = []
+    """The line the engine expects after the move played, starting with the opponent's reply
+    (empty when the move ends the game or passes up a win in one, and in an analysis stored
+    before the field existed)."""
     loss: float
     """``win_before - win_after`` (0 when the move is the best move), 0 to 1."""
     mark: Mark | None

@@ -86,7 +86,7 @@ class Analyses:
         self.keep_unsaved = False
 
     def load(self, stored: dict[int, bytes]) -> None:
-        self.done.update(stored)
+        self.done.update((game, _current(body)) for game, body in stored.items())
 
     def cached(self, game: int, request_id: RequestId) -> bytes | None:
         """The stored analysis of ``game`` as a reply to ``request_id``, if there is one."""
@@ -191,6 +191,14 @@ class Analyses:
         return min(self.turns, key=lambda game: served.get(jobs[game].address, 0))
 
 
+def _current(body: bytes) -> bytes:
+    """A stored analysis as this server writes one: one stored before the moves had their
+    ``pv_after`` gets it empty (the schema promises every field this server writes)."""
+    if b'"pv_after"' in body:
+        return body
+    return encode(msgspec.json.decode(body, type=AnalysisReply))
+
+
 def _message(review: MoveReview) -> MoveAnalysis:
     before = review.before
     return MoveAnalysis(
@@ -204,6 +212,7 @@ def _message(review: MoveReview) -> MoveAnalysis:
         win_in=before.win_in,
         score_after=review.score_after,
         win_after=review.win_probability_after,
+        pv_after=list(review.pv_after),
         loss=review.loss,
         mark=review.mark,  # type: ignore[arg-type]
     )

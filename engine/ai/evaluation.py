@@ -96,6 +96,10 @@ class MoveReview:
     """The mover's score after the move: the played move searched as deep as the best."""
     win_probability_after: float
     """The mover's win probability after the move."""
+    pv_after: tuple[str, ...]
+    """The line the search expects after the move played, the opponent's reply first (the
+    move itself not repeated): why a marked move is worse. Empty when it ends the game, or
+    passes up a win in one (the search then looks no further than that win)."""
     loss: float
     """Win probability the move gave away (0 to 1)."""
     mark: str | None
@@ -152,13 +156,15 @@ def _evaluate(position: Position, depth: int, nodes: int) -> Evaluation:
 
 def _judge(
     position: Position, played: int | None, depth: int, nodes: int
-) -> tuple[Evaluation, int]:
-    """The position's evaluation and the search score of the ``played`` move,
-    searched to the same depth from the same root (so both are comparable)."""
+) -> tuple[Evaluation, int, tuple[str, ...]]:
+    """The position's evaluation, and the search score of the ``played`` move and the line
+    after it, searched to the same depth from the same root (so both are comparable). The
+    line is read from what the search already did (its table, the endgame's): no more work."""
     if endgame.applies(position):
         ranked = endgame.ranked_moves(position)
         value = next((v for v, m in ranked if m == played), ranked[0][0])
-        return _exact(position), exact_score(value)
+        line = () if played is None else _exact_line(position, played)[1:]
+        return _exact(position), exact_score(value), line
     searcher = Searcher(position, max_depth=depth, deadline=math.inf, max_nodes=nodes)
     move, stats = searcher.run(random.Random(0))
     if searcher.cut and searcher.settled >= 0:
@@ -199,7 +205,12 @@ def _judge(
                         best, move = score, played
     pv = searcher.principal_variation(move, PV_LENGTH)
     names = tuple(position.notation(m) for m in pv) or (position.notation(move),)
-    return _from_score(best, names, reached, stats.nodes, exact=False), score
+    after: tuple[str, ...] = ()
+    if played is not None:
+        # The table holds the played move's own search (or, when it is the best move, the
+        # root's): its line, as long as the best move's with the move itself left out.
+        after = tuple(position.notation(m) for m in searcher.principal_variation(played, PV_LENGTH))
+    return _from_score(best, names, reached, stats.nodes, exact=False), score, after[1:]
 
 
 def _threatens(position: Position, move: int) -> bool:
@@ -211,13 +222,18 @@ def _threatens(position: Position, move: int) -> bool:
 
 
 def _exact(position: Position) -> Evaluation:
+    value = endgame.ranked_moves(position)[0][0]
+    return _from_score(exact_score(value), _exact_line(position, None), 0, 0, exact=True)
+
+
+def _exact_line(position: Position, first: int | None) -> tuple[str, ...]:
+    """``first`` (by default the best move) and the endgame's best replies after it, up to
+    ``PV_LENGTH`` moves or the end of the game (the endgame's tables are look-ups)."""
     line: list[str] = []
     saved: list[tuple[int, int]] = []
-    value = endgame.ranked_moves(position)[0][0]
     try:
         while len(line) < PV_LENGTH:
-            ranked = endgame.ranked_moves(position)
-            move = ranked[0][1]
+            move = endgame.ranked_moves(position)[0][1] if first is None or line else first
             line.append(position.notation(move))
             me = position.turn
             if (position.goals[me] >> move) & 1:
@@ -229,7 +245,7 @@ def _exact(position: Position) -> Evaluation:
         for me, square in reversed(saved):
             position.turn = me
             position.pawns[me] = square
-    return _from_score(exact_score(value), tuple(line), 0, 0, exact=True)
+    return tuple(line)
 
 
 def _from_score(score: int, pv: tuple[str, ...], depth: int, nodes: int, exact: bool) -> Evaluation:
@@ -321,8 +337,8 @@ def review_move(
 
 def _review_here(game: Game, ply: int, move: str, depth: int, nodes: int) -> MoveReview:
     position = Position(game, {})
-    before, played = _judge(position, _move_id(position, move), depth, nodes)
-    return _review(ply, move, before, _from_score(played, (move,), 0, 0, False))
+    before, played, after = _judge(position, _move_id(position, move), depth, nodes)
+    return _review(ply, move, before, _from_score(played, (move, *after), 0, 0, False))
 
 
 def _move_id(position: Position, move: str) -> int:
@@ -346,6 +362,7 @@ def _review(ply: int, move: str, before: Evaluation, after: Evaluation) -> MoveR
         before=before,
         score_after=score_after,
         win_probability_after=round(probability_after, 4),
+        pv_after=after.pv[1:],
         loss=round(loss, 4),
         mark=mark,
     )

@@ -404,7 +404,9 @@ class Searcher:
 
     def principal_variation(self, first: int, length: int) -> list[int]:
         """``first`` and the best replies the transposition table remembers after it,
-        each checked legal, up to ``length`` moves or the end of the game."""
+        each checked legal, up to ``length`` moves or the end of the game. A side that can
+        step onto its goal does (the search answers that before its table, and stores
+        nothing): the line ends with the winning step rather than one move short of it."""
         pos = self.pos
         line: list[int] = []
         undo: list[tuple[int, int | tuple[int, ...]]] = []
@@ -421,10 +423,12 @@ class Searcher:
                     pos.turn = 1 - me
                 else:
                     undo.append((me, pos.place_wall(move)))
-                entry = self.tt.get(pos.key())
-                if entry is None:
-                    break
-                move = entry[3]
+                move = self._winning_step()
+                if move < 0:
+                    entry = self.tt.get(pos.key())
+                    if entry is None:
+                        break
+                    move = entry[3]
         finally:
             for me, saved in reversed(undo):
                 if isinstance(saved, tuple):
@@ -433,6 +437,12 @@ class Searcher:
                     pos.turn = me
                     pos.pawns[me] = saved
         return line
+
+    def _winning_step(self) -> int:
+        """A step of the side to move onto its goal, or -1 when it has none."""
+        pos = self.pos
+        wins = pos.pawn_targets(pos.turn) & pos.goals[pos.turn]
+        return (wins & -wins).bit_length() - 1
 
     def _legal(self, move: int) -> bool:
         pos = self.pos

@@ -102,6 +102,40 @@ def test_planted_blunder_is_marked_and_the_winning_wall_named() -> None:
     assert analysis.final is None
 
 
+def test_the_blunder_says_how_it_loses_and_a_won_line_ends_with_the_win() -> None:
+    """The line after b3 is seat 1's walk-in, and the line after the better b1h reaches
+    seat 0's goal: both stopped one move short, where the search answers a win in one
+    before its table (b3's line was empty)."""
+    record = [*BLUNDER_GAME, "b3", "c1"]
+    review = analyse_game(record, size=5, walls=2).moves[len(BLUNDER_GAME)]
+    assert review.pv_after == ("c1",)
+    assert review.before.pv == ("b1h", "b2", "a4", "a2", "a5")
+    assert review.before.win_in == len(review.before.pv)
+
+
+LINE_GAMES = [
+    (" ".join([*BLUNDER_GAME, "b3", "c1"]), 5, 2),
+    ("e7h e8 d4h f8 e2 g8 g7h h8 e3 i8 h3h i7 g1h h7 e4 g7 f4h h7 d4", 9, None),
+    ("c2 c4 c3 b4 b3 b5 a3 a5 a4 b5 a5", 5, 0),  # no walls: the exact endgame's lines
+]
+
+
+@pytest.mark.parametrize(("record", "size", "walls"), LINE_GAMES)
+def test_the_line_after_each_move_is_legal_and_ends_only_with_the_game(
+    record: str, size: int, walls: int | None
+) -> None:
+    moves = record.split()
+    analysis = analyse_game(moves, size=size, walls=walls)
+    for review in analysis.moves:
+        game = Game.from_moves(moves[: review.ply + 1], 2, size, walls)
+        assert bool(review.pv_after) != game.is_over, review
+        for move in review.pv_after:
+            assert game.is_legal(move), (review, move)
+            game.play(move)
+        if review.move == review.before.best:  # the same line as the best move's
+            assert review.pv_after == review.before.pv[1:]
+
+
 def test_playing_the_best_move_everywhere_marks_nothing() -> None:
     game = Game(size=5, walls=1)
     while not game.is_over:

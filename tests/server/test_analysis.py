@@ -5,6 +5,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import msgspec
+
+from engine import Game
 from engine.ai.evaluation import review_move
 from protocol.codec import encode
 from protocol.messages import (
@@ -15,12 +18,13 @@ from protocol.messages import (
     History,
     HistoryList,
     Join,
+    MoveAnalysis,
     MoveRequest,
     Resign,
     State,
     VariantSpec,
 )
-from server.analysis import AnalyseStep
+from server.analysis import Analyses, AnalyseStep
 from server.app import GameServer
 from server.config import Config
 from server.core import Limits
@@ -168,6 +172,33 @@ def test_addresses_take_turns_not_games() -> None:
     assert order[0::2] == [greedy_games[0], greedy_games[1]] * 2  # their own games alternate
 
 
+def assert_lines_are_legal(analysis: AnalysisReply, moves: list[str]) -> None:
+    """Each move's ``pv_after`` replays through the engine from the position after the
+    move, and is empty only where the move ended the game."""
+    for move in analysis.moves:
+        game = Game.from_moves(moves[: move.ply], 2, SMALL.size, SMALL.walls)
+        assert bool(move.pv_after) != game.is_over, move
+        for reply in move.pv_after:
+            assert game.is_legal(reply), (move, reply)
+            game.play(reply)
+
+
+def test_an_analysis_stored_before_the_lines_is_served_with_empty_ones() -> None:
+    """The schema requires every field this server writes: an analysis from the database
+    written before ``pv_after`` existed gets it, empty, rather than going out without it."""
+    analyses = Analyses(capacity=1, per_session=1, per_address=1)
+    move = MoveAnalysis(
+        ply=1, seat=0, move="c2", best="c2", pv=["c2", "c4"], score_before=0.5,
+        win_before=0.54, win_in=None, score_after=0.5, win_after=0.54, loss=0.0, mark=None,
+    )  # fmt: skip
+    old = msgspec.json.decode(encode(AnalysisReply(game=3, depth=4, moves=[move], seats=[])))
+    del old["moves"][0]["pv_after"]
+    analyses.load({3: msgspec.json.encode(old)})
+    body = analyses.cached(3, None)
+    assert body is not None
+    assert msgspec.json.decode(body)["moves"][0]["pv_after"] == []
+
+
 async def next_state(client: Client) -> State:
     while not isinstance(message := await client.recv(), State):
         pass
@@ -214,6 +245,9 @@ async def test_analysis_over_websockets_is_stored_and_served_after_a_restart(
         assert blunder.win_in is not None
         assert blunder.win_in > 0
         assert analysis.seats[0].blunders >= 1
+        # How it loses: Bob walks in. Every move's line is legal from the position after it.
+        assert blunder.pv_after == ["c1"]
+        assert_lines_are_legal(analysis, BLUNDER_GAME)
         assert server.core.counters["analysis:done"] == 1
         await reader.close()
     async with GameServer(config).running() as server:

@@ -59,6 +59,9 @@ export class Connection {
     this.rebase = false;
     /** The state that last became the baseline that way, for the game view. @type {Message|null} */
     this.baseline = null;
+    /** The room a `peek` looks into: its requests' ids, the state seen, and what settles when
+     * it is done. @type {{room: string, ids: string[], state: Message|null, done: Promise<void>}|null} */
+    this.looking = null;
     window.addEventListener("offline", () => this.drop());
     window.addEventListener("online", () => this.reconnectNow());
   }
@@ -143,6 +146,7 @@ export class Connection {
 
   /** @param {Message} received */
   receive(received) {
+    if (this.peeked(received)) return;
     const message = this.follow(received);
     if (!message) return;
     if (message.type === "welcome") {
@@ -216,6 +220,7 @@ export class Connection {
    * @returns {Promise<Message>}
    */
   request(message, beforeHello = false) {
+    if (this.looking) return this.looking.done.then(() => this.request(message, beforeHello));
     if (!ONE_AT_A_TIME.has(message.type)) return this.send(message, beforeHello);
     // Behind the previous one, so that the lobby's leaderboard and a quick switch of its pool,
     // say, are both answered rather than the second refused.
@@ -224,16 +229,60 @@ export class Connection {
     return reply;
   }
 
-  /** @param {Message} message @param {boolean} beforeHello @returns {Promise<Message>} */
-  send(message, beforeHello) {
+  /** @param {Message} message @param {boolean} beforeHello @param {string} [id] @returns {Promise<Message>} */
+  send(message, beforeHello, id = `${this.prefix}${++this.counter}`) {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN || (!this.greeted && !beforeHello)) {
       return Promise.resolve({ type: "error", code: "offline", message: "not connected" });
     }
-    const id = `${this.prefix}${++this.counter}`;
     const reply = new Promise((resolve) => this.waiting.set(id, resolve));
     ws.send(JSON.stringify({ ...message, id }));
     return /** @type {Promise<Message>} */ (reply);
+  }
+
+  /**
+   * A room's state, seen from the lobby without staying in the room: `watch`, then `leave` once
+   * it is answered `joined`. The page's requests wait meanwhile, so that none comes between the
+   * two (a `create` would be refused, and the `leave` would quit the room it made); a session
+   * already in a room or a queue is refused the `watch`, and nothing is left. What the room
+   * sends meanwhile is the peek's alone: the page never sees it. The state, or an error.
+   * @param {string} room @returns {Promise<Message>}
+   */
+  async peek(room) {
+    if (this.looking) return { type: "error", code: "busy", message: "already looking into a room" };
+    let finish = () => {};
+    /** @type {Promise<void>} */
+    const done = new Promise((resolve) => { finish = resolve; });
+    const look = this.looking = { room, ids: /** @type {string[]} */ ([]), state: /** @type {Message|null} */ (null), done };
+    const quietly = (/** @type {Message} */ message) => {
+      const id = `${this.prefix}${++this.counter}`;
+      look.ids.push(id);
+      return this.send(message, false, id);
+    };
+    try {
+      const watched = await quietly({ type: "watch", room });
+      if (watched.type !== "joined") return watched;
+      const left = await quietly({ type: "leave" });
+      return left.type === "left" && look.state ? look.state : left;
+    } finally {
+      this.looking = null;
+      finish();
+    }
+  }
+
+  /** Whether `message` is a peek's (a reply to it, or its room's): then it is the peek's only.
+   * @param {Message} message */
+  peeked(message) {
+    const look = this.looking;
+    if (!look) return false;
+    const reply = look.ids.includes(message.id);
+    if (!reply && message.room !== look.room) return false;
+    if (message.type === "state") look.state = message;
+    if (reply) {
+      this.waiting.get(message.id)?.(message);
+      this.waiting.delete(message.id);
+    }
+    return true;
   }
 
   /** @param {LinkStatus} status */

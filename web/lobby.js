@@ -4,7 +4,7 @@
 // (polled while shown), the recent games and a leaderboard per rating pool.
 import { Board } from "./board.js";
 import { loginForm } from "./account.js";
-import { fill, h } from "./dom.js";
+import { announce, fill, h } from "./dom.js";
 import { ago, plural, variantText, wonHow } from "./words.js";
 
 const EVAL_KEY = "quoridor.spectatorEval";
@@ -36,7 +36,7 @@ const CLOCKS = [["", "Untimed"], ["60+0", "1+0 bullet"], ["180+2", "3+2 blitz"],
  * @typedef {import("./connection.js").Connection} Connection
  * @typedef {{go: (hash: string) => void, notice: (text: string) => void, rename: (name: string) => void, name: () => string,
  *   account: () => string|null, logIn: (loggedIn: {name: string, token: string}) => void, logOut: () => void,
- *   seated: () => boolean, keptSeat: () => string|null, holdsSeat: (code: string) => boolean, enter: (hash: string) => void}} App
+ *   seated: () => boolean, keptSeat: () => string|null, checkKept: () => Promise<string>, holdsSeat: (code: string) => boolean, enter: (hash: string) => void}} App
  */
 
 export class Lobby {
@@ -92,8 +92,10 @@ export class Lobby {
     ));
     this.opponentFits();
     this.queueNote = h("p", { class: "queue", hidden: true });
-    /** "Back to your game", while this browser holds a seat in a game not over (`showKept`). */
+    /** "Back to your game", while this browser holds a seat in a game not over, or what became
+     * of that game once it ended out of this page's sight (`showKept`). */
     this.back = h("div", { class: "kept" });
+    this.ended = "";
     // A room's whole link may be pasted (its code is taken from it): room for a long host name.
     this.codeInput = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "code", maxLength: 2048, placeholder: "room code or link", autocomplete: "off", spellcheck: false }));
     /** What Join or Watch lacks (an empty box), said under it. */
@@ -132,14 +134,25 @@ export class Lobby {
     });
   }
 
-  /** The game this browser holds a seat in, offered back, if any: drawn again when that
-   * changes (a session resumed at `/` learns after its welcome whether its game is over). */
+  /** The game this browser holds a seat in, offered back, if any, or how it ended: drawn again
+   * when that changes (a session resumed at `/` learns after its welcome whether its game is
+   * over, a new one when `checkKept` has looked). */
   showKept() {
     const kept = this.app.keptSeat();
-    if ((this.back.dataset.room ?? "") === (kept ?? "")) return;
-    this.back.dataset.room = kept ?? "";
-    fill(this.back, kept && h("p", { class: "kept-seat" }, `You have a seat in room ${kept}. `,
-      h("button", { type: "button", class: "primary", text: "Back to your game", onclick: () => this.app.go(`#/room/${kept}`) })));
+    const shown = kept ? `room ${kept}` : this.ended;
+    if ((this.back.dataset.shown ?? "") === shown) return;
+    this.back.dataset.shown = shown;
+    fill(this.back, kept ? h("p", { class: "kept-seat" }, `You have a seat in room ${kept}. `,
+      h("button", { type: "button", class: "primary", text: "Back to your game", onclick: () => this.app.go(`#/room/${kept}`) }))
+      : this.ended && h("p", { class: "kept-ended", text: this.ended }));
+  }
+
+  /** Look again whether the kept seat's game is still on: it may end while the lobby is shown. */
+  async checkKept() {
+    const ended = await this.app.checkKept();
+    if (ended && ended !== this.ended) announce(ended);
+    this.ended = ended || this.ended;
+    this.showKept();
   }
 
   /** Who you are: a guest's name and the log-in form, or the account and Log out. */
@@ -273,6 +286,7 @@ export class Lobby {
   async refresh() {
     this.showKept();
     if (this.conn.status !== "online") return;
+    this.checkKept();
     // Both asked at once; each list is drawn as soon as its answer is in.
     const rooms = this.conn.request({ type: "list_rooms" });
     const history = this.conn.request({ type: "history", limit: 12 });

@@ -8,7 +8,7 @@ import { GameView } from "./game.js";
 import { allowsSpectatorEval, Lobby } from "./lobby.js";
 import { ProfileView } from "./profile.js";
 import { ReplayView } from "./replay.js";
-import { sentence } from "./words.js";
+import { endedText, sentence } from "./words.js";
 
 const NAME_KEY = "quoridor.name";
 const SECRET_KEY = "quoridor.secret.";
@@ -51,11 +51,37 @@ const conn = new Connection(serverUrl(), () => account() ?? savedName(), () => l
 let seat = null;
 /** Whether the last state of that room showed its game over. */
 let seatFinished = false;
+/** The kept seat's room whose game this page last saw still on (a state there, or `checkKept`):
+ * only that one is offered back, never one merely remembered. */
+let keptOn = "";
 
-/** The room of the seat this browser holds (its secret kept) and left without Leave, if any. */
+/** The room of the seat this browser holds (its secret kept) in a game still on, if any. */
 function keptSeat() {
   const code = localStorage.getItem(SEAT_KEY);
-  return code && localStorage.getItem(SECRET_KEY + code) ? code : null;
+  return code && code === keptOn && localStorage.getItem(SECRET_KEY + code) ? code : null;
+}
+
+/**
+ * Look into the kept seat's room from the lobby, in no room: the game may have ended out of
+ * this page's sight (its tab closed, the opponent won on time, claimed it or resigned). Still
+ * on, it is offered back; over, it is forgotten and what became of it said ("Your game against
+ * Bob ended: Bob won (on time)"), rather than a "Back to your game" to a finished game.
+ * @returns {Promise<string>} what to say, if anything
+ */
+async function checkKept() {
+  const code = localStorage.getItem(SEAT_KEY);
+  if (!code || seat || !localStorage.getItem(SECRET_KEY + code)) return "";
+  const seen = await conn.peek(code);
+  if (seat || localStorage.getItem(SEAT_KEY) !== code) return ""; // in a room meanwhile
+  if (seen.type === "state" && seen.status !== "finished") keptOn = code;
+  else if (seen.type === "state") {
+    forgetKept(code);
+    return endedText(seen, account() ?? savedName());
+  } else if (seen.code === "room_not_found") {
+    forgetSeat(code);
+    return `Room ${code} is closed: there is no game to go back to.`;
+  }
+  return "";
 }
 
 /** A game over: nothing to come back to (its seat's secret stays, for a rematch).
@@ -204,6 +230,7 @@ const app = {
   go, notice, quiet, remake, rename, name: savedName, account, logIn, logOut,
   seated: () => seat !== null,
   keptSeat,
+  checkKept,
   holdsSeat: (/** @type {string} */ code) => localStorage.getItem(SECRET_KEY + code) !== null,
   /** Go to a room from the lobby, where the name is shown and may be changed: it is chosen, so
    * the page joins at once (a wrong code is refused there), without the invitation's name page. */
@@ -406,7 +433,7 @@ conn.onMessage = (message) => {
         seatFinished = message.status === "finished";
         // The lobby offers back a game not over only (a rematch's new game is one again).
         if (seat.role === "player" && seatFinished) forgetKept(seat.code);
-        else if (seat.role === "player") localStorage.setItem(SEAT_KEY, seat.code);
+        else if (seat.role === "player") localStorage.setItem(SEAT_KEY, keptOn = seat.code);
       }
       if (view instanceof GameView && seat?.code === message.room) view.onState(message, message === conn.baseline);
       break;

@@ -32,6 +32,22 @@ export function resultText(result, name) {
   return `${name(result.winner)} wins — ${REASONS[/** @type {keyof typeof REASONS} */ (result.reason)] ?? result.reason}`;
 }
 
+/**
+ * What became of a game that ended out of its player's sight: "Your game against Bob ended:
+ * Bob won (on time)", "you won" when the winner is `me`, the player's name (the page keeps no
+ * seat number: with two players of that name, the room's code and no "you").
+ * @param {any} state a finished game's @param {string} me
+ */
+export function endedText(state, me) {
+  const others = state.players.map((/** @type {any} */ player) => player.name).filter((/** @type {string} */ name) => name !== me);
+  const known = others.length === state.players.length - 1;
+  const game = known ? `Your game against ${listed(others)} ended` : `Your game in room ${state.room} ended`;
+  const { winner, reason } = state.result;
+  if (winner === null) return `${game}: ${resultText(state.result, () => "").toLowerCase()}.`;
+  const who = known && state.players[winner].name === me ? "you" : seatName(state, winner);
+  return `${game}: ${who} won${wonHow(reason)}.`;
+}
+
 /** How a seat left a four-player game, as the terminal client says it too. */
 const RETIRED = { resign: "resigned", time: "ran out of time", left: "left the game" };
 

@@ -74,3 +74,11 @@ async def site() -> AsyncIterator[GameServer]:
     config = Config(port=0, rate=1000, burst=1000, grace=30, deliberate_grace=30)
     async with GameServer(config).running() as running:
         yield running
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def short_grace_site() -> AsyncIterator[GameServer]:
+    """Players away for more than half a second are past their grace."""
+    config = Config(port=0, rate=1000, burst=1000, grace=0.5, deliberate_grace=0.5)
+    async with GameServer(config).running() as running:
+        yield running

@@ -3,11 +3,13 @@ offered back (outside review ui24, finding 1: `/` opened after a finished game s
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from playwright.async_api import Browser
 
 from server.app import GameServer
-from tests.web.pages import close_all, game_between
+from tests.web.pages import Player, close_all, game_between
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -55,3 +57,71 @@ async def test_the_home_page_offers_a_game_in_progress_back(
     await alice.wait_ply(2)
     assert "Your move" in await alice.banner()
     await close_all(alice, bob)
+
+
+async def play_a_move_each(alice: Player, bob: Player) -> None:
+    await alice.click_square("c2")
+    await bob.wait_ply(1)
+    await bob.click_square("c4")
+    await alice.wait_ply(2)
+
+
+async def test_a_game_that_ended_while_its_tab_was_closed_is_not_offered_back(
+    browser: Browser, short_grace_site: GameServer
+) -> None:
+    """An outside review: a game that ended while no tab of the player was open (the opponent
+    claimed it) was offered back from the lobby, which remembers the room. It says how it
+    ended instead."""
+    site = short_grace_site
+    (alice, bob), _ = await game_between(browser, site)
+    await play_a_move_each(alice, bob)
+    await alice.page.close()
+    await bob.page.click(".actions button.claim")  # enabled once Alice's grace is over
+    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
+    # A new tab, a new session: only the browser's storage remembers the room.
+    page = alice.page = await alice.context.new_page()
+    await page.goto(f"http://127.0.0.1:{site.port}/")
+    ended = page.locator(".kept-ended")
+    await ended.wait_for()
+    said = "Your game against Bob ended: Bob won (the opponent abandoned)."
+    assert await ended.inner_text() == said
+    assert said in await page.locator("#announcer").inner_text()
+    assert await page.locator(".kept-seat").count() == 0
+    await close_all(alice, bob)
+
+
+async def test_a_game_that_ends_while_the_lobby_is_shown_is_no_longer_offered(
+    browser: Browser, short_grace_site: GameServer
+) -> None:
+    (alice, bob), code = await game_between(browser, short_grace_site)
+    await play_a_move_each(alice, bob)
+    await alice.page.click(".actions button.leave")
+    await alice.page.click(".actions button.leave-confirm")
+    await alice.page.locator(".kept-seat").filter(has_text=code).wait_for()
+    await bob.page.click(".actions button.claim")
+    # The lobby looks again at each of its refreshes (every 4 s).
+    ended = alice.page.locator(".kept-ended")
+    await ended.wait_for()
+    assert "Bob won" in await ended.inner_text()
+    assert await alice.page.locator(".kept-seat").count() == 0
+    await close_all(alice, bob)
+
+
+async def test_a_room_the_server_has_closed_is_not_offered_back(
+    browser: Browser, short_grace_site: GameServer
+) -> None:
+    site = short_grace_site
+    (alice, bob), code = await game_between(browser, site)
+    await play_a_move_each(alice, bob)
+    await alice.page.close()
+    await close_all(bob)
+    # Every player away past the grace period: the game is aborted and the room forgotten.
+    while code in site.core.host.rooms:  # noqa: ASYNC110 (not signalled)
+        await asyncio.sleep(0.05)
+    page = alice.page = await alice.context.new_page()
+    await page.goto(f"http://127.0.0.1:{site.port}/")
+    closed = page.locator(".kept-ended")
+    await closed.wait_for()
+    assert await closed.inner_text() == f"Room {code} is closed: there is no game to go back to."
+    assert await page.locator(".kept-seat").count() == 0
+    await close_all(alice)

@@ -44,14 +44,6 @@ async def test_the_first_move_countdown_is_shown_and_its_end_is_told(
     await close_all(alice, bob)
 
 
-@pytest_asyncio.fixture(loop_scope="session")
-async def short_grace_site() -> AsyncIterator[GameServer]:
-    """Players away for more than half a second are past their grace."""
-    config = Config(port=0, rate=1000, burst=1000, grace=0.5, deliberate_grace=0.5)
-    async with GameServer(config).running() as running:
-        yield running
-
-
 async def test_a_spectator_is_told_a_game_ended_because_every_player_went_away(
     browser: Browser, short_grace_site: GameServer
 ) -> None:

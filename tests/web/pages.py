@@ -1,4 +1,6 @@
-"""Driving the browser client the way a person does: clicks on squares and grooves, keys."""
+"""Driving the browser client the way a person does: clicks on squares and grooves, keys; and
+the set-ups the browser tests share (a game between browsers, against the computer, one
+finished over the protocol for the lists)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from playwright.async_api import Browser, BrowserContext, Page
+
+from protocol.messages import Create, Join, Joined, Resign, State
+from tests.wsclient import Client
 
 
 class Site(Protocol):
@@ -81,6 +86,11 @@ class Player:
     async def banner(self) -> str:
         return (await self.page.locator(".banner").inner_text()).strip()
 
+    async def resign(self) -> None:
+        """Resign the game, answering the question that asks first."""
+        await self.page.click(".actions button:has-text('Resign')")
+        await self.page.click("text=Really resign?")
+
 
 async def open_player(
     browser: Browser,
@@ -145,6 +155,42 @@ async def game_between(
         seats.append(int(await player.page.evaluate("() => document.body.dataset.seat")))
     # They joined at once, so in any order: return them by seat.
     return [player for _, player in sorted(zip(seats, everyone, strict=True))], code
+
+
+async def play_the_computer(browser: Browser, site: Site, name: str = "Ann") -> Player:
+    """A player in a 5x5 game against the computer (level 1), created from the lobby form."""
+    player = await open_player(browser, site, name)
+    page = player.page
+    await page.wait_for_selector(".lobby form.create")
+    await page.select_option("select[name=size]", "5")
+    await page.select_option("select[name=ai]", "1")
+    await page.click("form.create button[type=submit]")
+    await page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    return player
+
+
+async def play(players: list[Player], moves: list[str], start: int = 0) -> None:
+    """Moves played in turn from ply ``start``, each seen by every player before the next."""
+    for offset, move in enumerate(moves):
+        ply = start + offset
+        await players[ply % len(players)].click_square(move)
+        for player in players:
+            await player.wait_ply(ply + 1)
+
+
+async def resigned_game(winner: Client, loser: Client) -> None:
+    """A finished game, for the lists of finished games: ``winner`` creates a room, ``loser``
+    joins it and resigns. Both connections are closed after."""
+    await winner.send(Create())
+    room = (await winner.expect(Joined)).room
+    await loser.send(Join(room=room))
+    while not isinstance(message := await loser.recv(), State) or message.status != "playing":
+        pass
+    await loser.send(Resign())
+    while not isinstance(message := await winner.recv(), State) or message.status != "finished":
+        pass
+    await winner.close()
+    await loser.close()
 
 
 async def close_all(*players: Player) -> None:

@@ -13,19 +13,14 @@ from playwright.async_api import Browser
 
 from protocol.messages import (
     VERSION,
-    Create,
     Hello,
-    Join,
-    Joined,
     LoggedIn,
     Register,
-    Resign,
-    State,
     Welcome,
 )
 from server.app import GameServer
 from server.config import Config
-from tests.web.pages import Player, close_all, create_room, open_player
+from tests.web.pages import Player, close_all, create_room, open_player, resigned_game
 from tests.wsclient import Client
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -67,6 +62,14 @@ async def register(player: Player, name: str) -> None:
     await account_form(player, name, PASSWORD, "Register")
     await player.page.wait_for_selector(f".account .me:text-is('{name}')")
     await player.page.wait_for_function("() => document.body.dataset.link === 'online'")
+
+
+async def signed_up(browser: Browser, site: GameServer, name: str) -> Player:
+    """A browser whose player registered an account called ``name`` (a guest of that name
+    before)."""
+    player = await open_player(browser, site, name)
+    await register(player, name)
+    return player
 
 
 async def rating_text(player: Player, seat: int) -> str:
@@ -206,8 +209,7 @@ async def test_logout_ends_the_token_and_a_wrong_password_is_told(
 async def test_a_guest_invited_to_a_rated_room_is_told_why_and_logs_in_to_take_the_seat(
     browser: Browser, rated_site: GameServer
 ) -> None:
-    alicia = await open_player(browser, rated_site, "Alicia")
-    await register(alicia, "Alicia")
+    alicia = await signed_up(browser, rated_site, "Alicia")
     code = await create_room(alicia)  # "Rated" ticked, as by default
     await (
         alicia.page.locator(".room-note")
@@ -230,8 +232,7 @@ async def test_a_guest_invited_to_a_rated_room_is_told_why_and_logs_in_to_take_t
 async def test_a_rated_room_can_be_made_casual_for_a_guest(
     browser: Browser, rated_site: GameServer
 ) -> None:
-    alicia = await open_player(browser, rated_site, "Alicia")
-    await register(alicia, "Alicia")
+    alicia = await signed_up(browser, rated_site, "Alicia")
     code = await create_room(alicia)
     await alicia.page.click(".room-note button:has-text('Make a casual room instead')")
     await alicia.page.wait_for_function(
@@ -249,8 +250,7 @@ async def test_a_rated_room_can_be_made_casual_for_a_guest(
 async def test_a_chosen_wall_count_unticks_rated_and_says_why(
     browser: Browser, rated_site: GameServer
 ) -> None:
-    alicia = await open_player(browser, rated_site, "Alicia")
-    await register(alicia, "Alicia")
+    alicia = await signed_up(browser, rated_site, "Alicia")
     page = alicia.page
     rated = page.locator("input[name=rated]")
     assert await rated.is_checked()
@@ -292,17 +292,7 @@ async def test_a_long_name_stays_inside_a_profiles_games_at_360px(
     lists do: a guest's 32-letter name pushed the card past a phone's screen."""
     url = f"ws://127.0.0.1:{rated_site.port}"
     winner = await Client.connect(url, LONGEST_NAME)  # a guest: account names stop at 20
-    await winner.send(Create())
-    room = (await winner.expect(Joined)).room
-    bob = await registered_player(url, "Bobby")
-    await bob.send(Join(room=room))
-    while not isinstance(message := await bob.recv(), State) or message.status != "playing":
-        pass
-    await bob.send(Resign())
-    while not isinstance(message := await winner.recv(), State) or message.status != "finished":
-        pass
-    await winner.close()
-    await bob.close()
+    await resigned_game(winner, await registered_player(url, "Bobby"))
     player = await open_player(browser, rated_site, "Carol", viewport=(360, 740))
     page = player.page
     await page.evaluate("location.hash = '#/profile/bobby'")

@@ -7,20 +7,29 @@ from playwright.async_api import Browser
 
 from protocol.messages import Create, Join, MoveRequest, State
 from server.app import GameServer
-from tests.web.pages import close_all, create_room, open_player
+from tests.web.pages import Player, close_all, create_room, open_player, play_the_computer
 from tests.wsclient import Client
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
-async def test_a_spectator_follows_the_evaluation(browser: Browser, site: GameServer) -> None:
+async def watched_game(
+    browser: Browser, site: GameServer, bob_allows: bool
+) -> tuple[Client, Client, Player]:
+    """Alice and Bob (protocol clients) in a game, Fan watching it in a browser: Alice lets
+    spectators follow the evaluation, Bob as ``bob_allows`` says."""
     url = f"ws://127.0.0.1:{site.port}"
     alice, bob = await Client.connect(url, "Alice"), await Client.connect(url, "Bob")
     await alice.send(Create(spectator_eval=True))
     while not isinstance(state := await alice.recv(), State):
         pass
-    await bob.send(Join(room=state.room, spectator_eval=True))
+    await bob.send(Join(room=state.room, spectator_eval=bob_allows))
     fan = await open_player(browser, site, "Fan", f"/#/watch/{state.room}")
+    return alice, bob, fan
+
+
+async def test_a_spectator_follows_the_evaluation(browser: Browser, site: GameServer) -> None:
+    alice, bob, fan = await watched_game(browser, site, bob_allows=True)
     await fan.page.click("text=Follow evaluation")
     await fan.page.wait_for_selector(".eval-bar:not([hidden])")
     await alice.send(MoveRequest(move="e2", ply=0))
@@ -43,13 +52,7 @@ async def test_spectators_are_not_offered_an_evaluation_the_players_did_not_allo
     browser: Browser, site: GameServer
 ) -> None:
     """The button only ever said "No evaluation here" when pressed: it is not there."""
-    url = f"ws://127.0.0.1:{site.port}"
-    alice, bob = await Client.connect(url, "Alice"), await Client.connect(url, "Bob")
-    await alice.send(Create(spectator_eval=True))
-    while not isinstance(state := await alice.recv(), State):
-        pass
-    await bob.send(Join(room=state.room))  # Bob did not allow it
-    fan = await open_player(browser, site, "Fan", f"/#/watch/{state.room}")
+    alice, bob, fan = await watched_game(browser, site, bob_allows=False)
     await fan.page.wait_for_function("() => document.body.dataset.status === 'playing'")
     await fan.page.wait_for_selector(".actions button.leave")
     assert await fan.page.locator(".actions button:has-text('evaluation')").count() == 0
@@ -98,13 +101,8 @@ async def test_a_player_who_allowed_the_evaluation_alone_is_told_spectators_cann
 
 
 async def test_hint_and_take_back_against_the_computer(browser: Browser, site: GameServer) -> None:
-    player = await open_player(browser, site, "Ann")
+    player = await play_the_computer(browser, site)
     page = player.page
-    await page.wait_for_selector(".lobby form.create")
-    await page.select_option("select[name=size]", "5")
-    await page.select_option("select[name=ai]", "1")
-    await page.click("form.create button[type=submit]")
-    await page.wait_for_function("() => document.body.dataset.status === 'playing'")
     # The computer never agrees to a draw: no button to offer one (it stood unanswered).
     await page.wait_for_selector("button:has-text('Resign')")
     assert await page.locator("button:has-text('Offer draw')").count() == 0

@@ -128,8 +128,7 @@ async def test_four_players_from_their_own_side(browser: Browser, site: GameServ
     assert await players[0].page.locator(".movelist button").count() == 5
     # Seat 1, to move, resigns: every move list and its card say so by name.
     name = await players[1].page.locator('.player[data-seat="1"] .name').inner_text()
-    await players[1].page.click(".actions button:has-text('Resign')")
-    await players[1].page.click("text=Really resign?")
+    await players[1].resign()
     for player in players:
         await player.page.wait_for_selector(".movelist .retire")
         assert await player.page.locator(".movelist .retire").inner_text() == f"{name} resigned"

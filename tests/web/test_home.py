@@ -9,7 +9,7 @@ import pytest
 from playwright.async_api import Browser
 
 from server.app import GameServer
-from tests.web.pages import Player, close_all, game_between
+from tests.web.pages import close_all, game_between, play
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -18,8 +18,7 @@ async def test_opening_the_home_page_after_a_finished_game_shows_the_lobby(
     browser: Browser, site: GameServer
 ) -> None:
     (alice, bob), _ = await game_between(browser, site)
-    await alice.page.click(".actions button:has-text('Resign')")
-    await alice.page.click("text=Really resign?")
+    await alice.resign()
     await alice.page.wait_for_selector(".banner:has-text('Bob wins')")
     # The same tab, its session's resume token kept: `/` typed, or a tab restored there.
     await alice.page.goto(f"http://127.0.0.1:{site.port}/")
@@ -37,8 +36,7 @@ async def test_the_home_page_offers_a_game_in_progress_back(
     browser: Browser, site: GameServer
 ) -> None:
     (alice, bob), code = await game_between(browser, site)
-    await alice.click_square("c2")
-    await bob.wait_ply(1)
+    await play([alice, bob], ["c2"])
     # Back later in the same tab (its session kept), at the lobby's own address.
     # A new page load, as when the address is typed again: another address first would do,
     # but /healthz (no HTML) makes Chromium ask for /favicon.ico, whose 404 shows as a
@@ -59,13 +57,6 @@ async def test_the_home_page_offers_a_game_in_progress_back(
     await close_all(alice, bob)
 
 
-async def play_a_move_each(alice: Player, bob: Player) -> None:
-    await alice.click_square("c2")
-    await bob.wait_ply(1)
-    await bob.click_square("c4")
-    await alice.wait_ply(2)
-
-
 async def test_a_game_that_ended_while_its_tab_was_closed_is_not_offered_back(
     browser: Browser, short_grace_site: GameServer
 ) -> None:
@@ -74,7 +65,7 @@ async def test_a_game_that_ended_while_its_tab_was_closed_is_not_offered_back(
     ended instead."""
     site = short_grace_site
     (alice, bob), _ = await game_between(browser, site)
-    await play_a_move_each(alice, bob)
+    await play([alice, bob], ["c2", "c4"])
     await alice.page.close()
     await bob.page.click(".actions button.claim")  # enabled once Alice's grace is over
     await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
@@ -94,7 +85,7 @@ async def test_a_game_that_ends_while_the_lobby_is_shown_is_no_longer_offered(
     browser: Browser, short_grace_site: GameServer
 ) -> None:
     (alice, bob), code = await game_between(browser, short_grace_site)
-    await play_a_move_each(alice, bob)
+    await play([alice, bob], ["c2", "c4"])
     await alice.page.click(".actions button.leave")
     await alice.page.click(".actions button.leave-confirm")
     await alice.page.locator(".kept-seat").filter(has_text=code).wait_for()
@@ -112,7 +103,7 @@ async def test_a_room_the_server_has_closed_is_not_offered_back(
 ) -> None:
     site = short_grace_site
     (alice, bob), code = await game_between(browser, site)
-    await play_a_move_each(alice, bob)
+    await play([alice, bob], ["c2", "c4"])
     await alice.page.close()
     await close_all(bob)
     # Every player away past the grace period: the game is aborted and the room forgotten.

@@ -7,17 +7,9 @@ from playwright.async_api import Browser
 
 from server.app import GameServer
 from server.config import Config
-from tests.web.pages import Player, close_all, create_room, game_between, open_player
+from tests.web.pages import Player, close_all, create_room, game_between, open_player, play
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-async def play(players: list[Player], moves: list[str], start: int = 0) -> None:
-    for offset, move in enumerate(moves):
-        ply = start + offset
-        await players[ply % len(players)].click_square(move)
-        for player in players:
-            await player.wait_ply(ply + 1)
 
 
 async def test_a_reload_takes_the_seat_back(browser: Browser, site: GameServer) -> None:
@@ -76,8 +68,7 @@ async def test_a_player_back_in_a_new_tab_is_offered_the_seat_from_the_lobby(
     await alice.wait_ply(1)
     assert await page.evaluate("document.body.dataset.seat") == "0"
     # A game over has nothing to come back to: leaving it, it is not offered again.
-    await page.click(".actions button:has-text('Resign')")
-    await page.click("text=Really resign?")
+    await alice.resign()
     await page.wait_for_selector(".banner:has-text('Bob wins')")
     await page.click(".actions button.leave")
     await page.wait_for_selector(".lobby")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser
 
-from protocol.messages import AiSpec, Create, Join, Joined, MoveRequest, Resign, State
+from protocol.messages import AiSpec, Create, Joined, MoveRequest, Resign, State
 from server.app import GameServer
-from tests.web.pages import close_all, open_player
+from tests.web.pages import close_all, open_player, resigned_game
 from tests.wsclient import Client
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -86,18 +86,7 @@ async def test_recent_games_never_split_a_word_of_a_name(
 async def lose_to(site: GameServer, winner: str) -> None:
     """A finished game ``winner`` won, Bob resigning, for the Recent games list."""
     url = f"ws://127.0.0.1:{site.port}"
-    first = await Client.connect(url, winner)
-    await first.send(Create())
-    room = (await first.expect(Joined)).room
-    bob = await Client.connect(url, "Bob")
-    await bob.send(Join(room=room))
-    while not isinstance(message := await bob.recv(), State) or message.status != "playing":
-        pass
-    await bob.send(Resign())
-    while not isinstance(message := await first.recv(), State) or message.status != "finished":
-        pass
-    await first.close()
-    await bob.close()
+    await resigned_game(await Client.connect(url, winner), await Client.connect(url, "Bob"))
 
 
 LONGEST_NAME = "Maximilianaugustusbartholomewxyz"  # 32 letters, as long as a name may be

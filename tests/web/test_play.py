@@ -212,8 +212,7 @@ async def test_leave_during_a_game_asks_first(browser: Browser, site: GameServer
     await spectator.page.wait_for_function("() => document.body.dataset.status === 'playing'")
     await spectator.page.click(".actions button.leave")
     await spectator.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
-    await bob.page.click(".actions button:has-text('Resign')")
-    await bob.page.click("text=Really resign?")
+    await bob.resign()
     await bob.page.wait_for_selector(".banner:has-text('Alice wins')")
     await bob.page.click(".actions button.leave")
     await bob.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
@@ -227,8 +226,7 @@ async def test_a_new_game_starts_with_an_empty_move_box(browser: Browser, site: 
     await box.press("Enter")  # refused: it comes back into the box
     await alice.page.locator(".command-why").filter(has_text="e7v").wait_for()
     assert await box.input_value() == "e7v"
-    await alice.page.click(".actions button:has-text('Resign')")
-    await alice.page.click("text=Really resign?")
+    await alice.resign()
     await bob.page.click("text=Rematch")
     await alice.page.click("text=Accept rematch")
     await alice.page.wait_for_function(

@@ -7,7 +7,7 @@ import pytest
 from playwright.async_api import Browser
 
 from server.app import GameServer
-from tests.web.pages import close_all, create_room, game_between, open_player
+from tests.web.pages import close_all, create_room, game_between, open_player, play
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -60,8 +60,7 @@ async def test_a_premove_the_server_refuses_is_told_and_nothing_else_happens(
     browser: Browser, site: GameServer
 ) -> None:
     (alice, bob), _ = await game_between(browser, site)
-    await alice.click_square("c2")
-    await bob.wait_ply(1)
+    await play([alice, bob], ["c2"])
     await alice.click_square("c5")  # Bob's turn: queued; two squares away when it comes
     await alice.page.wait_for_selector('.overlay [data-premove="c5"]')
     await bob.click_square("b5")

@@ -13,8 +13,7 @@ from playwright.async_api import Browser
 
 from tests.client.test_restart import Proxy, restore
 from tests.process import ServerProcess
-from tests.web.pages import Player, close_all, game_between
-from tests.web.test_links import play
+from tests.web.pages import Player, close_all, game_between, play
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -8,7 +8,7 @@ import pytest
 from playwright.async_api import Browser
 
 from server.app import GameServer
-from tests.web.pages import close_all, create_room, game_between, open_player
+from tests.web.pages import close_all, create_room, game_between, open_player, play_the_computer
 from tests.web.test_analysis import finished_game
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -80,13 +80,8 @@ async def test_the_analysis_has_a_legend_and_its_marks_say_why_on_a_tap(
 async def test_a_hint_is_drawn_on_the_board_until_the_next_move(
     browser: Browser, site: GameServer
 ) -> None:
-    player = await open_player(browser, site, "Ann")
+    player = await play_the_computer(browser, site)
     page = player.page
-    await page.wait_for_selector(".lobby form.create")
-    await page.select_option("select[name=size]", "5")
-    await page.select_option("select[name=ai]", "1")
-    await page.click("form.create button[type=submit]")
-    await page.wait_for_function("() => document.body.dataset.status === 'playing'")
     await page.click("text=Hint")
     toast = page.locator("#toast").filter(has_text="Hint: the computer would play")
     await toast.wait_for()

@@ -119,8 +119,7 @@ async def test_a_rematch_with_a_player_who_left_says_it_waits_for_them(
     browser: Browser, site: GameServer
 ) -> None:
     (alice, bob), _ = await game_between(browser, site)
-    await alice.page.click(".actions button:has-text('Resign')")
-    await alice.page.click("text=Really resign?")
+    await alice.resign()
     await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
     await alice.page.click(".actions button.leave")
     await alice.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
@@ -258,8 +257,7 @@ async def test_a_rematch_says_who_asks_and_how_the_seats_turn(
     swapped in the new game without a word."""
     (alice, bob), code = await game_between(browser, site)
     sam = await open_player(browser, site, "Sam", f"/#/watch/{code}")
-    await alice.page.click(".actions button:has-text('Resign')")
-    await alice.page.click("text=Really resign?")
+    await alice.resign()
     await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
     await alice.page.click(".actions button:has-text('Rematch')")
     asks = bob.page.locator(".rematch-note").filter(has_text="Alice asks for a rematch.")
@@ -300,8 +298,7 @@ async def test_a_rematch_says_who_asks_and_how_the_seats_turn(
     await bob.wait_ply(2)
     await bob.page.locator(".room-note").wait_for(state="hidden")
     # Declined: Bob resigns and asks again; Alice declines, which leaves the room.
-    await bob.page.click(".actions button:has-text('Resign')")
-    await bob.page.click("text=Really resign?")
+    await bob.resign()
     await alice.page.wait_for_selector(".banner:has-text('Alice wins')")
     await bob.page.click(".actions button:has-text('Rematch')")
     await alice.page.locator(".rematch-note").filter(has_text="Bob asks for a rematch.").wait_for()
@@ -323,8 +320,7 @@ async def test_a_rematch_every_seat_asked_waits_for_the_one_away(
     browser: Browser, site: GameServer
 ) -> None:
     (alice, bob), _ = await game_between(browser, site)
-    await alice.page.click(".actions button:has-text('Resign')")
-    await alice.page.click("text=Really resign?")
+    await alice.resign()
     await alice.page.click(".actions button:text-is('Rematch')")
     await alice.page.locator(".rematch-note").wait_for()
     await alice.page.click(".actions button.leave")  # her request stands (PROTOCOL.md 15)

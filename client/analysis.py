@@ -8,7 +8,8 @@ draws its answer:
   the same as a one-line sparkline;
 * every move with its mark (``?!`` inaccuracy, ``?`` mistake, ``??``
   blunder), the score after it and, where the engine preferred another
-  move, the better move and what it would have kept;
+  move, the better move and what it would have kept; under a marked move,
+  how it goes wrong: the line the engine expects after it;
 * each player's summary: average win-probability loss and the marks.
 
 ``--replay`` then opens the replay viewer (or, in the plain mode, prints each
@@ -99,6 +100,15 @@ def move_line(move: MoveAnalysis, names: list[str]) -> str:
     return line
 
 
+def line_text(move: MoveAnalysis, names: list[str]) -> str:
+    """The line the engine expects after ``move`` (how a marked move goes wrong), with who
+    plays each move: ``c2 (bob), b1h (alice)``."""
+    replies = (
+        f"{reply} ({names[(move.seat + 1 + i) % 2]})" for i, reply in enumerate(move.pv_after)
+    )
+    return ", ".join(replies)
+
+
 def report(reply: AnalysisReply, names: list[str], *, ascii: bool = False) -> list[str]:
     """The whole analysis as lines of text."""
     values = [seat0_win(move) for move in reply.moves]
@@ -113,7 +123,10 @@ def report(reply: AnalysisReply, names: list[str], *, ascii: bool = False) -> li
         "",
         "move  player     played   score  win   (score and win: the mover's, after the move)",
     ]
-    lines += [move_line(move, names) for move in reply.moves]
+    for move in reply.moves:
+        lines.append(move_line(move, names))
+        if move.mark is not None and move.pv_after:  # how the marked move goes wrong
+            lines.append(f"{'':<17}after {move.move}, best play goes: {line_text(move, names)}")
     lines.append("")
     for seat in reply.seats:
         lines.append(
@@ -137,6 +150,8 @@ def frame_notes(reply: AnalysisReply, names: list[str]) -> list[str]:
         note = f"Eval: {names[0]} {seat0_win(move):.0%}"
         if move.mark is not None:
             note += f"; {move.move}{SUFFIX[move.mark]} {move.mark}, better {move.best}"
+            if move.pv_after:
+                note += f"; after it: {line_text(move, names)}"
         notes.append(note)
     return notes
 

@@ -62,13 +62,15 @@ function transforms(turns, n) {
  *   lastMove: string|null, lastFrom: string|null, turn: number|null,
  *   targets: string[], legalWalls: string, turns: number, interactive: boolean,
  *   premoving?: boolean, premove?: string|null, seat?: number|null, hold?: boolean, hint?: string|null,
+ *   reply?: {move: string, seat: number}|null,
  * }} BoardView
  * `premoving`: the opponent's turn, when a click queues a move (a premove) for the viewer's
  * next turn: any square or groove, the server judges it then; `premove`: the one queued, drawn
  * translucent; `seat`: the viewer's, whose pawn it shows; `hold`: your turn with the link down,
  * a wall waiting in the wall bar stays there (it is placed once the link is back); `hint`: a
  * move suggested (the computer's hint, an analysis's better move), drawn on the board: a
- * marked square, or a wall outlined.
+ * marked square, or a wall outlined; `reply`: in a replay, the move an analysis expects after
+ * a marked move (how it goes wrong), drawn as a hint is, in the replying seat's colour.
  */
 
 /**
@@ -483,6 +485,7 @@ export class Board {
     const items = [];
     if (view.premove) items.push(this.premoveShape(view.premove));
     if (view.hint) items.push(this.hintShape(view.hint));
+    if (view.reply) items.push(this.replyShape(view.reply.move, view.reply.seat));
     if (this.ghost) items.push(this.wallShape(this.ghost, !this.pending ? "ghost" : this.ghostShown(this.ghost) || view.hold ? "ghost pending" : "ghost pending refused"));
     if (this.cursor.shown && view.interactive) {
       const { x, y, wall, o } = this.cursor;
@@ -509,6 +512,16 @@ export class Board {
     }
     shape.removeAttribute("data-wall"); // not a wall on the board: nothing looks for it as one
     shape.setAttribute("data-hint", move);
+    return shape;
+  }
+
+  /** The reply an analysis expects: a hint's shape in its seat's colour, solid (the hint's
+   * dashes and accent are the better move's). @param {string} move @param {number} seat */
+  replyShape(move, seat) {
+    const shape = this.hintShape(move);
+    shape.removeAttribute("data-hint");
+    shape.setAttribute("data-reply", move);
+    shape.classList.add("reply", `seat${seat}`);
     return shape;
   }
 

@@ -3,7 +3,8 @@
 // buttons or the keyboard (← → Home End). The server plays the moves (`replay`).
 // "Analyse" asks the server for the computer analysis (`analyse`): a graph of
 // seat 0's chances, an evaluation bar for the position shown, and each move's
-// mark (?! inaccuracy, ? mistake, ?? blunder) with the better move.
+// mark (?! inaccuracy, ? mistake, ?? blunder) with the better move and how the move
+// played goes wrong: the line the engine expects after it, its first move on the board.
 import { Board } from "./board.js";
 import { h } from "./dom.js";
 import { keysHelp, moveListItems, swatch } from "./game.js";
@@ -144,18 +145,32 @@ export class ReplayView {
     return move.seat === 0 ? move.win_after : 1 - move.win_after;
   }
 
+  /** How a marked move goes wrong, in players' words: "After b3, best play goes: c2 (Bob,
+   * drawn in Bob's colour), b1h (Alice)." The first move is the one on the board.
+   * @param {any} move */
+  lineText(move) {
+    const name = (/** @type {number} */ seat) => this.summary.players[seat] ?? `seat ${seat}`;
+    const replies = move.pv_after.map((/** @type {string} */ reply, /** @type {number} */ i) => {
+      const seat = (move.seat + 1 + i) % 2;
+      return i === 0 ? `${reply} (${name(seat)}, drawn in ${name(seat)}'s colour)` : `${reply} (${name(seat)})`;
+    });
+    return `After ${move.move}, best play goes: ${replies.join(", ")}.`;
+  }
+
   /** @param {number} index */
   show(index) {
     if (!this.frames.length) return;
     this.index = Math.max(0, Math.min(this.frames.length - 1, index));
     const frame = this.frames[this.index];
     const summary = this.summary;
+    const marked = this.analysis?.moves[this.index - 1]?.mark ? this.analysis.moves[this.index - 1] : null;
     this.board.render({
       size: summary.variant.size, players: summary.variant.players, pawns: frame.pawns, walls: frame.walls,
       lastMove: frame.last_move, lastFrom: null, turn: frame.winner === null ? frame.turn : null,
       targets: [], legalWalls: "", turns: 0, interactive: false,
-      // A marked move's better one, drawn where it would have gone.
-      hint: this.analysis?.moves[this.index - 1]?.mark ? this.analysis.moves[this.index - 1].best : null,
+      // A marked move's better one, drawn where it would have gone, and the reply it met.
+      hint: marked ? marked.best : null,
+      reply: marked?.pv_after?.length ? { move: marked.pv_after[0], seat: 1 - marked.seat } : null,
     });
     const last = frame.last_move ?? "";
     // A retirement's seat is in it ("retire 3"), whoever's turn it was.
@@ -183,7 +198,9 @@ export class ReplayView {
       this.markWhy.className = `mark-why ${move?.mark ?? ""}`;
       if (move?.mark) {
         const pct = (/** @type {number} */ x) => `${Math.round(x * 100)}%`;
-        this.markWhy.textContent = sentence(`${move.move}${MARKS[move.mark]} was ${move.mark === "inaccuracy" ? "an" : "a"} ${move.mark}: ${summary.players[move.seat]}'s chances ${pct(move.win_before)} before it, ${pct(move.win_after)} after. Better: ${move.best}, marked on the board.`);
+        this.markWhy.replaceChildren(
+          sentence(`${move.move}${MARKS[move.mark]} was ${move.mark === "inaccuracy" ? "an" : "a"} ${move.mark}: ${summary.players[move.seat]}'s chances ${pct(move.win_before)} before it, ${pct(move.win_after)} after. Better: ${move.best}, marked on the board.`),
+          ...(move.pv_after?.length ? [" ", h("span", { class: "mark-line", text: this.lineText(move) })] : []));
       }
     }
   }

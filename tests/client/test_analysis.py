@@ -43,6 +43,8 @@ async def test_analyse_shows_the_graph_the_marks_and_the_better_move(url: str) -
     blunder = next(line for line in lines if line.startswith("8. "))
     assert blunder.split()[:3] == ["8.", "Alice", "b3??"]
     assert "better b1h (wins in 5, 100%) - blunder" in blunder
+    # Under it, how it goes wrong: Bob walks in.
+    assert lines[lines.index(blunder) + 1] == f"{'':17}after b3, best play goes: c1 (Bob)"
     assert lines[-2].startswith("Alice: 8 moves, average loss")
     assert " 0 blunders" not in lines[-2]
     blunders = re.search(r"(\d+) (blunders?)$", lines[-2])
@@ -59,7 +61,7 @@ async def test_analyse_replay_shows_the_evaluation_beside_each_position(url: str
     assert (code, err) == (0, "")
     evals = [line for line in out.splitlines() if line.startswith("Eval: ")]
     assert len(evals) == len(BLUNDER_GAME) + 1
-    assert evals[15] == "Eval: Alice 0%; b3?? blunder, better b1h"
+    assert evals[15] == "Eval: Alice 0%; b3?? blunder, better b1h; after it: c1 (Bob)"
 
 
 async def test_analyse_refusals_are_one_sentence(url: str) -> None:

@@ -56,8 +56,9 @@ async def test_the_analysis_has_a_legend_and_its_marks_say_why_on_a_tap(
     legend = await page.locator(".graph-legend").inner_text()
     assert "Alice's chances after each move" in legend, legend
     assert "?! inaccuracy · ? mistake · ?? blunder" in legend, legend
-    # The blunder, picked from the graph (its tick) as from the list: why, in words, and the
-    # better move drawn on the board.
+    # The blunder, picked from the graph (its tick) as from the list: why, in words, how it
+    # goes wrong (the line after it, with the players' names), and on the board the better
+    # move and the reply, in Bob's colour.
     box = await page.locator(".eval-graph svg").bounding_box()
     assert box is not None
     assert await page.locator('.eval-graph .tick.blunder[data-ply="15"]').count() == 1
@@ -67,13 +68,15 @@ async def test_the_analysis_has_a_legend_and_its_marks_say_why_on_a_tap(
     assert await why.inner_text() == (
         "b3?? was a blunder: Alice's chances 100% before it, 0% after."
         " Better: b1h, marked on the board."
+        " After b3, best play goes: c1 (Bob, drawn in Bob's colour)."
     )
     assert await page.locator('svg.board .overlay [data-hint="b1h"]').count() == 1
+    assert await page.locator('svg.board .overlay [data-reply="c1"].seat1').count() == 1
     # Another move: the mark and the drawing go.
     await page.click('.movelist button[data-ply="16"]')
     await page.wait_for_function("() => document.body.dataset.replay === '16'")
     assert await why.is_hidden()
-    assert await page.locator("svg.board [data-hint]").count() == 0
+    assert await page.locator("svg.board [data-hint], svg.board [data-reply]").count() == 0
     await close_all(viewer)
 
 

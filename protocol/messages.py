@@ -219,9 +219,13 @@ class Abort(Struct, kw_only=True, tag="abort"):
 
 
 class Rematch(Struct, kw_only=True, tag="rematch"):
-    """Agree to play again in this room once the game is over; the opener changes."""
+    """Ask (or agree) to play again in this room once the game is over, the opener changed;
+    or decline the rematch another seat asked for."""
 
     id: RequestId = None
+    action: Literal["offer", "decline"] = "offer"
+    """``offer`` (the default, what clients sent before ``decline`` existed): ask or agree.
+    ``decline``: withdraw every request, allowed while another seat's stands."""
 
 
 class LiveEval(Struct, kw_only=True, tag="live_eval"):
@@ -571,6 +575,9 @@ class State(Struct, kw_only=True, tag="state"):
     """Seats that offer (or accepted) a draw; it is agreed when every active seat is here."""
     rematch: list[int] = msgspec.field(default_factory=list)
     """Seats that asked for a rematch."""
+    rematch_declined: int | None = None
+    """The seat that declined the rematch asked for, until a seat asks again or a new game
+    starts; null otherwise."""
     match: MatchInfo | None = None
     rated: bool = False
     """Whether this game counts for ratings (in the pool of ``state.pool``): false in a rated

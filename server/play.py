@@ -194,11 +194,28 @@ class Play:
         if room.status != "finished" or (room.match_game and not room.match_over()):
             message = "a rematch can be asked for once the game (or match) is over"
             return [self._error(conn, ErrorCode.GAME_NOT_OVER, message, request.id, room, now)]
+        if request.action == "decline":
+            return self._decline_rematch(conn, room, seat, request, now)
         room.rematch.add(seat)
         room.rematch.update(s for s, h in enumerate(room.seats) if h is not None and h.bot)
+        room.rematch_declined = None  # asked again: the decline is answered
         if not self.host.rematch_ready(room):
             return [self.host.push(room, request.id)]
         return self.host.start_rematch(room, request.id)
+
+    def _decline_rematch(
+        self, conn: int, room: Room, seat: int, request: Rematch, now: float
+    ) -> list[Action]:
+        """Say no to the rematch asked for: every request is withdrawn, as a draw decline
+        withdraws every offer, and everyone reads who declined (``state.rematch_declined``).
+        The computer asks only with its person (``_rematch``), so it never has a request
+        of its own to decline."""
+        if not room.rematch - {seat}:
+            message = "there is no rematch request from another player to decline"
+            return [self._error(conn, ErrorCode.NO_OFFER, message, request.id, room, now)]
+        room.rematch.clear()
+        room.rematch_declined = seat
+        return [self.host.push(room, request.id)]
 
     def _chat(self, session: Session, room: Room, seat: int, request: Chat) -> list[Action]:
         assert session.conn is not None

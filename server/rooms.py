@@ -269,6 +269,9 @@ class Room:
         """Seats whose draw offer was declined and who have not moved since: they may not
         offer again until they move (``Play._draw``)."""
         self.rematch: set[int] = set()
+        self.rematch_declined: int | None = None
+        """The seat that declined the rematch asked for, until a seat asks again
+        (``Play._rematch``); a new game starts without one."""
         self.rating_changes = {}
         self.counts = True
         """Whether this game of a rated room counts for ratings: decided as it starts
@@ -984,6 +987,7 @@ class Room:
             clock=self._clock_info(now) if self.clock is not None else None,
             draw_offers=sorted(self.draw_offers) if self.draw_offers else [],
             rematch=sorted(self.rematch) if self.rematch else [],
+            rematch_declined=self.rematch_declined,
             match=self._match_info() if self.match_game else None,
             rated=self.game_rated,
             pool=self.pool,

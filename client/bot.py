@@ -235,10 +235,19 @@ class Bot:
         self.last_event = max(state.event, self.last_event or 0)
         self.write_down(state)
         self.state = state
-        if state.status == "finished":
+        if state.status == "finished" and self.declined(state):
+            who = state.players[state.rematch_declined or 0].name
+            self.stop(0, f"{who} declined the rematch; played {self.played}")
+        elif state.status == "finished":
             await self.game_over(state)
         elif state.status == "playing" and state.turn == self.seat:
             await self.our_turn(state)
+
+    def declined(self, state: State) -> bool:
+        """Whether another player declined the rematch this bot asked for: no use waiting
+        for it (``REMATCH_WAIT``)."""
+        seat = state.rematch_declined
+        return seat is not None and seat != self.seat and state.game in self.seen_over
 
     def write_down(self, state: State) -> None:
         """Keep the record of the game, and log each move once."""

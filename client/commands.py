@@ -49,7 +49,9 @@ class Abort:
 
 @dataclass(frozen=True)
 class Rematch:
-    """Ask to play again once the game is over."""
+    """Ask to play again once the game is over, or decline the rematch asked for."""
+
+    action: Literal["offer", "decline"] = "offer"
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,7 @@ WORDS: dict[str, str] = {
     "resign": "resign        give the game up",
     "draw": "draw          offer a draw",
     "accept": "accept        accept the draw offered to you",
-    "decline": "decline       decline it",
+    "decline": "decline       decline it (once the game is over: the rematch asked)",
     "claim": "claim         win against a player away too long, or too long to move",
     "abort": "abort         call the game off before everyone has moved",
     "rematch": "rematch       ask to play again once the game is over",
@@ -177,7 +179,7 @@ SCREEN_HELP = "\n".join(
         "e3h           a wall between rows 3 and 4, along columns e and f",
         "e3v           a wall between columns e and f, along rows 3 and 4",
         *(f"{text}" for key, text in WORDS.items() if key not in SCREEN_SKIPS),
-        "accept, decline  answer a draw offer",
+        "accept, decline  answer a draw offer (decline: a rematch asked, too)",
         "hint, takeback  against the computer; score [off]  follow its evaluation",
         "Dots: where your pawn may go.  Arrow: whose turn.  goal: steps left to go.",
         "Keys: Tab completes; Up/Down recall lines; PageUp/PageDown scroll the log;",
@@ -223,7 +225,9 @@ def parse(line: str) -> Command | None:
         case "abort":
             return Abort()
         case "rematch":
-            return Rematch()
+            if rest.lower() not in ("", "decline"):
+                return Invalid("rematch or rematch decline")
+            return Rematch("decline" if rest else "offer")
         case "hint":
             return Hint()
         case "takeback":

@@ -446,6 +446,8 @@ class Controller:
                 await self._send(Chat(text=text), _Pending("chat"))
             case commands.Resign():
                 await self._send(Resign(), _Pending("resign"))
+            case commands.Draw("decline") if self._game_over():
+                await self._send(Rematch(action="decline"), _Pending("rematch"))
             case commands.Draw(action):
                 refusal = self._offers.refusal(self.state, self._my_seat(), action)
                 if refusal is not None:  # bound to be refused: said, not sent
@@ -456,8 +458,8 @@ class Controller:
                 await self._send(Claim(), _Pending("claim"))
             case commands.Abort():
                 await self._send(Abort(), _Pending("abort"))
-            case commands.Rematch():
-                await self._send(Rematch(), _Pending("rematch"))
+            case commands.Rematch(action):
+                await self._send(Rematch(action=action), _Pending("rematch"))
             case commands.Hint():
                 await self._send(Hint(), _Pending("hint"))
             case commands.Takeback():
@@ -759,6 +761,11 @@ class Controller:
                 self.view.notice("info", situation(error.state, self.seat))
         else:
             self.view.notice("error", _sentence(self._reason(error)))
+
+    def _game_over(self) -> bool:
+        """Whether the room's game is over: no draw offer can stand then, so ``decline``
+        answers the rematch asked for (the server says so if none was)."""
+        return self.state is not None and self.state.status == "finished"
 
     def _my_seat(self) -> int | None:
         """The seat this client plays, if it plays."""

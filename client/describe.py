@@ -327,10 +327,14 @@ def _offers(before: State, after: State, me: int | None) -> list[str]:
             changes.append(f"You ask for a rematch; {others}.")
         elif me is not None:
             changes.append(
-                f"{opening(who(after, seat, me))} asks for a rematch: type rematch to play."
+                f"{opening(who(after, seat, me))} asks for a rematch: type rematch to play,"
+                " or decline."
             )
         else:
             changes.append(f"{opening(who(after, seat, me))} asks for a rematch.")
+    decliner = after.rematch_declined
+    if decliner is not None and decliner != before.rematch_declined:
+        changes.append(f"{opening(who(after, decliner, me))} declined the rematch.")
     return changes
 
 

@@ -89,6 +89,9 @@ def status_lines(
     for seat in state.rematch:
         if seat != me:
             lines.append([("class:situation", f"{opening(who(state, seat, me))} wants a rematch")])
+    if state.rematch_declined is not None:
+        declined = opening(who(state, state.rematch_declined, me))
+        lines.append([("class:situation", f"{declined} declined the rematch")])
     lines.append([("class:situation", situation(state, me, brief=True))])
     note = first_move_note(state, me, elapsed)
     if note:

@@ -107,9 +107,9 @@ export class GameView {
     /** The move queued during the opponent's turn (a premove), sent when the state says it is
      * this player's turn; the server judges it then. @type {{game: number, move: string, typed: boolean}|null} */
     this.premove = null;
-    /** The players who left while this player's rematch request stood, in a finished game:
-     * the protocol has no refusal, so "Decline and leave" reaches the asker as their leaving,
-     * said as a decline. @type {{game: number, names: string[]}|null} */
+    /** The players who left while this player's rematch request stood, in a finished game,
+     * without declining it (a client older than `rematch_declined`, a terminal's quit): their
+     * leaving is said as a decline. @type {{game: number, names: string[]}|null} */
     this.rematchDeclined = null;
     /** The computer's hint for this position (`suggestion`), drawn on the board until the
      * next move. @type {{game: number, ply: number, move: string}|null} */
@@ -409,6 +409,7 @@ export class GameView {
     this.describeDraw(old, state);
     this.trackDecline(old, state);
     this.trackRematchDecline(old, state);
+    this.describeRematchDecline(old, state);
     // A seat out of a four-player game: how it went, seen as it happened (the record says
     // only "retire N"), for the move list and the player's card.
     if (this.retired?.game !== state.game) this.retired = { game: state.game, how: /** @type {Record<number, string>} */ ({}) };
@@ -494,9 +495,10 @@ export class GameView {
   }
 
   /**
-   * A player who left a finished game while this player's rematch request stood declined it
-   * (their page's "Decline and leave": the protocol has no refusal). An outside review saw
-   * only "Bob is not in the room". Gone, then back, they are only away no more.
+   * A player who left a finished game while this player's rematch request stood declined it,
+   * though their client did not say so (a decline withdraws the request: PROTOCOL.md section
+   * 15). An outside review saw only "Bob is not in the room". Gone, then back, they are only
+   * away no more.
    * @param {any} old @param {any} state
    */
   trackRematchDecline(old, state) {
@@ -513,11 +515,35 @@ export class GameView {
     announce(`${listed(gone)} declined the rematch and left.`);
   }
 
-  /** Of the players not in the room, those who declined this player's rematch by leaving.
+  /** Of the players not in the room, those who declined the rematch: by leaving while this
+   * player's request stood, or by saying so (`rematch_declined`) and then leaving.
    * @param {string[]} gone */
   declinedOf(gone) {
-    const declined = this.rematchDeclined?.game === this.state.game ? this.rematchDeclined.names : [];
+    const declined = this.rematchDeclined?.game === this.state.game ? [...this.rematchDeclined.names] : [];
+    const seat = this.state.rematch_declined ?? null; // null too from a server without the field
+    if (seat !== null && seat !== this.seat.seat) declined.push(this.state.players[seat].name);
     return gone.filter((name) => declined.includes(name));
+  }
+
+  /** A decline said when it comes (to screen readers: the line over the buttons shows it).
+   * @param {any} old @param {any} state */
+  describeRematchDecline(old, state) {
+    const seat = state.rematch_declined ?? null;
+    if (!old || old.game !== state.game || seat === null || old.rematch_declined === seat) return;
+    announce(this.isPlayer && seat === this.seat.seat ? "You declined the rematch." : `${seatName(state, seat)} declined the rematch.`);
+  }
+
+  /** Who declined the rematch, for the line over the buttons: "You declined the rematch.",
+   * "Bob declined the rematch." (a spectator reads "... and left." once they are gone; a
+   * player reads that in the note under the banner). Null when nobody did. */
+  declinedText() {
+    const state = this.state;
+    const seat = state.rematch_declined ?? null;
+    if (seat === null || !this.rematchOpen()) return null;
+    if (this.isPlayer && seat === this.seat.seat) return "You declined the rematch.";
+    const gone = !state.players[seat].connected;
+    if (gone && this.isPlayer) return null;
+    return `${seatName(state, seat)} declined the rematch${gone ? " and left" : ""}.`;
   }
 
   /** @param {any} line */
@@ -1028,6 +1054,10 @@ export class GameView {
           ? gone.length ? `Rematch asked: waits for ${listed(gone)} to come back` : "Rematch asked"
           : gone.length ? `Rematch (if ${listed(gone)} comes back)` : state.rematch.length ? "Accept rematch" : "Rematch";
         buttons.push(h("button", { type: "button", class: asked || gone.length ? "" : "primary", disabled: asked, text, onclick: () => this.act({ type: "rematch" }) }));
+        // Another player's request to answer: no is a button too (PROTOCOL.md section 15).
+        if (!asked && state.rematch.some((/** @type {number} */ seat) => seat !== me)) {
+          buttons.push(h("button", { type: "button", class: "decline-rematch", text: "Decline", onclick: () => this.act({ type: "rematch", action: "decline" }) }));
+        }
       }
     }
     const me = this.seat.seat;
@@ -1065,7 +1095,11 @@ export class GameView {
    * read as a draw score). @returns {HTMLElement|null} */
   rematchLine() {
     const state = this.state;
-    if (!this.rematchOpen() || !state.rematch.length) return null;
+    if (!this.rematchOpen()) return null;
+    if (!state.rematch.length) {
+      const declined = this.declinedText();
+      return declined === null ? null : h("p", { class: "rematch-note", text: declined });
+    }
     const me = this.isPlayer ? this.seat.seat : null;
     const name = (/** @type {number} */ seat) => seatName(state, seat);
     const others = state.rematch.filter((/** @type {number} */ seat) => seat !== me);
@@ -1096,12 +1130,12 @@ export class GameView {
     const playing = this.isPlayer && me !== null && state.status === "playing" && state.players[me].active;
     this.leaving = this.leaving && playing;
     if (!this.leaving) {
-      // Asked for a rematch, a player answers no by leaving: the protocol has no refusal, and
-      // the askers see them gone ("… is not in the room"), which a button that only hid the
-      // question here would never tell them.
+      // Asked for a rematch, leaving says no first, so that the askers read a decline, not
+      // only that the player is gone ("… is not in the room", an outside review).
       const offered = this.isPlayer && me !== null && this.rematchOpen() && state.rematch.length > 0 && !state.rematch.includes(me);
       return [h("button", { type: "button", class: "leave", text: offered ? "Decline and leave" : "Leave",
-        title: offered ? "Go back to the lobby: the others see that you have left." : "", onclick: () => {
+        title: offered ? "Decline the rematch and go back to the lobby." : "", onclick: async () => {
+        if (offered) await this.conn.request({ type: "rematch", action: "decline" }); // refused: left all the same
         if (!playing) return this.app.leave();
         this.leaving = true;
         this.renderActions();

@@ -16,6 +16,8 @@ from protocol.messages import (
     Join,
     Joined,
     MoveRequest,
+    Rematch,
+    Resign,
     State,
     VariantSpec,
 )
@@ -103,6 +105,25 @@ async def test_a_bot_joins_by_code_and_beats_a_scripted_player(url: str) -> None
     assert log.splitlines()[1] == f"[Robo] seat 1 in room {room}"
     assert len(moves_logged(log, 1)) == final.ply
     assert "[Robo] done: played 1 game" in log
+    await alice.close()
+
+
+async def test_a_bot_stops_when_its_rematch_is_declined(url: str) -> None:
+    """It asked for a rematch (two games to play) and the other player said no: it stops at
+    once rather than waiting a minute for an answer given already."""
+    alice = await Client.connect(url, "Alice")
+    await alice.send(Create(variant=VariantSpec(size=5, walls=3)))
+    room = (await alice.expect(Joined)).room
+    bot = asyncio.create_task(bot_command(url, "--join", room, "--games", "2", *SMALL))
+    while (await alice.state()).status != "playing":
+        pass
+    await alice.send(Resign())
+    while (await alice.state()).rematch != [1]:
+        pass
+    await alice.send(Rematch(action="decline"))
+    code, log = await asyncio.wait_for(bot, WITHIN)
+    assert code == 0, log
+    assert "Alice declined the rematch; played 1" in log
     await alice.close()
 
 

@@ -46,6 +46,7 @@ from client.commands import (
         ("claim", Claim()),
         ("abort", Abort()),
         ("rematch", Rematch()),
+        ("rematch decline", Rematch("decline")),
         ("help", Help()),
         ("?", Help()),
         ("quit", Quit()),

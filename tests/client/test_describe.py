@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from client.describe import (
     clock_text,
     describe,
@@ -84,7 +86,13 @@ def test_draw_offers_rematches_and_absences_are_told() -> None:
     assert describe(before, away, 0).startswith("Bob is away.")
     over = make_state(event=9, status="finished", result=Result(winner=0, reason="goal"))
     again = make_state(event=10, status="finished", result=over.result, rematch=[1])
-    assert describe(over, again, 0).startswith("Bob asks for a rematch: type rematch to play.")
+    assert describe(over, again, 0).startswith(
+        "Bob asks for a rematch: type rematch to play, or decline."
+    )
+    no = msgspec.structs.replace(again, event=11, rematch=[], rematch_declined=0)
+    assert describe(again, no, 1).startswith("Alice declined the rematch.")
+    assert describe(again, no, 0).startswith("You declined the rematch.")
+    assert describe(again, no, None).startswith("Alice declined the rematch.")
 
 
 def test_clocks_and_time_controls_read_naturally() -> None:

@@ -130,13 +130,37 @@ async def test_a_rematch_turns_the_seats(url: str) -> None:
     bob.type("accept")
     await alice_view.wait_for("Game over: a draw.")
     alice.type("rematch")
-    await bob_view.wait_for("Alice asks for a rematch: type rematch to play.")
+    await bob_view.wait_for("Alice asks for a rematch: type rematch to play, or decline.")
     bob.type("rematch")
     assert await bob_view.wait_for("seats turn") == "The seats turn: you now play seat 0."
     game_two = await alice_view.wait_for("Game 2 starts.")
     assert "Seat 0 Bob, seat 1 Alice (you). You race to row 1." in game_two
     bob.type("e2")  # Bob opens the second game
     await alice_view.wait_for("Bob moved to e2. Your move (ply 1).")
+    for controller in (alice, bob):
+        controller.type("quit")
+    await asyncio.gather(*tasks)
+
+
+async def test_a_rematch_declined_is_told_and_may_be_asked_again(url: str) -> None:
+    """``decline`` once the game is over says no to the rematch asked (PROTOCOL.md section
+    15), and so does ``rematch decline``; the one who asked reads who declined."""
+    alice, alice_view, bob, bob_view, tasks = await two_players(url)
+    bob.type("resign")
+    await alice_view.wait_for("Game over")
+    alice.type("rematch")
+    await bob_view.wait_for("Alice asks for a rematch: type rematch to play, or decline.")
+    bob.type("decline")
+    await alice_view.wait_for("Bob declined the rematch.")
+    await bob_view.wait_for("You declined the rematch.")
+
+    def said(view: Recorder, text: str) -> int:
+        return sum(text in line for line in view.texts())
+
+    alice.type("rematch")  # asked again
+    await until(lambda: said(bob_view, "Alice asks for a rematch") == 2 or None)
+    bob.type("rematch decline")
+    await until(lambda: said(alice_view, "Bob declined the rematch.") == 2 or None)
     for controller in (alice, bob):
         controller.type("quit")
     await asyncio.gather(*tasks)

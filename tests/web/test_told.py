@@ -1,6 +1,7 @@
 """What the page tells a player in words, in a real Chromium: the first-move countdown and why a
-game was aborted, whose turn it is when a tap cannot move, an absent opponent at a rematch, and
-a board that is offline. Everything said comes from the state or the server's own words."""
+game was aborted, whose turn it is when a tap cannot move, an absent opponent at a rematch, who
+declined one, and a board that is offline. Everything said comes from the state or the server's
+own words."""
 
 from __future__ import annotations
 
@@ -297,22 +298,62 @@ async def test_a_rematch_says_who_asks_and_how_the_seats_turn(
     await alice.click_square("c4")
     await bob.wait_ply(2)
     await bob.page.locator(".room-note").wait_for(state="hidden")
-    # Declined: Bob resigns and asks again; Alice declines, which leaves the room.
+    # Declined on the way out: Bob resigns and asks again; Alice declines and leaves.
     await bob.resign()
     await alice.page.wait_for_selector(".banner:has-text('Alice wins')")
     await bob.page.click(".actions button:has-text('Rematch')")
     await alice.page.locator(".rematch-note").filter(has_text="Bob asks for a rematch.").wait_for()
     await alice.page.click(".actions button:text-is('Decline and leave')")
     await alice.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
-    # Bob's request stood: her leaving is said as what it was (outside review ui24, finding
-    # 4: it read "Alice is not in the room", never a decline), and nothing waits for her.
+    # Said as what it was (outside review ui24, finding 4: it read "Alice is not in the
+    # room", never a decline), to the spectator too, and nothing waits for her.
     await (
         bob.page.locator(".room-note")
         .filter(has_text="Alice declined the rematch and left.")
         .wait_for()
     )
     assert "not in the room" not in await bob.page.locator(".room-note").inner_text()
-    assert await bob.page.locator(".rematch-note").inner_text() == "You asked for a rematch."
+    assert await bob.page.locator(".rematch-note").count() == 0  # her decline withdrew his
+    await bob.page.locator(".actions button.primary:text-is('Rematch')").wait_for()
+    await (
+        sam.page.locator(".rematch-note")
+        .filter(has_text="Alice declined the rematch and left.")
+        .wait_for()
+    )
+    await close_all(alice, bob, sam)
+
+
+async def test_a_declined_rematch_is_said_to_the_whole_room(
+    browser: Browser, site: GameServer
+) -> None:
+    """A player who does not want to play again says so with a button beside the request,
+    and stays: the one who asked, and a spectator, read who declined (PROTOCOL.md section
+    15), where the page could only guess from a departure. The one declined may ask again."""
+    (alice, bob), code = await game_between(browser, site)
+    sam = await open_player(browser, site, "Sam", f"/#/watch/{code}")
+    await alice.page.click(".actions button:has-text('Resign')")
+    await alice.page.click("text=Really resign?")
+    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
+    await alice.page.click(".actions button:text-is('Rematch')")
+    await bob.page.locator(".rematch-note").filter(has_text="Alice asks for a rematch.").wait_for()
+    await bob.page.click(".actions button:text-is('Decline')")
+    for player, text in (
+        (alice, "Bob declined the rematch."),
+        (bob, "You declined the rematch."),
+        (sam, "Bob declined the rematch."),
+    ):
+        await player.page.locator(".rematch-note").filter(has_text=text).wait_for()
+    assert await bob.page.locator(".actions button:text-is('Decline')").count() == 0
+    assert await bob.page.evaluate("() => document.body.dataset.view") == "game"  # he stayed
+    # Alice asks again: the question is open again, and Bob may still say no.
+    await alice.page.click(".actions button.primary:text-is('Rematch')")
+    await bob.page.locator(".rematch-note").filter(has_text="Alice asks for a rematch.").wait_for()
+    await bob.page.locator(".actions button:text-is('Decline')").wait_for()
+    await (
+        alice.page.locator(".rematch-note")
+        .filter(has_text="You asked for a rematch: waiting for Bob.")
+        .wait_for()
+    )
     await close_all(alice, bob, sam)
 
 

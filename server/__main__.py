@@ -77,12 +77,12 @@ def _main(argv: Sequence[str] | None) -> None:
 
 
 def compiled_modules() -> list[str]:
-    """The engine's and the server's loaded modules that come from a compiled build
-    (deploy/compile.py) rather than from their Python source."""
+    """The engine's, the protocol's and the server's loaded modules that come from a
+    compiled build (deploy/compile.py) rather than from their Python source."""
     return sorted(
         name
         for name, module in list(sys.modules.items())
-        if name.partition(".")[0] in ("engine", "server")
+        if name.partition(".")[0] in ("engine", "protocol", "server")
         and str(getattr(module, "__file__", None)).endswith(tuple(EXTENSION_SUFFIXES))
     )
 

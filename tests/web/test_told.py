@@ -331,8 +331,7 @@ async def test_a_declined_rematch_is_said_to_the_whole_room(
     15), where the page could only guess from a departure. The one declined may ask again."""
     (alice, bob), code = await game_between(browser, site)
     sam = await open_player(browser, site, "Sam", f"/#/watch/{code}")
-    await alice.page.click(".actions button:has-text('Resign')")
-    await alice.page.click("text=Really resign?")
+    await alice.resign()
     await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
     await alice.page.click(".actions button:text-is('Rematch')")
     await bob.page.locator(".rematch-note").filter(has_text="Alice asks for a rematch.").wait_for()

@@ -44,6 +44,10 @@ export class Lobby {
   constructor(root, conn, app) {
     this.conn = conn;
     this.app = app;
+    /** Whether this visit has looked into the kept seat's room (`checkKept`): once, when the
+     * lobby is shown and online, not at every refresh, where the player joined their own game
+     * as a spectator and left it again every 4 s (its opponent saw "1 watching" come and go). */
+    this.looked = false;
     this.build(root);
     this.refresh();
     this.poll = setInterval(() => this.refresh(), 4000);
@@ -136,7 +140,8 @@ export class Lobby {
 
   /** The game this browser holds a seat in, offered back, if any, or how it ended: drawn again
    * when that changes (a session resumed at `/` learns after its welcome whether its game is
-   * over, a new one when `checkKept` has looked). */
+   * over, a new one when `checkKept` has looked). A game that ends while the lobby is shown is
+   * still offered: "Back to your game" then shows it over, with its result. */
   showKept() {
     const kept = this.app.keptSeat();
     const shown = kept ? `room ${kept}` : this.ended;
@@ -147,7 +152,7 @@ export class Lobby {
       : this.ended && h("p", { class: "kept-ended", text: this.ended }));
   }
 
-  /** Look again whether the kept seat's game is still on: it may end while the lobby is shown. */
+  /** Look whether the kept seat's game is still on: it may have ended out of this page's sight. */
   async checkKept() {
     const ended = await this.app.checkKept();
     if (ended && ended !== this.ended) announce(ended);
@@ -286,7 +291,10 @@ export class Lobby {
   async refresh() {
     this.showKept();
     if (this.conn.status !== "online") return;
-    this.checkKept();
+    if (!this.looked) {
+      this.looked = true;
+      this.checkKept();
+    }
     // Both asked at once; each list is drawn as soon as its answer is in.
     const rooms = this.conn.request({ type: "list_rooms" });
     const history = this.conn.request({ type: "history", limit: 12 });

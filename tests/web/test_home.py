@@ -4,6 +4,7 @@ offered back (outside review ui24, finding 1: `/` opened after a finished game s
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from playwright.async_api import Browser
@@ -81,19 +82,62 @@ async def test_a_game_that_ended_while_its_tab_was_closed_is_not_offered_back(
     await close_all(alice, bob)
 
 
-async def test_a_game_that_ends_while_the_lobby_is_shown_is_no_longer_offered(
+def requests_of(site: GameServer, kind: str) -> int:
+    """How many requests of a type the server has answered, as its metrics count them."""
+    text = site.metrics.render().decode()
+    found = re.search(rf'^quoridor_request_seconds_count{{type="{kind}"}} (\S+)$', text, re.M)
+    return int(float(found.group(1))) if found else 0
+
+
+async def test_the_lobby_looks_into_the_kept_game_once_not_at_each_refresh(
+    browser: Browser, site: GameServer
+) -> None:
+    """The lobby looked into the kept seat's room at each of its 4-second refreshes: the
+    player joined their own game as a spectator and left it again, every 4 s, and the
+    opponent saw "1 watching" come and go. It looks once each time it is shown."""
+    (alice, bob), code = await game_between(browser, site)
+    await play([alice, bob], ["c2"])
+    await alice.page.click(".actions button.leave")
+    await alice.page.click(".actions button.leave-confirm")
+    await alice.page.locator(".kept-seat").filter(has_text=code).wait_for()
+    watches = requests_of(site, "watch")
+    assert watches == 1  # the look of this visit
+    # Two of the lobby's refreshes: its lists asked for again, twice.
+    listed = requests_of(site, "list_rooms")
+    while requests_of(site, "list_rooms") < listed + 2:  # noqa: ASYNC110 (not signalled)
+        await asyncio.sleep(0.1)
+    assert requests_of(site, "watch") == watches
+    assert await alice.page.locator(".kept-seat").filter(has_text=code).count() == 1
+    # Shown again, the lobby looks again.
+    await alice.page.locator(".kept-seat button").click()
+    await alice.wait_ply(1)
+    await alice.page.click(".actions button.leave")
+    await alice.page.click(".actions button.leave-confirm")
+    await alice.page.locator(".kept-seat").filter(has_text=code).wait_for()
+    while requests_of(site, "watch") < watches + 1:  # noqa: ASYNC110 (not signalled)
+        await asyncio.sleep(0.05)
+    await close_all(alice, bob)
+
+
+async def test_a_game_that_ends_while_the_lobby_is_shown_shows_its_result_when_gone_back_to(
     browser: Browser, short_grace_site: GameServer
 ) -> None:
+    """The lobby does not look again while it is shown: "Back to your game" still stands
+    after the game ended, and takes the player to the game over, its result said."""
     (alice, bob), code = await game_between(browser, short_grace_site)
     await play([alice, bob], ["c2", "c4"])
     await alice.page.click(".actions button.leave")
     await alice.page.click(".actions button.leave-confirm")
     await alice.page.locator(".kept-seat").filter(has_text=code).wait_for()
     await bob.page.click(".actions button.claim")
-    # The lobby looks again at each of its refreshes (every 4 s).
-    ended = alice.page.locator(".kept-ended")
-    await ended.wait_for()
-    assert "Bob won" in await ended.inner_text()
+    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
+    await alice.page.locator(".kept-seat button").click()
+    await alice.page.wait_for_selector(".banner.lost:has-text('Bob wins')")
+    assert await alice.page.evaluate("() => document.body.dataset.seat") == "0"
+    # Over, it is no longer offered once left.
+    await alice.page.click(".actions button.leave")
+    await alice.page.wait_for_selector(".lobby")
+    await alice.page.locator(".lobby .list").first.wait_for()
     assert await alice.page.locator(".kept-seat").count() == 0
     await close_all(alice, bob)
 

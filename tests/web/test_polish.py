@@ -74,3 +74,23 @@ async def test_a_phone_shows_no_ring_before_a_key_and_keeps_words_whole(
     assert not await ring_clipped(page, "form.command input")
     assert not await ring_clipped(page, ".actions button")
     await close_all(alice, bob)
+
+
+@pytest.mark.parametrize("viewport", [(1440, 900), (360, 740)])
+async def test_the_new_game_checkboxes_are_one_size_whatever_their_label(
+    browser: Browser, site: GameServer, viewport: tuple[int, int]
+) -> None:
+    """A check box whose label wraps to two lines ("Spectators may follow the evaluation (if
+    every player allows it)") was squeezed by its label to 10 px, beside 13 px ones."""
+    alice = await open_player(browser, site, "Alice", viewport=viewport)
+    boxes = alice.page.locator(".lobby .checks input[type=checkbox]")
+    await boxes.first.wait_for()
+    sizes = set()
+    for index in range(await boxes.count()):
+        box = boxes.nth(index)
+        if await box.is_visible():
+            bounds = await box.bounding_box()
+            assert bounds is not None
+            sizes.add((round(bounds["width"]), round(bounds["height"])))
+    assert len(sizes) == 1, sizes
+    await close_all(alice)

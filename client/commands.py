@@ -159,16 +159,18 @@ ALIASES = {"say": "chat", "exit": "quit", "?": "help", "m": "move", "w": "wall"}
 HELP = "\n".join(
     [
         # Orientation-free: seat 1's board is turned half a turn, where 'above' is below.
-        "Moves use the standard notation: columns and rows as labelled on the board's edges.",
+        "Moves use the standard notation, columns and rows as named on the board's edges.",
         "  e2      move your pawn to e2 (a step, or a jump over a pawn next to you)",
         "  e3h     a wall between rows 3 and 4, along columns e and f",
         "  e3v     a wall between columns e and f, along rows 3 and 4",
         "Commands:",
         *(f"  {text}" for text in WORDS.values()),
-        "Tab completes commands and your legal pawn moves; up and down recall earlier lines.",
-        "On the board, dots are where your pawn may go; the newest wall is drawn apart.",
+        # No Tab or line history here: the plain mode reads whole lines (the full screen's
+        # help says those keys).
+        "board draws the board: dots where your pawn may go, the newest wall drawn apart.",
     ]
 )
+"""The plain mode's help: each row fits 80 columns."""
 
 SCREEN_SKIPS = ("move", "wall", "board", "hint", "takeback", "score", "accept", "decline")
 """Words the full screen's help leaves out, or sums up on one line, to fit 24 rows."""
@@ -181,7 +183,7 @@ SCREEN_HELP = "\n".join(
         *(f"{text}" for key, text in WORDS.items() if key not in SCREEN_SKIPS),
         "accept, decline  answer a draw offer (decline: a rematch asked, too)",
         "hint, takeback  against the computer; score [off]  follow its evaluation",
-        "Dots: where your pawn may go.  Arrow: whose turn.  goal: steps left to go.",
+        "Dots: where your pawn may go.  Arrow: whose turn.  to go: steps to the goal.",
         "Keys: Tab completes; Up/Down recall lines; PageUp/PageDown scroll the log;",
         "      F1 or Esc closes this help; Ctrl-C or Ctrl-D quits.",
     ]

@@ -27,6 +27,7 @@ from typing import Literal, Protocol
 from client import commands
 from client.connection import Connected, Connection, Event, Failed, Garbled, Lost, Received
 from client.describe import describe, opponents, rooms_text, situation, who, with_names
+from client.notation import is_wall
 from client.offers import DrawOffers
 from client.printed import Command, as_lines
 from client.seats import SavedSeat, SeatBook
@@ -756,11 +757,25 @@ class Controller:
         elif error.code == ErrorCode.UNKNOWN_TYPE and what is not None:
             self.view.notice("error", f"This server does not support {what} yet.")
         elif pending is not None and what == "move":
-            self.view.notice("error", f"{pending.move} refused: {self._reason(error)}.")
+            text = f"{pending.move} refused: {self._reason(error)}."
+            if error.code == ErrorCode.ILLEGAL_MOVE and not is_wall(pending.move):
+                text += self._pawn_can_go(error.state or self.state)
+            self.view.notice("error", text)
             if error.state is not None and error.code == ErrorCode.STALE_PLY:
                 self.view.notice("info", situation(error.state, self.seat))
         else:
             self.view.notice("error", _sentence(self._reason(error)))
+
+    def _pawn_can_go(self, state: State | None) -> str:
+        """After a refused pawn move on our turn, what to type instead: the server's legal
+        pawn moves (" Your pawn can go to d1, f1 or e2."); nothing otherwise."""
+        if state is None or state.status != "playing" or state.turn != self._my_seat():
+            return ""
+        moves = list(state.legal_pawn_moves)
+        if not moves:
+            return ""
+        listed = moves[0] if len(moves) == 1 else f"{', '.join(moves[:-1])} or {moves[-1]}"
+        return f" Your pawn can go to {listed}."
 
     def _game_over(self) -> bool:
         """Whether the room's game is over: no draw offer can stand then, so ``decline``

@@ -22,6 +22,8 @@ from client.commands import (
     Rematch,
     Resign,
 )
+from client.status import status_lines
+from tests.client.states import make_state
 
 
 @pytest.mark.parametrize(
@@ -102,6 +104,20 @@ def test_completion_offers_words_and_legal_pawn_moves() -> None:
 def test_help_lists_every_command() -> None:
     for word in commands.WORDS:
         assert word in commands.HELP
+
+
+def test_the_help_says_what_each_mode_has() -> None:
+    """A newcomer at 80x24: the plain help promised Tab completion and line recall, which
+    only the full screen has, on a row of 83 columns the terminal broke mid-word; the full
+    screen's help explained a column "goal" that the panel heads "to go"."""
+    assert "Tab" not in commands.HELP
+    assert "recall" not in commands.HELP
+    assert max(len(row) for row in commands.HELP.splitlines()) <= 80
+    state = make_state()
+    heading = "".join(text for _, text in status_lines(state, 0, width=40)[2])
+    assert heading.split()[-2:] == ["to", "go"]
+    assert "to go: " in commands.SCREEN_HELP
+    assert "goal:" not in commands.SCREEN_HELP
 
 
 def test_help_places_walls_without_up_down_left_or_right() -> None:

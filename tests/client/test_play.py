@@ -94,6 +94,26 @@ async def test_a_rejected_wall_shows_the_reason_and_the_game_goes_on(url: str) -
     await bob.close()
 
 
+async def test_a_refused_pawn_move_says_where_the_pawn_can_go(url: str) -> None:
+    """A newcomer at 80x24: "e5 refused: e5 is not one step or jump away from e1." said what
+    was wrong, not what to type instead. The squares are the server's legal moves."""
+    alice, alice_view, alice_task, room = await seated(url)
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=room))
+    await alice_view.wait_for("Your move")
+    alice.type("e5")
+    assert await alice_view.wait_for("e5 refused") == (
+        "e5 refused: e5 is not one step or jump away from e1. Your pawn can go to d1, f1 or e2."
+    )
+    alice.type("i9h")  # a wall refused says why alone: the walls are too many to list
+    assert await alice_view.wait_for("i9h refused") == (
+        "i9h refused: i9h is not a wall on a 9x9 board (a1..h8)."
+    )
+    alice.type("quit")
+    assert await asyncio.wait_for(alice_task, 5) == 0
+    await bob.close()
+
+
 async def test_a_move_out_of_turn_is_the_servers_to_refuse(url: str) -> None:
     alice, _, alice_task, room = await seated(url)
     bob, bob_view, bob_task = await start(url, "Bob", Join(room=room), premove=False)

@@ -25,8 +25,8 @@ from typing import TextIO
 from client.archive import Failure, _connect, _fetch, _is_terminal, _refusal, print_replay
 from client.archive import _server_game as server_game
 from client.connection import ConnectError, Connection
-from client.printed import say
-from client.width import clip, pad
+from client.printed import say, terminal_width
+from client.width import clip, pad, wrap
 from protocol.messages import Analyse, AnalysisReply, Error, ErrorCode, MoveAnalysis
 
 SUFFIX = {"inaccuracy": "?!", "mistake": "?", "blunder": "??", None: ""}
@@ -49,6 +49,27 @@ def sparkline(values: list[float], *, ascii: bool = False) -> str:
     levels = ASCII_LEVELS if ascii else BLOCKS
     top = len(levels) - 1
     return "".join(levels[round(max(0.0, min(1.0, v)) * top)] for v in values)
+
+
+SEVERITY = (None, "inaccuracy", "mistake", "blunder")
+WIDTH = 80
+"""Columns of the report when it is not printed on a terminal (a file, a pipe)."""
+INDENT = " " * 18
+"""Where a move's continued row and its line of play start: under the moves played."""
+
+
+def squeezed(
+    values: list[float], marks: list[str | None], width: int
+) -> tuple[list[float], list[str | None], int]:
+    """At most ``width`` columns for the chart: each column the value after the last of its
+    moves and the worst mark among them, and how many moves a column shows (a 9x9 game of
+    100 plies drawn a column a move went past 80 columns: the terminal broke every row)."""
+    per = max(1, -(-len(values) // max(1, width)))
+    if per == 1:
+        return values, marks, 1
+    groups = range(0, len(values), per)
+    worst = [max(marks[i : i + per], key=SEVERITY.index) for i in groups]
+    return [values[min(i + per, len(values)) - 1] for i in groups], worst, per
 
 
 def chart(values: list[float], marks: list[str | None], *, ascii: bool = False) -> list[str]:
@@ -80,16 +101,16 @@ def score_text(score: float, win_in: int | None = None) -> str:
     return f"{score:+.1f}"
 
 
-NAME_COLUMNS = 10
-"""The player column of the move table."""
+NAME_COLUMNS = 11
+"""The player column of the move table: the computer's names ("Computer L2") whole."""
 
 
-def move_line(move: MoveAnalysis, names: list[str]) -> str:
+def move_line(move: MoveAnalysis, names: list[str], *, ascii: bool = False) -> str:
     """One move: number, player, move and mark, the evaluation after it, the better move."""
     number = f"{(move.ply + 1) // 2}." if move.seat == 0 else f"{(move.ply + 1) // 2}..."
     played = f"{move.move}{SUFFIX[move.mark]}"
-    # Measured in columns and cut at 10 ("~"), so a long or wide name keeps the columns.
-    name = pad(clip(names[move.seat], NAME_COLUMNS, "~"), NAME_COLUMNS)
+    # Measured in columns and cut at 11, so a long or wide name keeps the columns.
+    name = pad(clip(names[move.seat], NAME_COLUMNS, "~" if ascii else "…"), NAME_COLUMNS)
     line = f"{number:<5} {name} {played:<7} {score_text(move.score_after):>6}"
     line += f"  {move.win_after:4.0%}"
     if move.best != move.move and move.loss > 0:
@@ -109,31 +130,43 @@ def line_text(move: MoveAnalysis, names: list[str]) -> str:
     return ", ".join(replies)
 
 
-def report(reply: AnalysisReply, names: list[str], *, ascii: bool = False) -> list[str]:
-    """The whole analysis as lines of text."""
+def report(
+    reply: AnalysisReply, names: list[str], *, ascii: bool = False, width: int = WIDTH
+) -> list[str]:
+    """The whole analysis as rows of at most ``width`` columns (a move's row, or its line of
+    play, too long for them goes on under the moves played, broken between words: the
+    terminal broke them mid-word, "(An" / "a)")."""
     values = [seat0_win(move) for move in reply.moves]
+    marks: list[str | None] = [move.mark for move in reply.moves]
+    shown, marks, per = squeezed(values, marks, width - 6)  # the chart's rows start "100% |"
+    heading = (
+        f"Game {reply.game}: {names[0]} (seat 0) against {names[1]} (seat 1)\n"
+        f"Computer analysis, {reply.depth} plies deep. {names[0]}'s chances after each move"
+        + (f" ({per} moves a column):" if per > 1 else ":")
+    )
     lines = [
-        f"Game {reply.game}: {names[0]} (seat 0) against {names[1]} (seat 1)",
-        f"Computer analysis, {reply.depth} plies deep. {names[0]}'s chances after each move:",
+        *wrap(heading, width, cut=False),
         "",
-        *chart(values, [move.mark for move in reply.moves], ascii=ascii),
+        *chart(shown, marks, ascii=ascii),
         "      (under the chart: ' inaccuracy, ^ mistake, ! blunder)",
         "",
-        f"     {sparkline(values, ascii=ascii)}",
+        f"     {sparkline(shown, ascii=ascii)}",
         "",
-        "move  player     played   score  win   (score and win: the mover's, after the move)",
+        f"move  {'player':<{NAME_COLUMNS}} played   score  win   (the mover's, after the move)",
     ]
     for move in reply.moves:
-        lines.append(move_line(move, names))
+        lines += wrap(move_line(move, names, ascii=ascii), width, INDENT, cut=False)
         if move.mark is not None and move.pv_after:  # how the marked move goes wrong
-            lines.append(f"{'':<17}after {move.move}, best play goes: {line_text(move, names)}")
+            play = f"{INDENT}after {move.move}, best play goes: {line_text(move, names)}"
+            lines += wrap(play, width, INDENT, cut=False)
     lines.append("")
     for seat in reply.seats:
-        lines.append(
+        summary = (
             f"{names[seat.seat]}: {_count(seat.moves, 'move')}, average loss "
             f"{seat.average_loss:.1%}; {_count(seat.inaccuracies, 'inaccuracy', 'inaccuracies')}, "
             f"{_count(seat.mistakes, 'mistake')}, {_count(seat.blunders, 'blunder')}"
         )
+        lines += wrap(summary, width, cut=False)
     return lines
 
 
@@ -170,7 +203,8 @@ async def analyse(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stder
         say(stderr, f"quoridor: {failure}")
         return 1
     names = record.summary.players
-    stdout.write("\n".join(report(reply, names, ascii=args.ascii)) + "\n")
+    width = min(WIDTH, terminal_width(stdout) or WIDTH)
+    stdout.write("\n".join(report(reply, names, ascii=args.ascii, width=width)) + "\n")
     stdout.flush()
     if shown is None:
         return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-from client.analysis import chart, move_line, sparkline
+from client.analysis import chart, move_line, sparkline, squeezed
 from client.width import columns
 from protocol.messages import Create, Join, Joined, MoveAnalysis, MoveRequest, VariantSpec
 from tests.client.recorder import until
@@ -16,9 +16,11 @@ BLUNDER_GAME = "c2 d5 c3 d4 c4 b4h e4 d4h c4 d3 b4 d2 d1h c2 b3 c1".split()
 """5x5, two walls each: Alice's b3 (move 15) lets Bob walk in with c1, where b1h won."""
 
 
-async def finished_game(url: str, moves: list[str]) -> None:
-    """Alice and Bob play ``moves`` on 5x5 with two walls each."""
-    alice, bob = await Client.connect(url, "Alice"), await Client.connect(url, "Bob")
+async def finished_game(
+    url: str, moves: list[str], names: tuple[str, str] = ("Alice", "Bob")
+) -> None:
+    """Alice and Bob (or ``names``) play ``moves`` on 5x5 with two walls each."""
+    alice, bob = await Client.connect(url, names[0]), await Client.connect(url, names[1])
     await alice.send(Create(variant=VariantSpec(size=5, walls=2)))
     room = (await alice.expect(Joined)).room
     await bob.send(Join(room=room))
@@ -44,7 +46,7 @@ async def test_analyse_shows_the_graph_the_marks_and_the_better_move(url: str) -
     assert blunder.split()[:3] == ["8.", "Alice", "b3??"]
     assert "better b1h (wins in 5, 100%) - blunder" in blunder
     # Under it, how it goes wrong: Bob walks in.
-    assert lines[lines.index(blunder) + 1] == f"{'':17}after b3, best play goes: c1 (Bob)"
+    assert lines[lines.index(blunder) + 1] == f"{'':18}after b3, best play goes: c1 (Bob)"
     assert lines[-2].startswith("Alice: 8 moves, average loss")
     assert " 0 blunders" not in lines[-2]
     blunders = re.search(r"(\d+) (blunders?)$", lines[-2])
@@ -131,5 +133,49 @@ def test_the_move_table_keeps_its_columns_whatever_the_names() -> None:
         for ply, move in enumerate(["e2", "e8", "e3", "e7"], start=1)
     ]
     lines = [move_line(move, names) for move in moves]
-    assert lines[0].startswith("1.    Computer ~ e2 ")
-    assert [columns(line.split(" e")[0]) for line in lines] == [16, 16, 16, 16]
+    assert lines[0].startswith("1.    Computer L2 e2 ")  # the computer's name whole
+    assert [columns(line.split(" e")[0]) for line in lines] == [17, 17, 17, 17]
+    longer = move_line(moves[0], ["Computer L2 (2)", "Bob"])
+    assert longer.startswith("1.    Computer L… e2 ")
+    assert move_line(moves[0], ["Computer L2 (2)", "Bob"], ascii=True).startswith(
+        "1.    Computer L~ e2 "
+    )
+
+
+LONG_NAMES = ("Alexandrina", "Bartholomew")
+
+
+async def test_analyse_fits_80_columns_broken_between_words(url: str) -> None:
+    """A newcomer at 80x24: the table's heading and a marked move's line of play ran past 80
+    columns ("... f2 (An" / "a)"), and the terminal broke them mid-word."""
+    await finished_game(url, BLUNDER_GAME, names=LONG_NAMES)
+    code, out, err = await command(url, "analyse", "1")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert max(columns(line) for line in lines) <= 80
+    head = lines.index(next(line for line in lines if line.startswith("move ")))
+    assert lines[head].startswith("move  player      played   score  win ")
+    plays = [line for line in lines if line.startswith(" " * 18)]
+    continued = [line for line in plays if not line.lstrip().startswith("after ")]
+    assert continued  # a line of play went on over two rows...
+    played = r"[a-e][1-5][hv]? \((Alexandrina|Bartholomew)\)"
+    for line in plays:  # ...broken between its moves, each with its player's name whole
+        assert re.fullmatch(rf" {{18}}(after \w+, best play goes: )?{played}(, {played})*,?", line)
+
+
+def test_a_long_game_is_drawn_in_80_columns() -> None:
+    """100 plies drawn one column each made rows of 106 columns: two plies a column now, the
+    worst mark of the two under it."""
+    marks: list[str | None] = [None] * 100
+    marks[41] = "inaccuracy"
+    marks[40] = "blunder"
+    values = [ply / 100 for ply in range(100)]
+    shown, worst, per = squeezed(values, marks, 74)
+    assert (len(shown), per) == (50, 2)
+    assert shown[0] == values[1]  # after the column's last move
+    assert shown[-1] == values[-1]
+    assert worst[20] == "blunder"
+    assert worst.count(None) == 49
+    rows = chart(shown, worst)
+    assert max(columns(row) for row in rows) <= 80
+    assert squeezed(values[:74], marks[:74], 74) == (values[:74], marks[:74], 1)

@@ -68,7 +68,7 @@ Intent = Create | Join | QuickMatch | Watch | ListRooms
 InRoom = MoveRequest | Chat | Resign | Draw | Claim | Abort | Rematch | Hint | Takeback | LiveEval
 """Requests that act in the room."""
 
-Kind = Literal["info", "event", "error", "chat", "help", "link", "situation"]
+Kind = Literal["info", "event", "error", "chat", "help", "link", "situation", "command"]
 """What a notice is: the views style (and may filter) by kind."""
 
 
@@ -594,11 +594,19 @@ class Controller:
             self.view.notice("info", f"Watching room {joined.room}.")
         elif pending is not None:
             text = f"You have seat {joined.seat} in room {joined.room}."
+            command = ""
             if isinstance(self.intent, Create) and self.intent.ai is None:
                 two = self.intent.variant.players == 2
                 others = "Your opponent joins" if two else "Your opponents join"
-                text += f" {others} with: {self.command} join {joined.room}"
-            self.view.notice("info", text)
+                text += f" {others} with:"
+                command = f"{self.command} join {joined.room}"
+            if command and self.view.live_board:
+                # The full screen's log is narrower than the command: it gets rows of its
+                # own, to be read (or typed) as one command.
+                self.view.notice("info", text)
+                self.view.notice("command", command)
+            else:
+                self.view.notice("info", f"{text} {command}" if command else text)
         self.view.changed()
 
     def _keep_seat(self, replaces: str | None = None) -> None:

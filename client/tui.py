@@ -48,7 +48,7 @@ from prompt_toolkit.widgets import Frame, TextArea
 from client import commands
 from client.controller import Controller, Kind
 from client.layout import Plan, plan
-from client.printed import say
+from client.printed import Command, say
 from client.render import Line, board_size, render_board, view_turns
 from client.status import status_lines, ticking
 from client.width import clip, columns, wrap
@@ -77,6 +77,7 @@ STYLE = Style.from_dict(
         "error": "ansired",
         "chat": "ansicyan",
         "link": "ansimagenta",
+        "command": "bold",
         "situation.ask": "ansiyellow bold",
         "help": "",
         "clock.low": "ansired bold",
@@ -117,6 +118,14 @@ def _wrap(lines: list[Line], width: int) -> list[Line]:
         rows = wrap(text, max(8, width))
         wrapped += [[(style, row)] for row in rows]
     return wrapped
+
+
+def command_rows(command: str, width: int) -> list[str]:
+    """A command to type, indented, on rows of ``width`` columns: broken between words with
+    a shell's line continuation, so that the rows typed or pasted are the one command (the
+    log broke "quoridor --server" / "ws://...:9000 join" / "k3m9qr2xvb" as prose)."""
+    rows = wrap(command, max(12, width - 4), indent="  ", cut=False)
+    return [f"  {row} \\" for row in rows[:-1]] + [f"  {rows[-1]}"]
 
 
 def board_width(size: int) -> int:
@@ -308,10 +317,12 @@ class TuiView:
         return min(len(self.moves()), room)
 
     def log_fragments(self) -> StyleAndTextTuples:
-        lines: list[Line] = [
-            [("" if kind in ("event", "info") else f"class:{kind}", text)]
-            for kind, text in self.log
-        ]
+        lines: list[Line] = []
+        for kind, text in self.log:
+            if kind == "command":
+                lines += [[("class:command", row)] for row in command_rows(text, self.side_width())]
+            else:
+                lines.append([("" if kind in ("event", "info") else f"class:{kind}", text)])
         lines = _wrap(lines, self.side_width())
         self._log_rows = len(lines)
         self.scroll = min(self.scroll, max(0, self._log_rows - 1))
@@ -530,7 +541,7 @@ async def run_tui(controller: Controller, view: TuiView, welcome: Welcome, out: 
 def _farewell(controller: Controller, view: TuiView, code: int, out: TextIO, show_log: bool) -> int:
     """After the screen is gone: the log (if it never showed), the error, the last words,
     wrapped to the terminal's width (it wraps mid-word)."""
-    lines = [text for _, text in view.log] if show_log else []
+    lines = [Command(t) if k == "command" else t for k, t in view.log] if show_log else []
     if not show_log:
         errors = [text for kind, text in view.log if kind == "error"]
         if code and errors:

@@ -72,14 +72,17 @@ async def full_screen(
     size: tuple[int, int] = (80, 24),
     absolute: bool = False,
     interactive: bool = False,
+    command: str = "quoridor",
 ) -> AsyncIterator[Screen]:
-    """The full-screen client on a pipe for keys and a terminal of ``size`` (columns, rows)."""
+    """The full-screen client on a pipe for keys and a terminal of ``size`` (columns, rows);
+    ``command`` is how it was started, for the hints it gives."""
     columns, rows = size
     output = Vt100_Output(io.StringIO(), lambda: Size(rows=rows, columns=columns), term="xterm")
     with create_pipe_input() as keys, create_app_session(input=keys, output=output):
         connection = Connection(url, name, lambda event: None)
         view = TuiView(name, absolute=absolute)
         controller = Controller(connection, intent, view, interactive=interactive)
+        controller.command = command
         out = io.StringIO()
         task = asyncio.create_task(run_tui(controller, view, await connection.open(), out))
         screen = Screen(keys, view, controller, task, out)

@@ -50,6 +50,25 @@ async def test_every_board_size_fits_80x24_whole(url: str, size: int) -> None:
         await bob.close()
 
 
+async def test_the_command_for_the_opponent_is_one_command_on_the_screen(url: str) -> None:
+    """A newcomer at 80x24 on another port: the log broke the hint as prose, ".venv/bin/quoridor
+    --server" / "ws://127.0.0.1:18765 join" / "w47hyn92ts", rows that typed one by one are
+    three commands. It has rows of its own now, joined by the shell's line continuation."""
+    typed = f".venv/bin/quoridor --server {url}"
+    async with full_screen(url, "Alice", Create(), command=typed) as alice:
+        room = await room_of(alice)
+        screen = await alice.showing("Your opponent joins with:")
+        panel = [row.split("│")[-1] for row in screen]
+        first = next(i for i, row in enumerate(panel) if row.startswith("  .venv/bin/quoridor"))
+        rows = panel[first : first + 4]
+        ends = next(i for i, row in enumerate(rows) if not row.endswith(" \\"))
+        assert ends > 0  # wider than the panel: on two rows or more...
+        command = " ".join(row.removesuffix(" \\").strip() for row in rows[: ends + 1])
+        assert command == f"{typed} join {room}"  # ...that the shell reads as the one command
+        assert all(row.startswith("    ") for row in rows[1 : ends + 1])
+        assert panel[first - 1].endswith("Your opponent joins with:")
+
+
 async def test_a_large_terminal_gets_a_large_board_and_the_move_list(url: str) -> None:
     async with full_screen(url, "Alice", Create(), size=(160, 50)) as alice:
         bob = await opponent(url, alice)

@@ -13,8 +13,10 @@ import threading
 from typing import TextIO
 
 from client.controller import Controller, Kind
+from client.printed import INDENT, terminal_width
 from client.render import board_text
 from client.status import status_lines
+from client.width import columns, wrap
 
 
 class PlainView:
@@ -30,8 +32,22 @@ class PlainView:
 
     def notice(self, kind: Kind, text: str) -> None:
         prefix = "Error: " if kind == "error" else ""
-        self.out.write(prefix + text + "\n")
+        self.out.write("\n".join(self.rows(prefix + text)) + "\n")
         self.out.flush()
+
+    def rows(self, text: str) -> list[str]:
+        """``text``'s lines; on a terminal, each wider than it broken between words, its
+        rows after the first indented (the terminal broke them mid-word, "Compu" / "ter
+        L1"). A line that starts indented (a command to copy, the board) stays whole; a
+        file or a pipe gets every line whole, one event a line."""
+        width = terminal_width(self.out)
+        if width is None:
+            return text.split("\n")
+        rows: list[str] = []
+        for line in text.split("\n"):
+            whole = line.startswith(INDENT) or columns(line) <= width
+            rows += [line] if whole else wrap(line, width, INDENT, cut=False)
+        return rows
 
     def changed(self) -> None:
         pass  # every change was already told in a notice

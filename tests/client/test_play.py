@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import os
+import re
 from typing import TextIO
 
 import msgspec
@@ -370,6 +372,42 @@ async def test_play_vs_ai_in_plain_mode(url: str) -> None:
     assert sum(line.startswith("Computer L1 ") for line in lines) == 3
     assert lines[-8] == "End of input: leaving."
     assert not any("refused" in line or "joins with" in line for line in lines)
+
+
+def terminal() -> tuple[int, TextIO]:
+    """A pseudo-terminal: the end to read what is shown from, and the client's output."""
+    main, side = os.openpty()
+    return main, open(side, "w", encoding="utf-8")
+
+
+async def test_plain_mode_on_a_terminal_breaks_lines_between_words(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A newcomer at 80x24 with --plain: the terminal broke the long lines mid-word ("Seat 1
+    Compu" / "ter L1"). On a terminal they are broken between words, the rows after the
+    first indented; a command to copy stays whole on its row."""
+    monkeypatch.setenv("COLUMNS", "60")
+    main, out = terminal()
+    args = parse(["--server", url, "--name", "Alice", "--plain", "play", "--vs-ai", "1"])
+    code = await dispatch(args, io.StringIO("quit\n"), out, io.StringIO())
+    out.close()
+    shown = b""
+    os.set_blocking(main, False)
+    with contextlib.suppress(BlockingIOError, OSError):
+        while chunk := os.read(main, 65536):
+            shown += chunk
+    os.close(main)
+    rows = shown.decode().replace("\r\n", "\n").splitlines()
+    assert code == 0
+    room = next(i for i, row in enumerate(rows) if row.startswith("Room "))
+    assert rows[room + 1].startswith("  ")  # the long line goes on, indented
+    for row in rows:
+        if "--server" not in row:  # the commands to come back are whole, however wide
+            assert len(row) <= 60, row
+    said = " ".join(row.strip() for row in rows[room:] if row.startswith(("Room ", "  ")))
+    assert "Seat 0 Alice (you), seat 1 Computer L1. You race to row 9." in said
+    come_back = next(i for i, row in enumerate(rows) if row == "To come back:")
+    assert re.fullmatch(r"  \S.* --server \S+ --name Alice join \w+", rows[come_back + 1])
 
 
 async def test_piped_input_leaves_when_the_opponent_stays_away() -> None:

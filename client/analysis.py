@@ -22,10 +22,18 @@ import argparse
 import os
 from typing import TextIO
 
-from client.archive import Failure, _connect, _fetch, _is_terminal, _refusal, print_replay
+from client.archive import (
+    Failure,
+    _connect,
+    _fetch,
+    _is_terminal,
+    _refusal,
+    failed,
+    print_replay,
+)
 from client.archive import _server_game as server_game
 from client.connection import ConnectError, Connection
-from client.printed import say, terminal_width
+from client.printed import terminal_width
 from client.width import clip, pad, wrap
 from protocol.messages import Analyse, AnalysisReply, Error, ErrorCode, MoveAnalysis
 
@@ -200,8 +208,7 @@ async def analyse(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stder
         finally:
             await connection.close()
     except Failure as failure:
-        say(stderr, f"quoridor: {failure}")
-        return 1
+        return failed(stderr, failure)
     names = record.summary.players
     width = min(WIDTH, terminal_width(stdout) or WIDTH)
     stdout.write("\n".join(report(reply, names, ascii=args.ascii, width=width)) + "\n")

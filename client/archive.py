@@ -15,7 +15,7 @@ import os
 from typing import TextIO
 
 from client.connection import ConnectError, Connection, invoked_as, normalize_url
-from client.printed import say
+from client.printed import Command, say
 from client.render import board_text
 from client.replay import (
     RecordError,
@@ -47,7 +47,18 @@ MAX_REQUEST = 4096
 
 
 class Failure(Exception):
-    """The command cannot go on; the message says why, in one sentence."""
+    """The command cannot go on; the message says why, in one sentence, and ``commands`` what
+    to type instead, each on a row of its own (``failed`` prints both)."""
+
+    def __init__(self, message: str, *commands: Command) -> None:
+        super().__init__(message)
+        self.commands = commands
+
+
+def failed(stderr: TextIO, failure: Failure) -> int:
+    """Say why the command failed, and what to type instead; the exit status."""
+    say(stderr, f"quoridor: {failure}", *failure.commands)
+    return 1
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -87,8 +98,7 @@ async def history(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stder
         if not isinstance(reply, HistoryList):
             raise Failure(_refusal(reply))
     except Failure as failure:
-        say(stderr, f"quoridor: {failure}")
-        return 1
+        return failed(stderr, failure)
     stdout.write("\n".join(history_text(reply.games)) + "\n")
     if reply.games:
         say(stdout, *history_hint(invoked_as(normalize_url(args.server))))
@@ -117,8 +127,7 @@ async def replay(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         finally:
             await connection.close()
     except Failure as failure:
-        say(stderr, f"quoridor: {failure}")
-        return 1
+        return failed(stderr, failure)
     if args.export:  # a file: the moves the server played, which is all of them unless refused
         played = shown.moves
         stdout.write(f"{one_line(played)}\n{numbered(played, shown.variant.players)}\n")
@@ -166,7 +175,10 @@ def _read_record(path: str, stdin: TextIO) -> list[str]:
 async def _fetch(connection: Connection, game: int) -> GameRecordReply:
     reply = await _ask(connection, FetchGame(game=game), "fetching games")
     if isinstance(reply, Error) and reply.code == ErrorCode.GAME_NOT_FOUND:
-        raise Failure(f"no game {game} in the server's history (quoridor history lists them)")
+        raise Failure(
+            f"no game {game} in the server's history. To list its games:",
+            Command(f"{invoked_as(connection.url)} history"),
+        )
     if not isinstance(reply, GameRecordReply):
         raise Failure(_refusal(reply))
     return reply

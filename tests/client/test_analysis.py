@@ -6,6 +6,7 @@ import functools
 import re
 
 from client.analysis import chart, move_line, sparkline, squeezed
+from client.connection import invoked_as
 from client.width import columns
 from protocol.messages import Create, Join, Joined, MoveAnalysis, MoveRequest, VariantSpec
 from tests.client.recorder import until
@@ -69,7 +70,10 @@ async def test_analyse_replay_shows_the_evaluation_beside_each_position(url: str
 async def test_analyse_refusals_are_one_sentence(url: str) -> None:
     code, _, err = await command(url, "analyse", "7")
     assert code == 1
-    assert err == "quoridor: no game 7 in the server's history (quoridor history lists them)\n"
+    assert err == (
+        "quoridor: no game 7 in the server's history. To list its games:\n"
+        f"  {invoked_as(url)} history\n"
+    )
 
 
 def test_the_graph_draws_probabilities_as_heights() -> None:

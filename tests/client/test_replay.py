@@ -256,9 +256,14 @@ async def test_a_game_that_ended_otherwise_says_how(url: str) -> None:
 
 
 async def test_a_game_not_in_the_history(url: str) -> None:
+    """The hint is the command to type, on a row of its own, with --server: "quoridor
+    history" listed the games of the default server (a newcomer on another port)."""
     code, out, err = await command(url, "replay", "41")
     assert (code, out) == (1, "")
-    assert err == "quoridor: no game 41 in the server's history (quoridor history lists them)\n"
+    assert err == (
+        "quoridor: no game 41 in the server's history. To list its games:\n"
+        f"  {invoked_as(url)} history\n"
+    )
 
 
 def test_replay_takes_a_game_or_a_file() -> None:

@@ -29,6 +29,7 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
 
+from protocol.messages import Hello
 from server import http, static
 from server.accountdb import RatedGame
 from server.accounts import AccountService, AuthLimits, hasher_from
@@ -69,6 +70,9 @@ if TYPE_CHECKING:  # PostgreSQL's and Redis's clients are imported only in a clu
 log = logging.getLogger("quoridor.server")
 
 CLOSE_POLICY = 1008
+HELD_MESSAGES = 64
+"""Messages a connection may send while its hello's login token is checked; one more
+closes it (1008), as a cluster node does for a connection on its way (``MAX_WAITING``)."""
 CLOSE_GOING_AWAY = 1001
 PIPELINE = 2
 """Commits the database process may have at once: while it writes one, the next is
@@ -98,6 +102,11 @@ def _listen_error(host: str, port: int, error: OSError) -> str:
     if error.errno == errno.EACCES:
         return f"cannot listen on {host}:{port}: permission denied (ports below 1024 need root)"
     return f"cannot listen on {host}:{port}: {error.strerror or error}"
+
+
+def _checks_token(action: Action) -> bool:
+    """Whether ``action`` has a hello's login token checked off the core."""
+    return type(action) is Ask and isinstance(action.request, Hello)
 
 
 def _closes_for_abuse(action: Action, conn: int) -> bool:
@@ -548,7 +557,30 @@ class GameServer:
             if taken is None:
                 return
             data = taken
+        if link.held is not None:
+            # Its hello's login token is being checked off the core: what it sent after
+            # waits, so that requests are served in order (a quick_match pipelined after
+            # the hello got hello_required, and the welcome came after its error).
+            if len(link.held) >= HELD_MESSAGES:
+                link.close(CLOSE_POLICY, "too many messages waiting")
+            else:
+                link.held.append(data)
+            return
         self.serve(link, data)
+
+    def _release(self, conn: int) -> None:
+        """Serve, in order, what a connection sent while its hello was being checked."""
+        link = self.sockets.get(conn)
+        if link is None or link.held is None:
+            return
+        held, link.held = link.held, None
+        for index, data in enumerate(held):
+            if link.refused or self.handing_over or self.core.closing_all:
+                return
+            if link.held is not None:  # another hello with a token: the rest wait for it
+                link.held.extend(held[index:])
+                return
+            self.serve(link, data)
 
     def serve(self, link: Link, data: bytes) -> None:
         """The core takes a client's message."""
@@ -559,6 +591,10 @@ class GameServer:
         self.metrics.request_time(self.core.last_kind).observe(elapsed)
         if self.relay is not None:
             actions = self.relay.intercept(link, actions, data)
+        if self.core.last_kind == "hello" and any(_checks_token(a) for a in actions):
+            # What it sends next waits until the token is checked (``received``): its
+            # Ask may itself wait behind a commit (``_carry_out``).
+            link.held = []
         if actions and _closes_for_abuse(actions[-1], link.conn):
             # At once, not with the close frame at the end of this turn: the rest of what
             # it sent, in this very read too, is not read (an outside review's flood of
@@ -864,6 +900,8 @@ class GameServer:
         link = self.sockets.get(ask.conn)
         if self.accounts is None or link is None:
             self.core.asked(ask.conn)
+            if isinstance(ask.request, Hello):
+                self._release(ask.conn)
             return
         # The limits count an IPv6 address as its /64, as the connections' and the core's.
         task = asyncio.ensure_future(self._account_answer(ask, address_key(link.address)))
@@ -872,7 +910,11 @@ class GameServer:
 
     async def _account_answer(self, ask: Ask, address: str) -> None:
         assert self.accounts is not None
-        self._carry_out(await self.accounts.answer(ask, address))
+        try:
+            self._carry_out(await self.accounts.answer(ask, address))
+        finally:
+            if isinstance(ask.request, Hello):
+                self._release(ask.conn)
 
     def _rated(self, games: list[RatedGame]) -> None:
         """Rating changes just committed with their games: the rooms show them."""

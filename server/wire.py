@@ -134,6 +134,7 @@ class Link(asyncio.Protocol):
         "fragments",
         "head",
         "heard",
+        "held",
         "host",
         "keepalive",
         "lost",
@@ -180,6 +181,9 @@ class Link(asyncio.Protocol):
         """Closed for abuse (``_refuse``): nothing more it sends is read."""
         self.heard = True
         """Whether anything arrived since the last keepalive ping."""
+        self.held: list[bytes] | None = None
+        """Its messages that came while its ``hello`` with a login token was being checked
+        (``GameServer.received``): served once it is, in order; None when nothing waits."""
         self.timer: asyncio.TimerHandle | None = None
         """The opening handshake's deadline, then the closing's."""
         self.keepalive: asyncio.TimerHandle | None = None

@@ -210,13 +210,16 @@ async def test_more_than_64_requests_behind_a_login_hello_close_the_connection(
 
 async def test_a_server_without_a_database_answers_accounts_unavailable() -> None:
     """As PROTOCOL.md sections 19 and 26 say: a login token at hello is refused and the
-    connection still waits for hello; a guest's my_games gets it before account_required."""
+    connection still waits for hello; my_games gets it before hello_required, and a guest's
+    before account_required."""
     async with GameServer(Config(port=0, db="", rate=1000, burst=1000)).running() as bare:
         client = await Client.connect(url(bare), hello=False)
         await client.send(Hello(id="h", version=VERSION, name="alice", token="a" * 43))
         assert (await client.error(ErrorCode.ACCOUNTS_UNAVAILABLE)).id == "h"
         await client.send(Register(id="r", name="alice", password=PASSWORD))
         await client.error(ErrorCode.ACCOUNTS_UNAVAILABLE)
+        await client.send(MyGames(id="early"))  # before hello_required too (section 19)
+        assert (await client.error(ErrorCode.ACCOUNTS_UNAVAILABLE)).id == "early"
         await client.send(Hello(version=VERSION, name="alice"))  # still waiting for hello
         assert not (await client.expect(Welcome)).registered
         await client.send(MyGames(id="g"))

@@ -7,11 +7,13 @@ from __future__ import annotations
 import asyncio
 
 from protocol.messages import (
+    VERSION,
     Abort,
     Create,
     Draw,
     FetchGame,
     GameRecordReply,
+    Hello,
     History,
     HistoryList,
     Join,
@@ -22,6 +24,7 @@ from protocol.messages import (
     Resign,
     State,
     Watch,
+    Welcome,
 )
 from server.app import GameServer
 from server.config import Config
@@ -128,3 +131,56 @@ async def test_a_waiting_room_is_kept_through_the_grace_period() -> None:
         await b.send(Watch(room=room))
         assert (await b.error("room_not_found")).code == "room_not_found"
         await b.close()
+
+
+async def test_a_spectator_keeps_a_room_every_player_left() -> None:
+    """Section 13: the game every player went away from is aborted; the room, finished, is
+    forgotten once no spectator is left either. Until then a player may resume into it."""
+    async with GameServer(Config(port=0, grace=0.3, deliberate_grace=0.3)).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        a, b = await Client.connect(url, "alice"), await Client.connect(url, "bob")
+        await a.send(Create())
+        room = (await a.expect(Joined)).room
+        await b.send(Join(room=room))
+        await b.expect(Joined)
+        watcher = await Client.connect(url, "watcher")
+        await watcher.send(Watch(room=room))
+        await watcher.expect(Joined)
+        tokens = []
+        for client in (a, b):
+            assert client.welcome is not None
+            tokens.append(client.welcome.resume_token)
+            client.ws.transport.abort()
+        while (aborted := await watcher.state()).status != "finished":
+            pass
+        assert aborted.result is not None
+        assert aborted.result.reason == "aborted"
+        back = await Client.connect(url, hello=False)
+        await back.send(Hello(version=VERSION, name="alice", resume=tokens[0]))
+        assert (await back.expect(Welcome)).room == room
+        await back.close()  # alice goes again (a clean close: 0.3 s), and the watcher too
+        await watcher.send(Leave())
+        while not isinstance(await watcher.recv(), Left):  # past alice's coming and going
+            pass
+        await asyncio.sleep(0.5)
+        late = await Client.connect(url, hello=False)
+        await late.send(Hello(version=VERSION, name="bob", resume=tokens[1]))
+        await late.error("bad_token")
+        await late.close()
+
+
+async def test_only_a_hello_read_as_one_counts_toward_the_hello_limit() -> None:
+    """Section 1: a frame that is not a readable hello (invalid_field) costs the address no
+    hello; a refused hello (bad_token) does."""
+    config = Config(port=0, hellos_per_second=0.01, hello_burst=3, rate=1000, burst=1000)
+    async with GameServer(config).running() as server:
+        client = await Client.connect(f"ws://127.0.0.1:{server.port}", hello=False)
+        for _ in range(5):
+            await client.send_raw('{"type": "hello", "version": "1.0", "name": ""}')
+            await client.error("invalid_field")
+        for _ in range(3):
+            await client.send(Hello(version=VERSION, name="alice", resume="unknown"))
+            await client.error("bad_token")
+        await client.send(Hello(version=VERSION, name="alice"))
+        await client.error("rate_limited")
+        await client.close()

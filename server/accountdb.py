@@ -216,6 +216,26 @@ ALTER TABLE games ADD COLUMN pool TEXT;
 """Schema version 3: accounts, tokens, ratings. Games saved before keep their rows
 untouched (they were casual; their records decode with the new fields' defaults)."""
 
+TOTALS = """
+CREATE TABLE player_totals (
+    account INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    PRIMARY KEY (account, outcome)
+) WITHOUT ROWID;
+CREATE TRIGGER game_players_counted AFTER INSERT ON game_players BEGIN
+    INSERT INTO player_totals (account, outcome, games) VALUES (NEW.account, NEW.outcome, 1)
+    ON CONFLICT (account, outcome) DO UPDATE SET games = games + 1;
+END;
+CREATE TRIGGER game_players_uncounted AFTER DELETE ON game_players BEGIN
+    UPDATE player_totals SET games = games - 1
+    WHERE account = OLD.account AND outcome = OLD.outcome;
+END;
+"""
+"""Schema version 8 (filled in from ``game_players`` by the migration): each account's
+games by outcome, which ``profile`` reads instead of counting ``game_players``, kept by
+triggers through every way rows come and go (a game saved, the retention's deletions)."""
+
 
 def computer_name(level: int) -> str:
     return f"Computer L{level}"
@@ -364,8 +384,7 @@ def _profile(db: sqlite3.Connection, query: ProfileOf) -> Profile | None:
         history[pool] = [HistoryPoint(game=g, mu=mu, at=at) for g, mu, at in reversed(points)]
     totals = dict.fromkeys(("win", "loss", "draw"), 0)
     for outcome, count in db.execute(
-        "SELECT outcome, COUNT(*) FROM game_players WHERE account = ? GROUP BY outcome",
-        (account_id,),
+        "SELECT outcome, games FROM player_totals WHERE account = ?", (account_id,)
     ):
         totals[outcome] = count
     recent = _games_of(db, GamesOf(account=account_id, limit=query.recent, before=None))

@@ -187,9 +187,36 @@ MIGRATIONS = [
     ALTER TABLE sessions ADD COLUMN previous_digest TEXT;
     CREATE INDEX sessions_by_previous_token ON sessions (previous_digest);
     """,
+    # 7 (SQLite's 8): each account's games by outcome, kept by a trigger as ``game_players``
+    # rows come and go (``profile`` counted the rows, O(games) a request).
+    """
+    CREATE TABLE player_totals (
+        account BIGINT NOT NULL,
+        outcome TEXT NOT NULL,
+        games BIGINT NOT NULL,
+        PRIMARY KEY (account, outcome)
+    );
+    INSERT INTO player_totals (account, outcome, games)
+    SELECT account, outcome, COUNT(*) FROM game_players GROUP BY account, outcome;
+    CREATE FUNCTION count_game_players() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO player_totals (account, outcome, games)
+            VALUES (NEW.account, NEW.outcome, 1)
+            ON CONFLICT (account, outcome) DO UPDATE SET games = player_totals.games + 1;
+        ELSE
+            UPDATE player_totals SET games = games - 1
+            WHERE account = OLD.account AND outcome = OLD.outcome;
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER game_players_counted AFTER INSERT OR DELETE ON game_players
+    FOR EACH ROW EXECUTE FUNCTION count_game_players();
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
-SQLITE_EQUIVALENT = 7
+SQLITE_EQUIVALENT = 8
 """The SQLite schema (``server.database.SCHEMA_VERSION``) these tables hold the same data
 as: a test fails when SQLite's moves on without PostgreSQL's. (SQLite's ``room_moves``, 7,
 has no table here: a room's row holds its whole record, and ``server.copydb`` folds the
@@ -1006,9 +1033,7 @@ async def _profile(conn: Conn, query: ProfileOf) -> Profile | None:
         history[pool] = [HistoryPoint(game=g, mu=mu, at=at) for g, mu, at in reversed(points)]
     totals = dict.fromkeys(("win", "loss", "draw"), 0)
     for outcome, count in await _rows(
-        conn,
-        "SELECT outcome, COUNT(*) FROM game_players WHERE account = %s GROUP BY outcome",
-        (account_id,),
+        conn, "SELECT outcome, games FROM player_totals WHERE account = %s", (account_id,)
     ):
         totals[outcome] = count
     recent = await _games_of(conn, GamesOf(account=account_id, limit=query.recent, before=None))

@@ -161,6 +161,10 @@ class RatedGame(msgspec.Struct, kw_only=True):
     changes: list[SeatChange]
 
 
+RECENT_GAMES = 10
+"""Games a profile lists."""
+
+
 # -- the schema's own rows ---------------------------------------------------------
 
 

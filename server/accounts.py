@@ -57,6 +57,7 @@ from protocol.messages import (
 )
 from server import accountdb, names, ratings
 from server.accountdb import (
+    RECENT_GAMES,
     CreateAccount,
     Credentials,
     FindAccount,
@@ -88,8 +89,6 @@ first served: an outside review kept it full from about 50 addresses sending bur
 logins, each within its login limit, and honest logins were refused or waited seconds."""
 SERVED_KEPT = 10_000
 """Addresses whose last turn ``HashTurns`` remembers (the longest ago are forgotten)."""
-RECENT_GAMES = 10
-"""Games a profile lists."""
 COMPUTER_NAME = re.compile(r"computer\s*l?([1-5])(?:\s*\(\d+\))?", re.IGNORECASE)
 """A computer level's profile name, also as a room's second or third computer seat shows it
 ("Computer L3 (2)", ``accountdb.computer_seat_name``): one account a level."""

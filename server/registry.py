@@ -19,13 +19,16 @@ from protocol.messages import (
     VERSION,
     ChangePassword,
     ErrorCode,
+    FetchGame,
     Hello,
     Logout,
     MyGames,
+    ProfileRequest,
     RequestId,
     Welcome,
 )
 from server import names, text
+from server.accountdb import RECENT_GAMES
 from server.actions import (
     CLOSE_POLICY,
     CLOSE_REPLACED,
@@ -69,6 +72,8 @@ class SessionRegistry:
         limits = context.limits
         self.hellos = KeyedBuckets(limits.hellos_per_second, limits.hello_burst)
         """Each address's allowance of hellos (a resume's replay paid by the byte)."""
+        self.games_read = KeyedBuckets(limits.games_read, limits.games_read_burst)
+        """Each address's allowance of finished games read from the database."""
 
     # -- connections ---------------------------------------------------------------
 
@@ -279,6 +284,12 @@ class SessionRegistry:
             refusal = ErrorCode.INVALID_FIELD, "no login token to revoke - at `$.token`"
         elif connection.asking:
             refusal = ErrorCode.RATE_LIMITED, "one database request at a time: wait for the answer"
+        elif (games := games_read(request)) and not self.games_read.get(
+            connection.address, now := self.context.clock()
+        ).spend(games, now):
+            rate = self.context.limits.games_read
+            message = f"your address reads too many games (more than {rate:g} a second); wait"
+            refusal = ErrorCode.RATE_LIMITED, message
         if refusal is not None:
             return [self.context.error(conn, *refusal, request.id)]
         connection.asking = True
@@ -317,3 +328,12 @@ class SessionRegistry:
         if member.conn is None and member.room is None:
             self.release(member)
             self.context.journal.drop_session(member)
+
+
+def games_read(request: AskedRequest) -> int:
+    """The finished games ``request`` reads from the database at most (whole records)."""
+    if isinstance(request, MyGames):
+        return request.limit
+    if isinstance(request, ProfileRequest):
+        return RECENT_GAMES
+    return 1 if isinstance(request, FetchGame) else 0

@@ -476,6 +476,13 @@ class GameServer:
             extra = {"conn": link.conn, "ip": address}
             log.warning("connection refused: too many from one address", extra=extra)
             return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
+        if self.gate.proxied(link.remote_address[0]) and not self.gate.arrivals.take(
+            address_key(address), self.gate.clock()
+        ):
+            # A trusted proxy's client: its new connections counted here, as the gate
+            # counts everyone else's at accept (before the request, which names the client).
+            self.gate.refused["rate"] += 1
+            return http.TOO_OFTEN
         return None
 
     def _plain_refusal(self, link: Link, request: Request, path: str) -> Response | None:
@@ -509,6 +516,9 @@ class GameServer:
             return http.text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address")
         if link.counted is not None:  # the gate counted the handing node: count the client
             self.gate.release(link.counted)
+            # Nor is a node's link one of its new connections: a node hands over as many
+            # clients a second as move (a rolling restart: every client of a node).
+            self.gate.arrivals.give_back(address_key(link.counted))
             link.counted = None
         if (refusal := self.gate.admit(address)) is not None:
             return refusal

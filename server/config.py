@@ -116,7 +116,9 @@ class Config:
         "that send no Origin are always allowed, other browsers get 403",
     )
     max_per_ip: int = _setting(
-        20, "open connections one IP address (IPv6: its /64) may hold; more get 429"
+        20,
+        "open connections one IP address (IPv6: its /64) may hold; more get 429 (it may "
+        "open 5 times as many a second, 50 times at once)",
     )
     max_connections: int = _setting(
         0,

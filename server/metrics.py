@@ -170,7 +170,7 @@ class Metrics:
         """Export the connections refused at accept (``http.Gate.refused``)."""
         self._count_by(
             "quoridor_connections_refused",
-            "Connections refused when accepted: per-address cap, or the server full",
+            "Connections refused when accepted: per-address cap or rate, or the server full",
             "reason",
             refused,
             ("address", "full"),

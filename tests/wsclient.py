@@ -7,7 +7,10 @@ from typing import TypeVar
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Close, Frame, Opcode
+from websockets.uri import parse_uri
 
 from protocol.codec import decode_server_message, encode
 from protocol.messages import (
@@ -92,3 +95,60 @@ class Client:
     async def close(self) -> None:
         await self.ws.close()
         self._reader.cancel()
+
+
+class RawSocket:
+    """A websocket whose frames go out exactly when and as written: many in one packet,
+    or bytes no ordinary client sends. websockets' sans-I/O client over a plain stream."""
+
+    def __init__(
+        self, protocol: ClientProtocol, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self.protocol = protocol
+        self.reader = reader
+        self.writer = writer
+
+    @classmethod
+    async def open(cls, port: int) -> RawSocket:
+        """Connect and finish the opening handshake."""
+        protocol = ClientProtocol(parse_uri(f"ws://127.0.0.1:{port}/"))
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        protocol.send_request(protocol.connect())
+        writer.write(b"".join(protocol.data_to_send()))
+        while not protocol.events_received():
+            protocol.receive_data(await reader.read(4096))
+        return cls(protocol, reader, writer)
+
+    def send_together(self, messages: list[msgspec.Struct]) -> None:
+        """Write every message as a text frame, all in one write (one packet here)."""
+        for message in messages:
+            self.protocol.send_text(encode(message))
+        self.writer.write(b"".join(self.protocol.data_to_send()))
+
+    async def frames(self) -> list[Frame]:
+        """The frames in the next read from the socket; the stream must not end."""
+        data = await self.reader.read(65536)
+        assert data, "the connection ended without a close frame"
+        self.protocol.receive_data(data)
+        return [event for event in self.protocol.events_received() if isinstance(event, Frame)]
+
+    async def messages_until(self, last: type[ServerMessage]) -> list[ServerMessage]:
+        """Every message received up to and including the first ``last``."""
+        messages: list[ServerMessage] = []
+        while not any(isinstance(message, last) for message in messages):
+            for frame in await self.frames():
+                if frame.opcode is Opcode.TEXT:
+                    message = decode_server_message(bytes(frame.data))
+                    assert message is not None
+                    messages.append(message)
+        return messages
+
+    async def close_frame(self) -> Close:
+        """The code and reason of the server's close frame, when it comes."""
+        while True:
+            for frame in await self.frames():
+                if frame.opcode is Opcode.CLOSE:
+                    return Close.parse(frame.data)
+
+    def abandon(self) -> None:
+        self.writer.close()

@@ -12,14 +12,12 @@ import time
 from collections.abc import AsyncIterator
 
 import pytest
-from websockets.client import ClientProtocol
 from websockets.frames import Close, CloseCode, Frame, Opcode
-from websockets.uri import parse_uri
 
 from server.app import GameServer
 from server.config import Config
 from server.wire import CLOSE_TIMEOUT
-from tests.wsclient import Client
+from tests.wsclient import Client, RawSocket
 
 
 @pytest.fixture
@@ -28,32 +26,12 @@ async def server() -> AsyncIterator[GameServer]:
         yield running
 
 
-async def opened(port: int) -> tuple[ClientProtocol, asyncio.StreamReader, asyncio.StreamWriter]:
-    """A websocket opened by hand, so that it can break the protocol."""
-    client = ClientProtocol(parse_uri(f"ws://127.0.0.1:{port}/"))
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    client.send_request(client.connect())
-    writer.write(b"".join(client.data_to_send()))
-    while not client.events_received():
-        client.receive_data(await reader.read(4096))
-    return client, reader, writer
-
-
-async def close_handshake(
-    client: ClientProtocol, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-) -> None:
+async def close_handshake(raw: RawSocket) -> None:
     """Send a close frame and read the server's answer to it."""
     close = Close(CloseCode.NORMAL_CLOSURE, "bye").serialize()
-    writer.write(Frame(Opcode.CLOSE, close).serialize(mask=True))
+    raw.writer.write(Frame(Opcode.CLOSE, close).serialize(mask=True))
     async with asyncio.timeout(3):
-        while True:
-            data = await reader.read(4096)
-            assert data, "the server ended the connection without answering the close"
-            client.receive_data(data)
-            if any(
-                isinstance(e, Frame) and e.opcode is Opcode.CLOSE for e in client.events_received()
-            ):
-                return
+        await raw.close_frame()
 
 
 async def write_until_dropped(writer: asyncio.StreamWriter, data: bytes) -> None:
@@ -71,23 +49,23 @@ async def write_until_dropped(writer: asyncio.StreamWriter, data: bytes) -> None
 async def test_bytes_after_the_close_handshake_end_the_connection_at_once(
     server: GameServer,
 ) -> None:
-    client, reader, writer = await opened(server.port)
-    await close_handshake(client, reader, writer)
+    raw = await RawSocket.open(server.port)
+    await close_handshake(raw)
     junk = Frame(Opcode.TEXT, b"x" * 1000).serialize(mask=True) * 16
     started = time.monotonic()
     async with asyncio.timeout(CLOSE_TIMEOUT + 2):
-        await write_until_dropped(writer, junk)
+        await write_until_dropped(raw.writer, junk)
     assert time.monotonic() - started < 1.0, "still read after the close handshake"
-    writer.close()
+    raw.abandon()
     # The server is unharmed: a newcomer plays on.
     newcomer = await Client.connect(f"ws://127.0.0.1:{server.port}", "newcomer")
     await newcomer.close()
 
 
 async def test_a_client_that_only_closes_is_let_go_as_before(server: GameServer) -> None:
-    client, reader, writer = await opened(server.port)
-    await close_handshake(client, reader, writer)
-    writer.write_eof()
+    raw = await RawSocket.open(server.port)
+    await close_handshake(raw)
+    raw.writer.write_eof()
     async with asyncio.timeout(2):
-        assert await reader.read(4096) == b""
-    writer.close()
+        assert await raw.reader.read(4096) == b""
+    raw.abandon()

@@ -14,16 +14,14 @@ import re
 from collections.abc import AsyncIterator
 
 import pytest
-from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
-from websockets.uri import parse_uri
 
 from protocol.codec import encode
 from protocol.messages import VERSION, Hello, Ping, Pong
 from server.app import GameServer
 from server.config import Config
 from tests.http import get as http_get
-from tests.wsclient import Client
+from tests.wsclient import Client, RawSocket
 
 FLOOD = 200_000
 """Empty text frames sent in one go: 1.2 MB."""
@@ -51,32 +49,20 @@ async def test_a_flood_of_tiny_messages_is_closed_and_read_no_further(
     url = f"ws://127.0.0.1:{server.port}"
     bystander = await Client.connect(url, "bystander")
     before = await requests_served(server.port)
-    client = ClientProtocol(parse_uri(url + "/"))
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    client.send_request(client.connect())
-    writer.write(b"".join(client.data_to_send()))
-    while not client.events_received():
-        client.receive_data(await reader.read(4096))
+    raw = await RawSocket.open(server.port)
     hello = encode(Hello(version=VERSION, name="flood"))
     first = Frame(Opcode.TEXT, hello).serialize(mask=True) if greeted else b""
     empty = Frame(Opcode.TEXT, b"").serialize(mask=True)
-    writer.write(first + empty * FLOOD)
+    raw.writer.write(first + empty * FLOOD)
     with contextlib.suppress(ConnectionError):
-        await writer.drain()
-    closes: list[Frame] = []
+        await raw.writer.drain()
     async with asyncio.timeout(10):
-        while not closes:
-            data = await reader.read(65536)
-            assert data, "the connection ended without a close frame"
-            client.receive_data(data)
-            events = client.events_received()
-            closes = [e for e in events if isinstance(e, Frame) and e.opcode is Opcode.CLOSE]
-    assert Close.parse(closes[0].data) == Close(1008, "rate limit exceeded")
+        assert await raw.close_frame() == Close(1008, "rate limit exceeded")
     async with asyncio.timeout(3):  # dropped a second later, no close handshake awaited
         with contextlib.suppress(ConnectionError):
-            while await reader.read(65536):
+            while await raw.reader.read(65536):
                 pass
-    writer.close()
+    raw.abandon()
     # The allowance (40 at once), the refusals in a row (20), the hello, and nothing after.
     assert await requests_served(server.port) - before <= 40 + 21 + 1 + 1
     await bystander.send(Ping(id=1))  # the other connection is untouched

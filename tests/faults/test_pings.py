@@ -16,6 +16,7 @@ from websockets.uri import parse_uri
 from protocol.messages import Ping, Pong
 from server.app import GameServer
 from tests.faults.conftest import Connect
+from tests.wsclient import RawSocket
 
 BURST = 20
 """Control frames a client may send at once (PROTOCOL.md, section 1)."""
@@ -84,28 +85,16 @@ async def test_a_message_that_never_ends_is_closed_with_1008(
     # connection held the event loop for 20 s of 20 (an outside review).
     url = f"ws://127.0.0.1:{server.port}"
     keepalive = await connect(url, "keepalive")
-    client = ClientProtocol(parse_uri(f"ws://127.0.0.1:{server.port}/"))
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    client.send_request(client.connect())
-    writer.write(b"".join(client.data_to_send()))
-    while not client.events_received():
-        client.receive_data(await reader.read(4096))
+    raw = await RawSocket.open(server.port)
     first = Frame(Opcode.TEXT, b'{"type":"pi', fin=False).serialize(mask=True)
     empty = Frame(Opcode.CONT, b"", fin=False).serialize(mask=True)
-    writer.write(first + empty * 100_000)  # 600 kB: far past the allowance, in one go
+    raw.writer.write(first + empty * 100_000)  # 600 kB: far past the allowance, in one go
     with contextlib.suppress(ConnectionError):
-        await writer.drain()
-    closes: list[Frame] = []
-    while not closes:
-        events = client.events_received()
-        closes = [e for e in events if isinstance(e, Frame) and e.opcode is Opcode.CLOSE]
-        if closes:
-            break
-        data = await asyncio.wait_for(reader.read(4096), 5)
-        assert data, "the connection ended without a close frame"
-        client.receive_data(data)
-    assert Close.parse(closes[0].data) == Close(1008, "too many fragments")
-    writer.close()
+        await raw.writer.drain()
+    async with asyncio.timeout(5):
+        close = await raw.close_frame()
+    assert close == Close(1008, "too many fragments")
+    raw.abandon()
     await keepalive.send(Ping(id=3))  # the other connection is untouched
     await keepalive.expect(Pong)
     # Read no more, and dropped within a second or so rather than after the close handshake

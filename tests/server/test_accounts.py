@@ -24,11 +24,8 @@ import pytest
 from argon2 import PasswordHasher
 from openskill.models import PlackettLuce
 from websockets.asyncio.client import connect
-from websockets.client import ClientProtocol
-from websockets.frames import Close, Frame, Opcode
-from websockets.uri import parse_uri
+from websockets.frames import Close
 
-from protocol.codec import decode_server_message, encode
 from protocol.messages import (
     VERSION,
     Abort,
@@ -59,7 +56,6 @@ from protocol.messages import (
     Rematch,
     Resign,
     Result,
-    ServerMessage,
     State,
     Sync,
     VariantSpec,
@@ -72,7 +68,7 @@ from server.records import AccountRecord, RatingRecord
 from tests.process import ServerProcess
 from tests.server.driver import Driver
 from tests.server.test_store import GAME, play
-from tests.wsclient import Client
+from tests.wsclient import Client, RawSocket
 
 FAST_HASHING = {"argon2_time_cost": 1, "argon2_memory_kib": 64, "argon2_parallelism": 1}
 PASSWORD = "correct horse battery"
@@ -151,34 +147,21 @@ async def test_requests_sent_with_a_login_hello_are_served_after_it_in_order(
     requests that came with it in one packet were served before it, and got hello_required
     (the welcome came after their errors)."""
     token = (await register(server, "alice")).token
-    client = ClientProtocol(parse_uri(url(server) + "/"))
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    client.send_request(client.connect())
-    writer.write(b"".join(client.data_to_send()))
-    while not client.events_received():
-        client.receive_data(await reader.read(4096))
-    requests = [
-        Hello(id=1, version=VERSION, name="ignored", token=token),
-        Create(id=2, variant=VariantSpec(size=5)),
-        Ping(id=3),
-    ]
-    for request in requests:  # one write: the server reads them together
-        client.send_text(encode(request))
-    writer.write(b"".join(client.data_to_send()))
-    replies: list[ServerMessage] = []
+    raw = await RawSocket.open(server.port)
+    raw.send_together(  # the server reads them together
+        [
+            Hello(id=1, version=VERSION, name="ignored", token=token),
+            Create(id=2, variant=VariantSpec(size=5)),
+            Ping(id=3),
+        ]
+    )
     async with asyncio.timeout(5):
-        while not {Welcome, Pong} <= {type(reply) for reply in replies}:
-            client.receive_data(await reader.read(65536))
-            for event in client.events_received():
-                if isinstance(event, Frame) and event.opcode is Opcode.TEXT:
-                    message = decode_server_message(bytes(event.data))
-                    assert message is not None
-                    replies.append(message)
+        replies = await raw.messages_until(Pong)
     assert [type(reply) for reply in replies] == [Welcome, Joined, State, Pong]
     welcome = replies[0]
     assert isinstance(welcome, Welcome)
     assert (welcome.name, welcome.registered) == ("alice", True)
-    writer.close()
+    raw.abandon()
 
 
 async def test_more_than_64_requests_behind_a_login_hello_close_the_connection(
@@ -186,26 +169,12 @@ async def test_more_than_64_requests_behind_a_login_hello_close_the_connection(
 ) -> None:
     """What waits for the token's check is bounded: the 65th request closes (1008)."""
     token = (await register(server, "alice")).token
-    client = ClientProtocol(parse_uri(url(server) + "/"))
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    client.send_request(client.connect())
-    writer.write(b"".join(client.data_to_send()))
-    while not client.events_received():
-        client.receive_data(await reader.read(4096))
-    client.send_text(encode(Hello(id=1, version=VERSION, name="ignored", token=token)))
-    for number in range(65):
-        client.send_text(encode(Ping(id=number)))
-    writer.write(b"".join(client.data_to_send()))
-    closes: list[Frame] = []
+    raw = await RawSocket.open(server.port)
+    hello = Hello(id=1, version=VERSION, name="ignored", token=token)
+    raw.send_together([hello] + [Ping(id=number) for number in range(65)])
     async with asyncio.timeout(5):
-        while not closes:
-            data = await reader.read(65536)
-            assert data, "the connection ended without a close frame"
-            client.receive_data(data)
-            events = client.events_received()
-            closes = [e for e in events if isinstance(e, Frame) and e.opcode is Opcode.CLOSE]
-    assert Close.parse(closes[0].data) == Close(1008, "too many messages waiting")
-    writer.close()
+        assert await raw.close_frame() == Close(1008, "too many messages waiting")
+    raw.abandon()
 
 
 async def test_a_server_without_a_database_answers_accounts_unavailable() -> None:

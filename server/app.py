@@ -104,9 +104,12 @@ def _listen_error(host: str, port: int, error: OSError) -> str:
     return f"cannot listen on {host}:{port}: {error.strerror or error}"
 
 
-def _checks_token(action: Action) -> bool:
-    """Whether ``action`` has a hello's login token checked off the core."""
-    return type(action) is Ask and isinstance(action.request, Hello)
+def _answered_later(action: Action) -> bool:
+    """Whether ``action`` has a hello answered off the core: its login token checked, or,
+    on a cluster node, the session of its resume token looked for in the shared database."""
+    return (type(action) is Ask and isinstance(action.request, Hello)) or type(
+        action
+    ) is FindSession
 
 
 def _closes_for_abuse(action: Action, conn: int) -> bool:
@@ -568,9 +571,10 @@ class GameServer:
                 return
             data = taken
         if link.held is not None:
-            # Its hello's login token is being checked off the core: what it sent after
-            # waits, so that requests are served in order (a quick_match pipelined after
-            # the hello got hello_required, and the welcome came after its error).
+            # Its hello's login token is being checked off the core, or its resume looked
+            # for in the shared database: what it sent after waits, so that requests are
+            # served in order (a quick_match pipelined after the hello got hello_required,
+            # and the welcome came after its error).
             if len(link.held) >= HELD_MESSAGES:
                 link.close(CLOSE_POLICY, "too many messages waiting")
             else:
@@ -587,7 +591,7 @@ class GameServer:
         for index, data in enumerate(held):
             if link.refused or self.handing_over or self.core.closing_all:
                 return
-            if link.held is not None:  # another hello with a token: the rest wait for it
+            if link.held is not None:  # another hello answered later: the rest wait for it
                 link.held.extend(held[index:])
                 return
             self.serve(link, data)
@@ -601,9 +605,9 @@ class GameServer:
         self.metrics.request_time(self.core.last_kind).observe(elapsed)
         if self.relay is not None:
             actions = self.relay.intercept(link, actions, data)
-        if self.core.last_kind == "hello" and any(_checks_token(a) for a in actions):
-            # What it sends next waits until the token is checked (``received``): its
-            # Ask may itself wait behind a commit (``_carry_out``).
+        if self.core.last_kind == "hello" and any(_answered_later(a) for a in actions):
+            # What it sends next waits until the token is checked or the session found
+            # (``received``): its Ask may itself wait behind a commit (``_carry_out``).
             link.held = []
         if actions and _closes_for_abuse(actions[-1], link.conn):
             # At once, not with the close frame at the end of this turn: the rest of what
@@ -844,7 +848,7 @@ class GameServer:
                 assert self.member is not None  # only a cluster node's core asks
                 if link := self.sockets.get(action.conn):
                     link.expect_within(None)  # it said hello: no deadline while it is looked for
-                self.background(self.member.find_session(action))
+                self.background(self._find_session(action))
 
     def _write(self, send: Send) -> None:
         """Write one text frame to every target still open and reading.
@@ -904,6 +908,29 @@ class GameServer:
         task = asyncio.ensure_future(work)
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
+
+    async def _find_session(self, find: FindSession) -> None:
+        """Look for a resume token's session (a cluster node), then serve what the
+        connection sent after its hello, in order, unless it went to another node with it."""
+        assert self.member is not None
+        try:
+            await self.member.find_session(find)
+        finally:
+            self._release(find.conn)
+
+    def resume_elsewhere(self, conn: int, node: str, hello: bytes) -> None:
+        """A resume whose room ``node`` hosts: the connection goes there with its hello,
+        and what it sent after the hello (held meanwhile) follows it there, in order."""
+        assert self.relay is not None
+        link = self.sockets.get(conn)
+        if link is None:
+            return
+        held, link.held = link.held or [], None
+        self.relay.move(conn, node, [hello])
+        for data in held:
+            if link.refused:
+                return
+            self.received(link, data)
 
     def _start_asking(self, ask: Ask) -> None:
         """Answer an account request away from the core (database, password hashing)."""

@@ -67,6 +67,8 @@ class Host(Protocol):
 
     def watch(self, conn: int) -> None: ...
 
+    def resume_elsewhere(self, conn: int, node: str, hello: bytes) -> None: ...
+
     def background(self, work: Coroutine[None, None, None]) -> None: ...
 
     def enable_relay(
@@ -277,9 +279,8 @@ class Member:
             self._cannot_look(find, f"{unreachable} is unreachable")
             return
         if isinstance(where, Remote):
-            assert server.relay is not None
             server.core.asked(find.conn)
-            server.relay.move(find.conn, where.node, [encode(find.hello)])
+            server.resume_elsewhere(find.conn, where.node, encode(find.hello))
             return
         server.carry_out(server.core.searched(find.conn, find.hello))
         # Its hello deadline ran meanwhile: a resumed player has none (a game is no idle

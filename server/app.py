@@ -927,10 +927,7 @@ class GameServer:
             return
         held, link.held = link.held or [], None
         self.relay.move(conn, node, [hello])
-        for data in held:
-            if link.refused:
-                return
-            self.received(link, data)
+        self.relay.then(link, held)
 
     def _start_asking(self, ask: Ask) -> None:
         """Answer an account request away from the core (database, password hashing)."""

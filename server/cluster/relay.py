@@ -255,6 +255,12 @@ class Relay:
         else:  # here: the frames first, then what waited for a locate, if anything
             self._serve_here(link, frames + self._take_waiting(link), [])
 
+    def then(self, link: Link, waiting: list[bytes]) -> None:
+        """The client's messages ``waiting`` (without their tag), after those of a ``move``
+        just made: where they go depends on the move (on to the serving node, bounced back
+        to the node that handed the client here, or served here), in order."""
+        self._serve_here(link, waiting, [])
+
     def intercept(self, link: Link, actions: list[Action], data: bytes) -> list[Action]:
         """The core's answer to the client's ``data``, less a ``Locate``, which the relay
         carries out (the connection's later messages wait for it)."""

@@ -340,11 +340,17 @@ class Core:
         return actions + self.host.resumed(resumed, connection.id, hello.last_event)
 
     def _fetch_game(self, connection: Connection, request: FetchGame) -> list[Action]:
+        # Every fetch counts one game read, from memory as from the database: a record of
+        # up to 1000 moves, some 20 KB out (one address's connections fetching a 999-move
+        # game from memory took a quarter of a core, before its frame was kept encoded).
+        if not self.registry.read_games(connection, 1):
+            refusal = self.registry.too_many_games_read()
+            return [self.context.error(connection.id, *refusal, request.id)]
         reply = self.desk.fetch_game(connection.id, request)
         if reply is not None:
             return [reply]
         if self.persistent:  # older games (a profile lists them) are read from the database
-            return self.registry.ask(connection, request)
+            return self.registry.ask(connection, request, charged=True)
         return [self.desk.no_game(connection.id, request)]
 
     # -- answers to the adapter's work -------------------------------------------------

@@ -103,8 +103,8 @@ class HistoryDesk:
     def fetch_game(self, conn: int, request: FetchGame) -> Send | None:
         """The game's record if it is in memory; None if only the database may hold it
         (then the caller asks the database, or says there is no such game)."""
-        reply = self.history.record(request.game, request.id)
-        return None if reply is None else Send([conn], encode(reply))
+        frame = self.history.record(request.game, request.id)
+        return None if frame is None else Send([conn], frame)
 
     def no_game(self, conn: int, request: FetchGame | Analyse) -> Send:
         message = f"no finished game {request.game} in the history"

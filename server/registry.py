@@ -266,8 +266,11 @@ class SessionRegistry:
 
     # -- the database's requests -------------------------------------------------------
 
-    def ask(self, connection: Connection, request: AskedRequest) -> list[Action]:
-        """Hand an account request to the adapter, after what can be checked here."""
+    def ask(
+        self, connection: Connection, request: AskedRequest, charged: bool = False
+    ) -> list[Action]:
+        """Hand an account request to the adapter, after what can be checked here
+        (``charged``: the games it reads were already spent from its address's allowance)."""
         conn, session = connection.id, connection.session
         refusal: tuple[ErrorCode, str] | None = None
         if not self.context.persistent:
@@ -284,17 +287,28 @@ class SessionRegistry:
             refusal = ErrorCode.INVALID_FIELD, "no login token to revoke - at `$.token`"
         elif connection.asking:
             refusal = ErrorCode.RATE_LIMITED, "one database request at a time: wait for the answer"
-        elif (games := games_read(request)) and not self.games_read.get(
-            connection.address, now := self.context.clock()
-        ).spend(games, now):
-            rate = self.context.limits.games_read
-            message = f"your address reads too many games (more than {rate:g} a second); wait"
-            refusal = ErrorCode.RATE_LIMITED, message
+        elif (
+            not charged
+            and (games := games_read(request))
+            and not self.read_games(connection, games)
+        ):
+            refusal = self.too_many_games_read()
         if refusal is not None:
             return [self.context.error(conn, *refusal, request.id)]
         connection.asking = True
         account = session.account if session else None
         return [Ask(conn, request, account, session.login if session else None)]
+
+    def read_games(self, connection: Connection, games: int) -> bool:
+        """Spend ``games`` from the allowance of games read by the connection's address;
+        whether it held them (if not, nothing was spent)."""
+        now = self.context.clock()
+        return self.games_read.get(connection.address, now).spend(games, now)
+
+    def too_many_games_read(self) -> tuple[ErrorCode, str]:
+        rate = self.context.limits.games_read
+        message = f"your address reads too many games (more than {rate:g} a second); wait"
+        return ErrorCode.RATE_LIMITED, message
 
     def asked(self, conn: int) -> None:
         """The adapter answered this connection's account request."""

@@ -14,6 +14,7 @@ second from the database now, 200 at once.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import sqlite3
@@ -24,7 +25,9 @@ from protocol.messages import (
     VERSION,
     Create,
     Error,
+    FetchGame,
     GameList,
+    GameRecordReply,
     Hello,
     Join,
     Joined,
@@ -32,6 +35,7 @@ from protocol.messages import (
     MyGames,
     Profile,
     ProfileRequest,
+    ServerMessage,
     VariantSpec,
     Welcome,
 )
@@ -173,5 +177,48 @@ async def test_an_address_reads_at_most_200_games_at_once_from_the_database(
         assert len((await elsewhere.expect(GameList)).games) == 100
         await elsewhere.send(ProfileRequest(id=5, name="Long"))
         assert (await elsewhere.expect(Profile)).played == 100
+        for client in [*here, elsewhere]:
+            await client.close()
+
+
+async def test_a_game_fetched_from_memory_counts_as_a_game_read(tmp_path: Path) -> None:
+    """An outside-limits review: a ``fetch_game`` of a game the server still held in memory
+    was not counted, and its record was built again at every request: one address's 20
+    connections fetching a 999-move game 370 times a second took a quarter of a core. Each
+    fetch counts one game now, from memory as from the database, and the record is encoded
+    once (only the request's id differs)."""
+    path = tmp_path / "memory.db"
+    await long_games_player(path, 1)
+    async with GameServer(config(path, trusted_proxies="127.0.0.1")).running() as server:
+        assert server.core.desk.history.find(1) is not None  # in memory, not only on disk
+        # 10 connections of one address, 30 fetches each at once (a connection's 30 replies,
+        # 600 KB, are within what may wait for it): the address may read 200 at once, and
+        # 100 more a second.
+        here = [await Client.connect(url(server), address="198.51.100.7") for _ in range(10)]
+        for n in range(300):
+            await here[n % 10].send(FetchGame(id=n, game=1))
+
+        async def replies(client: Client) -> list[ServerMessage]:
+            return [await client.recv() for _ in range(30)]
+
+        answers = [reply for got in await asyncio.gather(*map(replies, here)) for reply in got]
+        records = [reply for reply in answers if isinstance(reply, GameRecordReply)]
+        refused = [reply for reply in answers if isinstance(reply, Error)]
+        assert len(records) >= 200, len(records)
+        assert len(records) + len(refused) == 300
+        assert {(error.code, "reads too many games" in error.message) for error in refused} == {
+            ("rate_limited", True)
+        }
+        first = records[0]
+        assert (first.moves, first.record, first.summary.plies) == (LONG, " ".join(LONG), 999)
+        assert first.numbered.startswith("1. e2 e8 2. e1 e9 ")
+        assert len({record.id for record in records}) == len(records)
+        for record in records[1:]:  # the same record each time, with its own id
+            assert (record.moves, record.numbered, record.summary) == (
+                first.moves, first.numbered, first.summary
+            )  # fmt: skip
+        elsewhere = await Client.connect(url(server), address="203.0.113.9")
+        await elsewhere.send(FetchGame(id="x", game=1))
+        assert (await elsewhere.expect(GameRecordReply)).moves == LONG
         for client in [*here, elsewhere]:
             await client.close()

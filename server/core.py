@@ -131,6 +131,9 @@ class Core:
         self.wall_clock = wall_clock
         self.context = Context(self.limits, clock, wall_clock)
         self.counters: Counter[str] = self.context.counters
+        self.rated_in: Counter[str] = Counter()
+        """Rated games committed by this server, by pool (a leaderboard read before one of
+        its pool is read again: ``server.accounts``)."""
         """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.journal = self.context.journal
         self.registry = SessionRegistry(self.context)
@@ -370,6 +373,8 @@ class Core:
         actions: list[Action] = []
         for game in games:
             self.counters["rated_games"] += 1
+            for pool in {change.after.pool for change in game.changes}:
+                self.rated_in[pool] += 1
             for change in game.changes:
                 self.lobby.rated(change.account, change.after)
             actions += self.host.rated(game)

@@ -572,7 +572,12 @@ async def test_a_rated_game_over_before_every_seat_moved_is_aborted_and_rates_no
     shown = await rated_state(alice)
     assert shown.result == Result(winner=0, reason="resign")
     assert [p.rating_change for p in shown.players if p.rating_change is not None] != []
-    for client in (alice, bob):
+    # The leaderboard read above (and kept by the server) is read again: it shows the game.
+    guest = await Client.connect(url(server))
+    await guest.send(Leaderboard(pool="9x9-untimed"))
+    leaders = (await guest.expect(LeaderboardList)).players
+    assert [leader.name for leader in leaders] == ["alice", "bob"]
+    for client in (alice, bob, guest):
         await client.close()
 
 

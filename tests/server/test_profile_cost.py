@@ -31,6 +31,8 @@ from protocol.messages import (
     Hello,
     Join,
     Joined,
+    Leaderboard,
+    LeaderboardList,
     MoveRequest,
     MyGames,
     Profile,
@@ -221,4 +223,57 @@ async def test_a_game_fetched_from_memory_counts_as_a_game_read(tmp_path: Path) 
         await elsewhere.send(FetchGame(id="x", game=1))
         assert (await elsewhere.expect(GameRecordReply)).moves == LONG
         for client in [*here, elsewhere]:
+            await client.close()
+
+
+PLAYERS = 100_000
+"""Rated players of one pool, one in 1000 of them established: reading its leaderboard took
+the database 100 to 330 ms (it walks the pool's ratings down to the last established one)."""
+
+
+async def test_leaderboards_asked_at_once_are_read_once_and_do_not_hold_up_moves(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "leaders.db"
+    async with GameServer(config(path)).running():
+        pass  # the database made, with the computer's accounts
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.executemany(
+            "INSERT INTO accounts (id, name, key, look, password, computer, created)"
+            " VALUES (?, ?, ?, ?, NULL, NULL, 1)",
+            ((n, f"P{n}", f"p{n}", f"p{n}") for n in range(1000, 1000 + PLAYERS)),
+        )
+        db.executemany(
+            "INSERT INTO ratings (account, pool, mu, sigma, games, wins, losses, draws)"
+            " VALUES (?, '9x9-untimed', ?, 2.0, ?, 0, 0, 0)",
+            (
+                (n, 25.0 + n % 997 / 100, 20 if n % 1000 == 0 else 3)
+                for n in range(1000, 1000 + PLAYERS)
+            ),
+        )
+    async with GameServer(config(path)).running() as server:
+        alice = await Client.connect(url(server), "alice")
+        bob = await Client.connect(url(server), "bob")
+        await alice.send(Create(id=1, private=True))
+        room = (await alice.expect(Joined)).room
+        await alice.state()
+        await bob.send(Join(id=1, room=room))
+        await bob.expect(Joined)
+        askers = [await Client.connect(url(server), f"asker{n}") for n in range(ASKERS)]
+        for asker in askers:
+            await asker.send(Leaderboard(id=2, pool="9x9-untimed", limit=100))
+        boards = [await askers[0].expect(LeaderboardList, within=60)]
+        # Before, the others were in the database's queue now, before the move's commit.
+        start = time.monotonic()
+        await alice.send(MoveRequest(id=3, move="e2", ply=0))
+        while (state := await alice.state()).id != 3:
+            assert state.ply == 0
+        took = time.monotonic() - start
+        boards += [await asker.expect(LeaderboardList, within=60) for asker in askers[1:]]
+        established = sorted(range(1000, 1000 + PLAYERS, 1000), key=lambda n: (-(n % 997), n))
+        for board in boards:
+            assert [leader.name for leader in board.players] == [f"P{n}" for n in established]
+        # Each was read from the database: the move waited for 14 of them, 1.4 s and more.
+        assert took < 0.4, f"a move took {took:.2f} s behind {ASKERS - 1} leaderboards"
+        for client in [alice, bob, *askers]:
             await client.close()

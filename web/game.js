@@ -404,7 +404,7 @@ export class GameView {
       if (old?.game === state.game && state.result?.reason === "aborted") {
         this.aborted = { game: state.game, text: this.abortText(old, state) };
         announce(this.aborted.text);
-      } else announce(resultText(state.result, name));
+      } else announce(resultText(state.result, name, this.isPlayer ? this.seat.seat : null));
     }
     this.describeDraw(old, state);
     this.trackDecline(old, state);
@@ -902,7 +902,7 @@ export class GameView {
       return;
     }
     if (state.status === "finished") {
-      text = this.aborted?.game === state.game && state.result?.reason === "aborted" ? this.aborted.text : resultText(state.result, name);
+      text = this.aborted?.game === state.game && state.result?.reason === "aborted" ? this.aborted.text : resultText(state.result, name, this.isPlayer ? this.seat.seat : null);
       const mine = this.isPlayer && state.result?.winner === this.seat.seat;
       kind = state.result?.winner === null ? "draw" : mine ? "won" : this.isPlayer ? "lost" : "over";
       if (state.match) text += ` · match ${state.match.scores.join("–")}${state.match.over ? " (over)" : ""}`;

@@ -23,13 +23,29 @@ export function tapOrClick() {
   return matchMedia("(hover: none)").matches ? "tap" : "click";
 }
 
-/** A finished game's result in one sentence. @param {any} result @param {(seat: number) => string} name */
-export function resultText(result, name) {
+/**
+ * Why a game was won, said to the player it went against where "the opponent" would mean
+ * them: "you did not come back in time" to the one who stayed away (`abandon`: claimed
+ * against, or past the hard limit), not "the opponent abandoned", which read as if the
+ * winner had. The winner and the spectators read the usual words.
+ * @param {string} reason @param {boolean} lost whether the reader is a player who lost
+ */
+function reasonText(reason, lost) {
+  if (lost && reason === "abandon") return "you did not come back in time";
+  return REASONS[/** @type {keyof typeof REASONS} */ (reason)] ?? reason;
+}
+
+/**
+ * A finished game's result in one sentence ("Bob wins — on time").
+ * @param {any} result @param {(seat: number) => string} name
+ * @param {number|null} [me] the reader's seat, when a player: a loss is said to them as theirs
+ */
+export function resultText(result, name, me = null) {
   if (!result) return "";
   if (result.reason === "draw") return "Draw by agreement";
   if (result.reason === "aborted") return "Game aborted";
   if (result.winner === null || result.winner === undefined) return `Game over (${result.reason})`;
-  return `${name(result.winner)} wins — ${REASONS[/** @type {keyof typeof REASONS} */ (result.reason)] ?? result.reason}`;
+  return `${name(result.winner)} wins — ${reasonText(result.reason, me !== null && me !== result.winner)}`;
 }
 
 /**
@@ -45,7 +61,7 @@ export function endedText(state, me) {
   const { winner, reason } = state.result;
   if (winner === null) return `${game}: ${resultText(state.result, () => "").toLowerCase()}.`;
   const who = known && state.players[winner].name === me ? "you" : seatName(state, winner);
-  return `${game}: ${who} won${wonHow(reason)}.`;
+  return `${game}: ${who} won${wonHow(reason, known && who !== "you")}.`;
 }
 
 /** How a seat left a four-player game, as the terminal client says it too. */
@@ -120,10 +136,10 @@ export function plural(count, word) {
 /**
  * How a game of the history ended, after its winner ("Bob won (on time)"): nothing when a
  * pawn reached its goal, the usual way.
- * @param {string} reason
+ * @param {string} reason @param {boolean} [lost] whether the reader is a player who lost
  */
-export function wonHow(reason) {
-  return reason === "goal" ? "" : ` (${REASONS[/** @type {keyof typeof REASONS} */ (reason)] ?? reason})`;
+export function wonHow(reason, lost = false) {
+  return reason === "goal" ? "" : ` (${reasonText(reason, lost)})`;
 }
 
 /** @param {number} value */

@@ -75,7 +75,8 @@ async def test_a_game_that_ended_while_its_tab_was_closed_is_not_offered_back(
     await page.goto(f"http://127.0.0.1:{site.port}/")
     ended = page.locator(".kept-ended")
     await ended.wait_for()
-    said = "Your game against Bob ended: Bob won (the opponent abandoned)."
+    # Said to Alice, who stayed away, as hers: "the opponent abandoned" read as if Bob had.
+    said = "Your game against Bob ended: Bob won (you did not come back in time)."
     assert await ended.inner_text() == said
     assert said in await page.locator("#announcer").inner_text()
     assert await page.locator(".kept-seat").count() == 0

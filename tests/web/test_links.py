@@ -130,7 +130,10 @@ async def test_a_player_who_stays_away_can_be_claimed_against(browser: Browser) 
         await claim.click()
         await alice.page.wait_for_selector(".banner.won:has-text('the opponent abandoned')")
         await bob.context.set_offline(False)
-        await bob.page.wait_for_selector(".banner.lost")
+        # Bob, who stayed away, reads it as his: not "the opponent abandoned".
+        lost = bob.page.locator(".banner.lost")
+        await lost.wait_for()
+        assert await lost.inner_text() == "Alice wins — you did not come back in time"
         bob.errors[:] = [error for error in bob.errors if "ERR_INTERNET_DISCONNECTED" not in error]
         await close_all(alice, bob)
 

@@ -3,7 +3,8 @@
 The board comes first: it gets the largest drawing style that fits with the
 status panel beside it (or below it), and a small terminal drops the title
 bar before it ever cuts the board. Every board size fits 80x24: an 11x11
-board is drawn compact (23 rows) beside a panel of 31 columns.
+board is drawn compact (23 rows) beside a panel of 31 columns. ``smallest`` is the
+terminal a board needs at least, which a terminal too small for it is told.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ BELOW_MIN = 6
 """Rows the panel needs below the board."""
 CHROME = 3
 """Rows of the title bar, the rule above the prompt and the prompt."""
+PANEL_ROWS = 17
+"""Rows the status panel may need beside a small board: four players with their clocks and
+the first moves' note (a 5x5 board of 11 rows is not what limits the screen then)."""
 
 
 @dataclass(frozen=True)
@@ -55,3 +59,11 @@ def plan(columns: int, rows: int, size: int) -> Plan:
     width, height = board_size(size, "compact")
     beside = columns >= width + 2 + SIDE_MIN
     return make("compact", beside, rows >= height + CHROME)
+
+
+def smallest(size: int) -> tuple[int, int]:
+    """The smallest terminal (columns, rows) on which a ``size`` board is drawn whole: the
+    compact board with the panel beside it and the prompt under it, no title bar (a 9x9
+    board needs 69x20, an 11x11 one 78x24; measured, a column or a row less is too small)."""
+    width, height = board_size(size, "compact")
+    return width + 2 + SIDE_MIN, max(height + 1, PANEL_ROWS)

@@ -47,7 +47,7 @@ from prompt_toolkit.widgets import Frame, TextArea
 
 from client import commands
 from client.controller import Controller, Kind
-from client.layout import Plan, plan
+from client.layout import Plan, plan, smallest
 from client.printed import Command, say
 from client.render import Line, board_size, render_board, view_turns
 from client.status import status_lines, ticking
@@ -86,8 +86,6 @@ STYLE = Style.from_dict(
     }
 )
 
-MIN_SIZE = "80x24"
-"""A terminal every board size fits (client.layout)."""
 LOG_LINES = 500
 """Lines of the message log kept."""
 SIDE_WIDTH = 36
@@ -454,15 +452,27 @@ class TuiView:
         return self.app
 
     def too_small(self) -> Window:
-        """Shown instead of prompt_toolkit's bare 'Window too small...': the size it needs."""
+        """Shown instead of prompt_toolkit's bare 'Window too small...': the size this board
+        needs, and the plain mode, which fits any terminal, as the command to type."""
 
         def text() -> StyleAndTextTuples:
             width, rows = self.terminal()
+            size = self.size()
+            least = "x".join(map(str, smallest(size)))
             text = (
-                f"This terminal is {width}x{rows}: too small for this board ({MIN_SIZE} fits "
-                "every board; make the window larger, or press Ctrl-C twice to leave)."
+                f"This terminal is {width}x{rows}: a {size}x{size} board needs at least "
+                f"{least}. Make the window larger, or press Ctrl-C twice to leave and "
             )
-            return [("class:situation", "\n".join(wrap(text, width, indent="")))]
+            controller = self.controller
+            room = controller.room if controller is not None else None
+            if controller is None or room is None:
+                text += "start again with --plain: the game in words, a line an event."
+                return [("class:situation", "\n".join(wrap(text, width, indent="")))]
+            text += "play on in words (a line an event) with:"
+            verb = "watch" if controller.role == "spectator" else "join"
+            command = f"{controller.own_command} --plain {verb} {room}"
+            found = [*wrap(text, width, indent=""), *command_rows(command, width)]
+            return [("class:situation", "\n".join(found))]
 
         return Window(FormattedTextControl(text), wrap_lines=True)
 

@@ -9,7 +9,7 @@ from client.status import status_lines
 from client.width import clip, clip_name, pad, wrap
 from protocol.messages import AiSpec, Create
 from tests.client.states import make_state
-from tests.client.terminal import full_screen
+from tests.client.terminal import full_screen, room_of
 
 NAME = "山田太郎山田太郎山田太郎"
 CHAT = "你好你好你好你好你好你好你好你好你好你好你好 is it ok to go now? 😀😀😀 yes"
@@ -44,13 +44,23 @@ async def test_a_wide_name_and_chat_keep_the_screen_whole(url: str) -> None:
 
 
 async def test_a_terminal_too_small_says_the_size_it_needs(url: str) -> None:
-    """60x20 showed prompt_toolkit's bare 'Window too small...'."""
-    async with full_screen(url, "Alice", Create(ai=AiSpec(level=1)), size=(60, 20)) as alice:
+    """60x20 showed prompt_toolkit's bare 'Window too small...', then "80x24 fits every
+    board", where a 9x9 board needs less: the size it needs, measured (a column less is too
+    small), and the plain mode, which fits any terminal, as the command to type."""
+    async with full_screen(url, "Alice", Create(ai=AiSpec(level=1)), size=(68, 20)) as alice:
         await alice.at(0)
-        screen = await alice.showing("80x24")
-        told = "This terminal is 60x20: too small for this board (80x24 fits every board;"
-        assert told in " ".join(screen)
-        assert all(len(row) <= 60 for row in screen)
+        room = await room_of(alice)
+        screen = await alice.showing("69x20")
+        told = " ".join(row.strip() for row in screen if row)
+        assert told.startswith("This terminal is 68x20: a 9x9 board needs at least 69x20.")
+        assert f"quoridor --plain join {room}" in told
+        assert all(len(row) <= 68 for row in screen)
+    async with full_screen(url, "Alice", Create(ai=AiSpec(level=1)), size=(69, 20)) as alice:
+        await alice.at(0)
+        screen = await alice.showing("Computer L1")
+        assert not any("too small" in row or "needs at least" in row for row in screen)
+        assert any(row.startswith("9 │") for row in screen)  # the board, whole
+        assert any(row.startswith("1 │") for row in screen)
 
 
 def test_a_numbered_name_keeps_its_number_when_cut() -> None:

@@ -626,8 +626,11 @@ class Controller:
         self.seats.keep(saved, replaces)
 
     def _forget_seat(self) -> None:
-        if self.seats is not None and self.room is not None:
-            self.seats.forget(self.connection.url, self.room)
+        """Forget our seat, by its secret: the other seats of the room kept in the same file
+        are another player's of this machine (the README's first game, in three terminals),
+        who may be away and come back to read how the game ended."""
+        if self.seats is not None and self.room is not None and self.secret is not None:
+            self.seats.forget(self.connection.url, self.room, self.secret)
 
     def _chat(self, line: ChatMessage) -> None:
         if line.room != self.room:

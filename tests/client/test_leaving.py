@@ -410,3 +410,37 @@ async def test_a_kept_game_that_is_gone_is_told_so_and_forgotten(url: str) -> No
     assert book.seats(url) == []
     _, text = await run_client(["--server", url], "")
     assert "No game of yours is in progress" in text
+
+
+async def test_a_game_over_forgets_only_its_own_seat_of_the_shared_file(url: str) -> None:
+    """The README's first game, two players in two terminals of one machine: Alice quit, Bob
+    resigned, and Bob's client forgot every seat kept for the room, Alice's too, so that
+    Alice, back with the room's code, was told "room ... is full; you can watch it" instead
+    of how her game ended."""
+    alice = await client(url, "Alice", "create")  # another process: her seat is in use
+    assert alice.stdin is not None
+    assert alice.stdout is not None
+    async with asyncio.timeout(WITHIN):
+        while not (
+            found := re.search(rb"joins with: .* join (\w+)", await alice.stdout.readline())
+        ):
+            pass
+    room = found.group(1).decode()
+    keys, out = SlowKeyboard(), io.StringIO()
+    argv = ["--server", url, "--name", "Bob", "join", room]
+    bob = asyncio.create_task(dispatch(parse(argv), keys, out, io.StringIO()))
+    await until(lambda: f"You have seat 1 in room {room}." in out.getvalue() or None)
+    alice.stdin.write(b"quit\n")
+    await alice.stdin.drain()
+    await asyncio.wait_for(alice.communicate(), WITHIN)
+    await until(lambda: "Alice is away" in out.getvalue() or None)
+    keys.press("resign")
+    keys.press("y")
+    await until(lambda: "Game over: you lose" in out.getvalue() or None)
+    keys.press("quit")
+    assert await asyncio.wait_for(bob, 5) == 0
+    code, text = await run_client(["--server", url, "--name", "Alice", "join", room])
+    assert "is full" not in text
+    assert f"You have seat 0 in room {room}." in text
+    assert "Game over: you win (by resignation)!" in text
+    assert code == 0, text

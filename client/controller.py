@@ -26,7 +26,15 @@ from typing import Literal, Protocol
 
 from client import commands
 from client.connection import Connected, Connection, Event, Failed, Garbled, Lost, Received
-from client.describe import describe, opponents, rooms_text, situation, who, with_names
+from client.describe import (
+    after_game,
+    describe,
+    opponents,
+    rooms_text,
+    situation,
+    who,
+    with_names,
+)
 from client.notation import is_wall
 from client.offers import DrawOffers
 from client.printed import Command, as_lines
@@ -771,11 +779,11 @@ class Controller:
             text = f"{pending.move} refused: {self._reason(error)}."
             if error.code == ErrorCode.ILLEGAL_MOVE and not is_wall(pending.move):
                 text += self._pawn_can_go(error.state or self.state)
-            self.view.notice("error", text)
+            self.view.notice("error", text + self._next_step(error))
             if error.state is not None and error.code == ErrorCode.STALE_PLY:
                 self.view.notice("info", situation(error.state, self.seat))
         else:
-            self.view.notice("error", _sentence(self._reason(error)))
+            self.view.notice("error", _sentence(self._reason(error)) + self._next_step(error))
 
     def _pawn_can_go(self, state: State | None) -> str:
         """After a refused pawn move on our turn, what to type instead: the server's legal
@@ -803,6 +811,20 @@ class Controller:
         state = error.state or self.state
         me = self.seat if self.role == "player" else None
         return with_names(error.message, state if self.room is not None else None, me)
+
+    def _next_step(self, error: Error) -> str:
+        """After "the game is over" (a move, resign or claim as the game ended), what the
+        player may do now: " Type rematch to play again, or quit." (nothing while their own
+        rematch request stands, or the match goes on)."""
+        state = error.state or self.state
+        me = self._my_seat()
+        if error.code != ErrorCode.GAME_OVER or state is None or me is None:
+            return ""
+        if state.status != "finished" or me in state.rematch:
+            return ""
+        if state.match is not None and not state.match.over:
+            return ""
+        return f" {after_game(state, me)}"
 
     def _may_start_over(self) -> bool:
         """A rejoin failed: start over if the room was only waiting (its game never began)."""

@@ -155,7 +155,9 @@ def result_text(state: State, me: int | None) -> str:
         return "Game over: a draw." if result.reason == "draw" else f"Game over ({result.reason})."
     how = REASONS.get(result.reason, result.reason)
     if result.reason == "abandon" and len(state.players) == 2:
-        how = f"{who(state, 1 - result.winner, me)} stayed away"
+        # The browser's words: "you did not come back in time" to the one who stayed away
+        # ("you stayed away" was the terminal's alone), the name to the others.
+        how = f"{who(state, 1 - result.winner, me)} did not come back in time"
     how = f" ({how})" if how else ""
     if result.winner == me:
         return f"Game over: you win{how}!"
@@ -189,11 +191,7 @@ def situation(state: State, me: int | None, *, brief: bool = False, elapsed: flo
         match = state.match
         asked = me in state.rematch  # the answer to it says what comes next
         if me is not None and not brief and (match is None or match.over) and not asked:
-            gone = _gone(state, me)
-            if gone:
-                text += f" {gone} left the room: quit, or type rematch to wait for them."
-            else:
-                text += " Type rematch to play again, or quit."
+            text += f" {after_game(state, me)}"
         return text
     if state.turn is None:
         return ""
@@ -297,6 +295,14 @@ def opponents(state: State) -> str:
     return "your opponent" if len(state.players) == 2 else "the others"
 
 
+def after_game(state: State, me: int | None) -> str:
+    """What a player may type once the game (or match) is over: a rematch, or quit."""
+    gone = _gone(state, me)
+    if gone:
+        return f"{gone} left the room: quit, or type rematch to wait for them."
+    return "Type rematch to play again, or quit."
+
+
 def _gone(state: State, me: int | None) -> str:
     """The other players no longer connected to the room, by name ('' if none)."""
     names = [p.name for p in state.players if p.seat != me and p.name and not p.connected]
@@ -334,7 +340,10 @@ def _offers(before: State, after: State, me: int | None) -> list[str]:
             changes.append(f"{opening(who(after, seat, me))} asks for a rematch.")
     decliner = after.rematch_declined
     if decliner is not None and decliner != before.rematch_declined:
-        changes.append(f"{opening(who(after, decliner, me))} declined the rematch.")
+        text = f"{opening(who(after, decliner, me))} declined the rematch"
+        if me is not None and decliner != me:  # what the one declined may do now
+            text += ": type rematch to ask again, or quit"
+        changes.append(text + ".")
     return changes
 
 

@@ -90,7 +90,10 @@ def test_draw_offers_rematches_and_absences_are_told() -> None:
         "Bob asks for a rematch: type rematch to play, or decline."
     )
     no = msgspec.structs.replace(again, event=11, rematch=[], rematch_declined=0)
-    assert describe(again, no, 1).startswith("Alice declined the rematch.")
+    # The one declined reads what they may do now; the decliner and a spectator need not.
+    assert describe(again, no, 1).startswith(
+        "Alice declined the rematch: type rematch to ask again, or quit."
+    )
     assert describe(again, no, 0).startswith("You declined the rematch.")
     assert describe(again, no, None).startswith("Alice declined the rematch.")
 
@@ -154,9 +157,14 @@ def test_the_panel_names_players_in_offers_and_uses_the_servers_computer_name() 
 
 
 def test_a_game_won_by_absence_names_the_absent_player_in_a_two_player_game() -> None:
+    """In the browser's words (web/words.js): "you did not come back in time" to the one who
+    stayed away, where the terminal said "you stayed away"; the name to the others."""
     state = make_state(status="finished", result=Result(winner=0, reason="abandon"))
-    assert result_text(state, 0) == "Game over: you win (Bob stayed away)!"
-    assert result_text(state, 1) == "Game over: you lose, Alice wins (you stayed away)."
+    assert result_text(state, 0) == "Game over: you win (Bob did not come back in time)!"
+    assert result_text(state, 1) == (
+        "Game over: you lose, Alice wins (you did not come back in time)."
+    )
+    assert result_text(state, None) == "Game over: Alice wins (Bob did not come back in time)."
 
 
 def test_clocks_show_low_time_frozen_links_and_the_free_first_move() -> None:

@@ -170,10 +170,17 @@ async def test_a_rematch_declined_is_told_and_may_be_asked_again(url: str) -> No
     alice, alice_view, bob, bob_view, tasks = await two_players(url)
     bob.type("resign")
     await alice_view.wait_for("Game over")
+    # A move once the game is over: refused, with what may be done now (it said only "the
+    # game is over").
+    alice.type("e2")
+    refused = "e2 refused: the game is over. Type rematch to play again, or quit."
+    assert await alice_view.wait_for("e2 refused") == refused
     alice.type("rematch")
     await bob_view.wait_for("Alice asks for a rematch: type rematch to play, or decline.")
     bob.type("decline")
-    await alice_view.wait_for("Bob declined the rematch.")
+    # The one declined reads what to do next (it said only "Bob declined the rematch.").
+    told = await alice_view.wait_for("Bob declined the rematch")
+    assert told == "Bob declined the rematch: type rematch to ask again, or quit."
     await bob_view.wait_for("You declined the rematch.")
 
     def said(view: Recorder, text: str) -> int:
@@ -182,7 +189,7 @@ async def test_a_rematch_declined_is_told_and_may_be_asked_again(url: str) -> No
     alice.type("rematch")  # asked again
     await until(lambda: said(bob_view, "Alice asks for a rematch") == 2 or None)
     bob.type("rematch decline")
-    await until(lambda: said(alice_view, "Bob declined the rematch.") == 2 or None)
+    await until(lambda: said(alice_view, "Bob declined the rematch:") == 2 or None)
     for controller in (alice, bob):
         controller.type("quit")
     await asyncio.gather(*tasks)

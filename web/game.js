@@ -16,6 +16,8 @@ const WIDE = matchMedia("(min-width: 820px)");
 const ORDINALS = ["first", "second", "third", "fourth"];
 /** The thinking limit's countdown shows in its last two minutes: before, it is only noise. */
 const SLOW_SHOWN_MS = 120_000;
+/** After "Bob declined the rematch", to the player declined: what the buttons under it do. */
+const AGAIN = ": “Rematch” asks again, “Leave” goes back to the lobby.";
 
 /**
  * @typedef {import("./connection.js").Connection} Connection
@@ -530,7 +532,7 @@ export class GameView {
   describeRematchDecline(old, state) {
     const seat = state.rematch_declined ?? null;
     if (!old || old.game !== state.game || seat === null || old.rematch_declined === seat) return;
-    announce(this.isPlayer && seat === this.seat.seat ? "You declined the rematch." : `${seatName(state, seat)} declined the rematch.`);
+    announce(this.isPlayer && seat === this.seat.seat ? "You declined the rematch." : `${seatName(state, seat)} declined the rematch${this.isPlayer ? AGAIN : "."}`);
   }
 
   /** Who declined the rematch, for the line over the buttons: "You declined the rematch.",
@@ -543,7 +545,19 @@ export class GameView {
     if (this.isPlayer && seat === this.seat.seat) return "You declined the rematch.";
     const gone = !state.players[seat].connected;
     if (gone && this.isPlayer) return null;
+    // The one declined reads what they may do now, with the buttons under the line.
+    if (this.isPlayer) return `${seatName(state, seat)} declined the rematch${AGAIN}`;
     return `${seatName(state, seat)} declined the rematch${gone ? " and left" : ""}.`;
+  }
+
+  /** What a player may do once the game (in a match room, the match) is over, after "The
+   * game is over" (a move or a button that raced the game's end): the buttons under the
+   * result. "" while their own rematch request stands, for a spectator, or while the match
+   * goes on. */
+  afterGame() {
+    const state = this.state;
+    if (!this.isPlayer || !this.rematchOpen() || state.rematch.includes(this.seat.seat)) return "";
+    return " “Rematch” asks to play again, “Leave” goes back to the lobby.";
   }
 
   /** @param {any} line */
@@ -565,7 +579,7 @@ export class GameView {
     if (error.code === "offline") return;
     const text = withNames(error.message, error.state ?? this.state, this.isPlayer ? this.seat.seat : null);
     if (error.state) this.onState(error.state); // first: a newer position would hide the words
-    this.app.notice(text);
+    this.app.notice(error.code === "game_over" ? `${text}.${this.afterGame()}` : text);
   }
 
   // -- requests ---------------------------------------------------------------

@@ -5,15 +5,18 @@ own words."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser
+from playwright.async_api import Browser, WebSocketRoute
 
+from protocol.messages import Create, Joined, MoveRequest, Resign, VariantSpec
 from server.app import GameServer
 from server.config import Config
-from tests.web.pages import close_all, create_room, game_between, open_player
+from tests.web.pages import Player, close_all, create_room, game_between, open_player
+from tests.wsclient import Client
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -336,12 +339,15 @@ async def test_a_declined_rematch_is_said_to_the_whole_room(
     await alice.page.click(".actions button:text-is('Rematch')")
     await bob.page.locator(".rematch-note").filter(has_text="Alice asks for a rematch.").wait_for()
     await bob.page.click(".actions button:text-is('Decline')")
+    # The one declined reads what the buttons under the line do (it said only who declined).
+    declined = "Bob declined the rematch: “Rematch” asks again, “Leave” goes back to the lobby."
     for player, text in (
-        (alice, "Bob declined the rematch."),
+        (alice, declined),
         (bob, "You declined the rematch."),
         (sam, "Bob declined the rematch."),
     ):
         await player.page.locator(".rematch-note").filter(has_text=text).wait_for()
+    assert await sam.page.locator(".rematch-note").inner_text() == "Bob declined the rematch."
     assert await bob.page.locator(".actions button:text-is('Decline')").count() == 0
     assert await bob.page.evaluate("() => document.body.dataset.view") == "game"  # he stayed
     # Alice asks again: the question is open again, and Bob may still say no.
@@ -372,3 +378,52 @@ async def test_a_rematch_every_seat_asked_waits_for_the_one_away(
         .wait_for()
     )
     await close_all(alice, bob)
+
+
+async def test_a_move_that_raced_the_end_of_the_game_says_what_to_do_now(
+    browser: Browser, site: GameServer
+) -> None:
+    """A move sent as the game ended (here the opponent's resignation is held on its way to
+    the page) is refused with "the game is over": the toast says what the buttons under the
+    result do, where it stopped at the refusal."""
+    alice = await Client.connect(f"ws://127.0.0.1:{site.port}", "Alice")
+    await alice.send(Create(variant=VariantSpec(size=5)))
+    code = (await alice.expect(Joined)).room
+    held: list[str | bytes] = []
+    holding = False
+    finished = asyncio.Event()
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def down(message: str | bytes) -> None:
+            if holding and '"type":"error"' not in str(message):
+                held.append(message)
+                if '"finished"' in str(message):
+                    finished.set()
+                return
+            ws.send(message)
+
+        server.on_message(down)
+
+    context = await browser.new_context(viewport={"width": 1280, "height": 800})
+    await context.route_web_socket(lambda _: True, route)
+    await context.add_init_script("localStorage.setItem('quoridor.name', 'Bob');")
+    page = await context.new_page()
+    bob = Player(context, page)
+    page.on("pageerror", lambda error: bob.errors.append(str(error)))
+    await page.goto(f"http://127.0.0.1:{site.port}/#/room/{code}")
+    await page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await alice.send(MoveRequest(move="c2", ply=0))
+    await bob.wait_ply(1)
+    holding = True
+    await alice.send(Resign())
+    await asyncio.wait_for(finished.wait(), 10)
+    await bob.click_square("c4")
+    toast = page.locator("#toast")
+    await toast.filter(has_text="The game is over").wait_for()
+    told = "The game is over. “Rematch” asks to play again, “Leave” goes back to the lobby."
+    assert await toast.inner_text() == told
+    await page.wait_for_selector(".banner.won")  # the state came with the refusal
+    await close_all(bob)
+    await alice.close()

@@ -375,7 +375,8 @@ export function versus(names) {
  */
 function resultOf(game, after) {
   if (game.winner === null) return [`${game.reason === "draw" ? "draw" : game.reason} · ${after}`];
-  return [oneName(game.players[game.winner]), ` won${wonHow(game.reason)} · ${after}`];
+  const absent = game.players.length === 2 ? game.players[1 - game.winner] : undefined;
+  return [oneName(game.players[game.winner]), ` won${wonHow(game.reason, false, absent)} · ${after}`];
 }
 
 /** A player's name, kept on one line: cut short by an ellipsis where too wide, whole in its

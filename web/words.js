@@ -27,11 +27,15 @@ export function tapOrClick() {
  * Why a game was won, said to the player it went against where "the opponent" would mean
  * them: "you did not come back in time" to the one who stayed away (`abandon`: claimed
  * against, or past the hard limit), not "the opponent abandoned", which read as if the
- * winner had. The winner and the spectators read the usual words.
+ * winner had; the winner and the spectators read who it was, "Bob did not come back in
+ * time" (`abandon` has a winner in two-player games only: `absent` is the other seat's
+ * player). The terminal client says the same words.
  * @param {string} reason @param {boolean} lost whether the reader is a player who lost
+ * @param {string} [absent] the player who stayed away, for the others
  */
-function reasonText(reason, lost) {
-  if (lost && reason === "abandon") return "you did not come back in time";
+function reasonText(reason, lost, absent) {
+  if (reason === "abandon" && lost) return "you did not come back in time";
+  if (reason === "abandon" && absent) return `${absent} did not come back in time`;
   return REASONS[/** @type {keyof typeof REASONS} */ (reason)] ?? reason;
 }
 
@@ -45,7 +49,9 @@ export function resultText(result, name, me = null) {
   if (result.reason === "draw") return "Draw by agreement";
   if (result.reason === "aborted") return "Game aborted";
   if (result.winner === null || result.winner === undefined) return `Game over (${result.reason})`;
-  return `${name(result.winner)} wins — ${reasonText(result.reason, me !== null && me !== result.winner)}`;
+  const lost = me !== null && me !== result.winner;
+  const absent = result.reason === "abandon" ? name(1 - result.winner) : undefined;
+  return `${name(result.winner)} wins — ${reasonText(result.reason, lost, absent)}`;
 }
 
 /**
@@ -61,7 +67,8 @@ export function endedText(state, me) {
   const { winner, reason } = state.result;
   if (winner === null) return `${game}: ${resultText(state.result, () => "").toLowerCase()}.`;
   const who = known && state.players[winner].name === me ? "you" : seatName(state, winner);
-  return `${game}: ${who} won${wonHow(reason, known && who !== "you")}.`;
+  const absent = reason === "abandon" ? seatName(state, 1 - winner) : undefined;
+  return `${game}: ${who} won${wonHow(reason, known && who !== "you", absent)}.`;
 }
 
 /** How a seat left a four-player game, as the terminal client says it too. */
@@ -137,9 +144,10 @@ export function plural(count, word) {
  * How a game of the history ended, after its winner ("Bob won (on time)"): nothing when a
  * pawn reached its goal, the usual way.
  * @param {string} reason @param {boolean} [lost] whether the reader is a player who lost
+ * @param {string} [absent] the loser of a two-player game ("Bob did not come back in time")
  */
-export function wonHow(reason, lost = false) {
-  return reason === "goal" ? "" : ` (${reasonText(reason, lost)})`;
+export function wonHow(reason, lost = false, absent = undefined) {
+  return reason === "goal" ? "" : ` (${reasonText(reason, lost, absent)})`;
 }
 
 /** @param {number} value */

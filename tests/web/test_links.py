@@ -121,21 +121,28 @@ async def test_a_player_who_stays_away_can_be_claimed_against(browser: Browser) 
     # busy machine (with 1 s it failed now and then, gone before the page was looked at).
     config = Config(port=0, rate=1000, burst=1000, grace=3, deliberate_grace=3)
     async with GameServer(config).running() as site:
-        (alice, bob), _ = await game_between(browser, site)
+        (alice, bob), code = await game_between(browser, site)
         await play([alice, bob], ["c2"])
         await bob.context.set_offline(True)
         claim = alice.page.locator("button.claim")
         await alice.page.wait_for_selector(".away:has-text('claim in')")
         await alice.page.wait_for_selector("button.claim:enabled", timeout=10_000)
         await claim.click()
-        await alice.page.wait_for_selector(".banner.won:has-text('the opponent abandoned')")
+        carol = await open_player(browser, site, "Carol", f"/#/watch/{code}")
+        # The winner and a spectator read who stayed away, as the terminal client says it:
+        # "the opponent abandoned" named nobody (to a spectator, either could be meant).
+        said = "Alice wins — Bob did not come back in time"
+        for reader, kind in ((alice, "won"), (carol, "over")):
+            banner = reader.page.locator(f".banner.{kind}")
+            await banner.filter(has_text="Alice wins").wait_for()
+            assert await banner.inner_text() == said
         await bob.context.set_offline(False)
         # Bob, who stayed away, reads it as his: not "the opponent abandoned".
         lost = bob.page.locator(".banner.lost")
         await lost.wait_for()
         assert await lost.inner_text() == "Alice wins — you did not come back in time"
         bob.errors[:] = [error for error in bob.errors if "ERR_INTERNET_DISCONNECTED" not in error]
-        await close_all(alice, bob)
+        await close_all(alice, bob, carol)
 
 
 async def test_a_player_who_does_not_move_can_be_claimed_against(browser: Browser) -> None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser
 
-from protocol.messages import AiSpec, Create, Joined, MoveRequest, Resign, State
+from protocol.messages import AiSpec, Create, Join, Joined, MoveRequest, Resign, State, VariantSpec
 from server.app import GameServer
+from server.config import Config
 from tests.web.pages import close_all, open_player, resigned_game
 from tests.wsclient import Client
 
@@ -108,3 +109,32 @@ async def test_a_long_winners_name_stays_inside_the_recent_games_card(
     # Cut short (if at all) with its whole in the title.
     assert await result.locator(".one-name").get_attribute("title") == LONGEST_NAME
     await close_all(player)
+
+
+async def test_a_game_won_by_absence_names_who_stayed_away_in_the_recent_games(
+    browser: Browser,
+) -> None:
+    """ "Alice won (the opponent abandoned)" named nobody, and either player could be meant:
+    the list says who stayed away, in the words of the game's banner."""
+    config = Config(port=0, rate=1000, burst=1000, grace=1, deliberate_grace=1, hard_limit=1)
+    async with GameServer(config).running() as site:
+        url = f"ws://127.0.0.1:{site.port}"
+        alice, bob = await Client.connect(url, "Alice"), await Client.connect(url, "Bob")
+        await alice.send(Create(variant=VariantSpec(size=5)))
+        room = (await alice.expect(Joined)).room
+        await bob.send(Join(room=room))
+        await bob.expect(Joined)
+        for ply, (player, move) in enumerate(((alice, "c2"), (bob, "c4"))):
+            await player.send(MoveRequest(move=move, ply=ply))
+            while not isinstance(state := await alice.recv(), State) or state.ply != ply + 1:
+                pass
+        await bob.close()  # Bob goes, and stays away past the hard limit
+        while not isinstance(state := await alice.recv(), State) or state.status != "finished":
+            pass
+        assert state.result is not None
+        assert state.result.reason == "abandon"
+        carol = await open_player(browser, site, "Carol")
+        said = carol.page.locator(".list td:has-text('Alice won (Bob did not come back in time)')")
+        await said.wait_for()
+        await alice.close()
+        await close_all(carol)

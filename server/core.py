@@ -131,10 +131,10 @@ class Core:
         self.wall_clock = wall_clock
         self.context = Context(self.limits, clock, wall_clock)
         self.counters: Counter[str] = self.context.counters
+        """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.rated_in: Counter[str] = Counter()
         """Rated games committed by this server, by pool (a leaderboard read before one of
         its pool is read again: ``server.accounts``)."""
-        """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.journal = self.context.journal
         self.registry = SessionRegistry(self.context)
         self.desk = HistoryDesk(self.context)

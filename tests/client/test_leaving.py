@@ -63,17 +63,23 @@ async def run_client(argv: list[str], typed: str = "", tty: bool = False) -> tup
     return code, out.getvalue()
 
 
-async def alice_leaves_a_game(url: str) -> tuple[str, Client]:
-    """Alice creates a room in a ``quoridor`` process, Bob joins, and she quits: the room."""
+async def alice_creates(url: str) -> tuple[asyncio.subprocess.Process, str]:
+    """Alice's ``quoridor create`` process, once it shows the room's code; and the code."""
     alice = await client(url, "Alice", "create")
-    assert alice.stdin is not None
     assert alice.stdout is not None
     async with asyncio.timeout(WITHIN):
         while not (
             found := re.search(rb"joins with: .* join (\w+)", await alice.stdout.readline())
         ):
             pass
-    room = found.group(1).decode()
+    return alice, found.group(1).decode()
+
+
+async def alice_leaves_a_game(url: str) -> tuple[str, Client]:
+    """Alice creates a room in a ``quoridor`` process, Bob joins, and she quits: the room."""
+    alice, room = await alice_creates(url)
+    assert alice.stdin is not None
+    assert alice.stdout is not None
     bob = await Client.connect(url, "Bob")
     await bob.send(Join(room=room))
     assert (await bob.expect(Joined)).seat == 1
@@ -417,15 +423,8 @@ async def test_a_game_over_forgets_only_its_own_seat_of_the_shared_file(url: str
     resigned, and Bob's client forgot every seat kept for the room, Alice's too, so that
     Alice, back with the room's code, was told "room ... is full; you can watch it" instead
     of how her game ended."""
-    alice = await client(url, "Alice", "create")  # another process: her seat is in use
+    alice, room = await alice_creates(url)  # another process: her seat is in use
     assert alice.stdin is not None
-    assert alice.stdout is not None
-    async with asyncio.timeout(WITHIN):
-        while not (
-            found := re.search(rb"joins with: .* join (\w+)", await alice.stdout.readline())
-        ):
-            pass
-    room = found.group(1).decode()
     keys, out = SlowKeyboard(), io.StringIO()
     argv = ["--server", url, "--name", "Bob", "join", room]
     bob = asyncio.create_task(dispatch(parse(argv), keys, out, io.StringIO()))

@@ -20,6 +20,9 @@ import hashlib
 import sqlite3
 import time
 from pathlib import Path
+from typing import TypeVar
+
+import msgspec
 
 from protocol.messages import (
     VERSION,
@@ -53,6 +56,35 @@ from tests.wsclient import Client
 GAMES = 300_000
 """Rated games of the computer's level 3: counting them took the database 150 ms or more."""
 ASKERS = 15
+R = TypeVar("R")
+
+
+async def move_behind(
+    server: GameServer, request: msgspec.Struct, reply: type[R]
+) -> tuple[float, list[R]]:
+    """A game's first move, sent once the first of ``ASKERS`` connections got its ``reply``
+    to ``request``, the others' still in flight (in the database's queue, if each is read
+    there): how long the move took (from its send to its state), and every asker's reply."""
+    alice = await Client.connect(url(server), "alice")
+    bob = await Client.connect(url(server), "bob")
+    await alice.send(Create(id=1, private=True))
+    room = (await alice.expect(Joined)).room
+    await alice.state()
+    await bob.send(Join(id=1, room=room))
+    await bob.expect(Joined)
+    askers = [await Client.connect(url(server), f"asker{n}") for n in range(ASKERS)]
+    for asker in askers:
+        await asker.send(request)
+    replies = [await askers[0].expect(reply, within=60)]
+    start = time.monotonic()
+    await alice.send(MoveRequest(id=3, move="e2", ply=0))
+    while (state := await alice.state()).id != 3:
+        assert state.ply == 0
+    took = time.monotonic() - start
+    replies += [await asker.expect(reply, within=60) for asker in askers[1:]]
+    for client in [alice, bob, *askers]:
+        await client.close()
+    return took, replies
 
 
 async def test_profiles_of_an_account_with_many_games_do_not_hold_up_moves(
@@ -69,24 +101,8 @@ async def test_profiles_of_an_account_with_many_games_do_not_hold_up_moves(
             ((-n, level3, outcomes[n % 3]) for n in range(1, GAMES + 1)),
         )
     async with GameServer(config(path)).running() as server:
-        alice = await Client.connect(url(server), "alice")
-        bob = await Client.connect(url(server), "bob")
-        await alice.send(Create(id=1, private=True))
-        room = (await alice.expect(Joined)).room
-        await alice.state()
-        await bob.send(Join(id=1, room=room))
-        await bob.expect(Joined)
-        askers = [await Client.connect(url(server), f"asker{n}") for n in range(ASKERS)]
-        for asker in askers:
-            await asker.send(ProfileRequest(id=2, name="Computer L3"))
-        profiles = [await askers[0].expect(Profile, within=60)]
-        # The others are in the database's queue now, before the move's commit.
-        start = time.monotonic()
-        await alice.send(MoveRequest(id=3, move="e2", ply=0))
-        while (state := await alice.state()).id != 3:
-            assert state.ply == 0
-        took = time.monotonic() - start
-        profiles += [await asker.expect(Profile, within=60) for asker in askers[1:]]
+        request = ProfileRequest(id=2, name="Computer L3")
+        took, profiles = await move_behind(server, request, Profile)
         for profile in profiles:
             assert (profile.played, profile.won, profile.lost, profile.drawn) == (
                 GAMES,
@@ -96,8 +112,6 @@ async def test_profiles_of_an_account_with_many_games_do_not_hold_up_moves(
             )
         # Counting the rows, the move waited for 14 profiles: 2 s of the database and more.
         assert took < 0.6, f"a move took {took:.2f} s behind {ASKERS - 1} profiles"
-        for client in [alice, bob, *askers]:
-            await client.close()
 
 
 def test_a_database_from_before_gets_its_totals_counted_once() -> None:
@@ -252,28 +266,10 @@ async def test_leaderboards_asked_at_once_are_read_once_and_do_not_hold_up_moves
             ),
         )
     async with GameServer(config(path)).running() as server:
-        alice = await Client.connect(url(server), "alice")
-        bob = await Client.connect(url(server), "bob")
-        await alice.send(Create(id=1, private=True))
-        room = (await alice.expect(Joined)).room
-        await alice.state()
-        await bob.send(Join(id=1, room=room))
-        await bob.expect(Joined)
-        askers = [await Client.connect(url(server), f"asker{n}") for n in range(ASKERS)]
-        for asker in askers:
-            await asker.send(Leaderboard(id=2, pool="9x9-untimed", limit=100))
-        boards = [await askers[0].expect(LeaderboardList, within=60)]
-        # Before, the others were in the database's queue now, before the move's commit.
-        start = time.monotonic()
-        await alice.send(MoveRequest(id=3, move="e2", ply=0))
-        while (state := await alice.state()).id != 3:
-            assert state.ply == 0
-        took = time.monotonic() - start
-        boards += [await asker.expect(LeaderboardList, within=60) for asker in askers[1:]]
+        request = Leaderboard(id=2, pool="9x9-untimed", limit=100)
+        took, boards = await move_behind(server, request, LeaderboardList)
         established = sorted(range(1000, 1000 + PLAYERS, 1000), key=lambda n: (-(n % 997), n))
         for board in boards:
             assert [leader.name for leader in board.players] == [f"P{n}" for n in established]
         # Each was read from the database: the move waited for 14 of them, 1.4 s and more.
         assert took < 0.4, f"a move took {took:.2f} s behind {ASKERS - 1} leaderboards"
-        for client in [alice, bob, *askers]:
-            await client.close()

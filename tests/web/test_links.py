@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from playwright.async_api import Browser
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from server.app import GameServer
 from server.config import Config
@@ -127,7 +130,13 @@ async def test_a_player_who_stays_away_can_be_claimed_against(browser: Browser) 
         claim = alice.page.locator("button.claim")
         await alice.page.wait_for_selector(".away:has-text('claim in')")
         await alice.page.wait_for_selector("button.claim:enabled", timeout=10_000)
-        await claim.click()
+        won = alice.page.locator(".banner.won").filter(has_text="Alice wins")
+        for _ in range(3):  # a click lost or refused (once in a CI run at load 4): again
+            with contextlib.suppress(PlaywrightTimeoutError):
+                await claim.click(timeout=5_000)
+            with contextlib.suppress(PlaywrightTimeoutError):
+                await won.wait_for(timeout=10_000)
+                break
         carol = await open_player(browser, site, "Carol", f"/#/watch/{code}")
         # The winner and a spectator read who stayed away, as the terminal client says it:
         # "the opponent abandoned" named nobody (to a spectator, either could be meant).

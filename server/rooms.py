@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import secrets
 from collections import deque
 from dataclasses import dataclass
@@ -113,6 +114,12 @@ class Member(Protocol):
     room: Room | None
     seat: int | None
     """Seat in ``room``; None for a spectator."""
+
+
+def _ms_until(due: float, now: float) -> int:
+    """Milliseconds from ``now`` until ``due``, rounded up: a countdown reads 0 only once the
+    moment has come, so a client that claims (or moves) when it reaches 0 is never early."""
+    return max(0, math.ceil((due - now) * 1000))
 
 
 def secret_digest(secret: str) -> bytes:
@@ -1006,11 +1013,11 @@ class Room:
         if self.turn_since is None:  # every seat has moved: on every move after the first few
             return None
         due = self.first_move_due()
-        return None if due is None else max(0, round((due - now) * 1000))
+        return None if due is None else _ms_until(due, now)
 
     def _move_claim_in(self, now: float) -> int | None:
         due = self.move_claim_due()
-        return None if due is None else max(0, round((due - now) * 1000))
+        return None if due is None else _ms_until(due, now)
 
     def _players(self, now: float) -> list[PlayerInfo]:
         return [self._player(seat, now) for seat in range(self.spec.players)]
@@ -1048,7 +1055,7 @@ class Room:
         holder = self.seats[seat]
         claim_in = None
         if holder is not None and holder.gone_since is not None and self.status == "playing":
-            claim_in = max(0, round((holder.gone_since + holder.grace - now) * 1000))
+            claim_in = _ms_until(holder.gone_since + holder.grace, now)
         return PlayerInfo(
             seat=seat,
             name=holder.name if holder else None,

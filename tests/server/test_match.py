@@ -22,6 +22,7 @@ from protocol.messages import (
     Result,
     ServerMessage,
     State,
+    Sync,
     TimeControl,
     VariantSpec,
     Watch,
@@ -160,6 +161,26 @@ def test_leaving_on_purpose_shortens_the_grace() -> None:
     assert isinstance(final, State)
     assert final.result is not None
     assert final.result.reason == "abandon"
+
+
+def test_a_countdown_reads_0_only_once_the_claim_is_allowed() -> None:
+    # Rounded to the nearest millisecond, 0.4 ms before the end it read 0 ("may claim
+    # now"), and a claim sent on it at once was refused.
+    driver, (a, b), _ = table()
+    move(driver, a, "e2")
+    driver.send(a, Leave())
+    driver.clock.advance(15 - 0.0004)
+    early = driver.send(b, Sync(id="s"))[-1]
+    assert isinstance(early, State)
+    assert early.players[0].claim_in_ms == 1
+    error(driver.send(b, Claim()), ErrorCode.CANNOT_CLAIM)
+    driver.clock.advance(0.0004)
+    now = driver.send(b, Sync(id="t"))[-1]
+    assert isinstance(now, State)
+    assert now.players[0].claim_in_ms == 0
+    final = driver.send(b, Claim())[-1]
+    assert isinstance(final, State)
+    assert final.result is not None
 
 
 def test_a_player_who_left_and_watches_the_game_is_only_a_spectator() -> None:

@@ -17,6 +17,7 @@ from playwright.async_api import Browser, async_playwright
 
 from server.app import GameServer
 from server.config import Config
+from tests.web.pages import OPENED
 
 LAUNCH_ARGS = [
     "--no-sandbox",
@@ -82,3 +83,20 @@ async def short_grace_site() -> AsyncIterator[GameServer]:
     config = Config(port=0, rate=1000, burst=1000, grace=0.5, deliberate_grace=0.5)
     async with GameServer(config).running() as running:
         yield running
+
+
+@pytest.fixture(autouse=True)
+def _forget_opened_players() -> None:
+    OPENED.clear()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    """A failed browser test shows what each of its pages last sent and received, and
+    what they logged as errors: the trace a flaky test otherwise leaves none of."""
+    report = yield
+    if isinstance(report, pytest.TestReport) and report.failed:
+        for number, player in enumerate(OPENED):
+            lines = [*player.frames, *(f"error: {error}" for error in player.errors)]
+            report.sections.append((f"page {number} frames", "\n".join(lines)))
+    return report

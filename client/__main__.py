@@ -416,7 +416,8 @@ async def _play(
         say(stderr, f"quoridor: {error.message}")
         return 1, None
     if args.command == "join" and args.secret is None:
-        saved = seats.find(url, args.code, name)
+        # With --name, that player's seat only (two players of one machine share the file).
+        saved = seats.find(url, args.code, name if name != default_name() else None)
         if saved is not None and args.seat in (None, saved.seat):
             args.seat, args.secret = saved.seat, saved.secret  # your own seat, back
     intent = INTENTS[args.command](args)

@@ -95,9 +95,11 @@ class SeatBook:
 
     def find(self, server: str, room: str, name: str | None = None) -> SavedSeat | None:
         """Our seat in ``room``, unless another running client plays it now: the newest one,
-        or the newest saved under ``name`` when there is one (two players of one machine)."""
+        or, given a ``name`` (two players of one machine, each with ``--name``), the newest
+        saved under it: never another player's, though theirs is the only one kept (Bob
+        joining the room Alice left would have taken her seat)."""
         mine = [s for s in self.free(server) if s.room == room]
-        return next((s for s in mine if s.name == name), None) or next(iter(mine), None)
+        return next((s for s in mine if name is None or s.name == name), None)
 
     def free(self, server: str) -> list[SavedSeat]:
         """The seats on ``server`` no running client plays: the ones to come back to."""

@@ -55,9 +55,25 @@ def test_join_prefers_the_seat_kept_under_your_name(state_home: object) -> None:
     found = book.find("ws://h:1", "r", "Alice")
     assert found is not None
     assert found.secret == "sa"
-    newest = book.find("ws://h:1", "r", "Carol")
+    assert book.find("ws://h:1", "r", "Carol") is None  # never another player's seat
+    newest = book.find("ws://h:1", "r")
     assert newest is not None
-    assert newest.secret == "sb"  # no entry of hers: the newest, as before
+    assert newest.secret == "sb"  # no name given: the newest
+
+
+async def test_another_name_never_takes_the_seat_kept_on_the_machine(url: str) -> None:
+    """Alice left; Carol, on the same machine, joins the room under her own name: Alice's
+    kept seat is not hers to take (it was, the only seat kept for the room), and the room
+    is full. Alice's name takes it back."""
+    room, bob = await alice_leaves_a_game(url)
+    code, text = await run_client(["--server", url, "--name", "Carol", "join", room], "")
+    assert code == 1
+    assert "You have seat" not in text
+    assert f"watch {room}" in text  # full: the room's two seats are Alice's and Bob's
+    code, text = await run_client(["--server", url, "--name", "Alice", "join", room], "")
+    assert code == 0, text
+    assert f"You have seat 0 in room {room}." in text
+    await bob.close()
 
 
 async def test_a_stale_entry_is_told_as_such_and_the_next_run_works(url: str) -> None:

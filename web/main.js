@@ -332,11 +332,22 @@ async function askName(code) {
   document.body.dataset.view = "join";
   main.replaceChildren();
   // A game in progress has no seat to offer: say so, rather than invite to a Join that only
-  // watches. Only a public room is listed; a private one is told after Join (`enterRoom`).
+  // watches. Only a public room is listed; a private one is looked into (`watch`, then
+  // `leave`: its players are not told), as is one the list does not know.
+  const still = () => location.hash === `#/room/${encodeURIComponent(code)}` || location.hash === `#/room/${code}`;
   const listed = await conn.request({ type: "list_rooms" });
-  if (location.hash !== `#/room/${encodeURIComponent(code)}` && location.hash !== `#/room/${code}`) return; // gone elsewhere meanwhile
-  const room = listed.type === "rooms" ? listed.rooms.find((/** @type {any} */ r) => r.room === code) : undefined;
-  if (room && !(room.status === "waiting" && room.players.includes(null))) return offerWatch(code);
+  if (!still()) return; // gone elsewhere meanwhile
+  let room = listed.type === "rooms" ? listed.rooms.find((/** @type {any} */ r) => r.room === code) : undefined;
+  if (!room) {
+    const look = await conn.peek(code);
+    if (!still()) return;
+    if (look.type === "error" && look.code === "room_not_found") {
+      notice(`There is no room ${code}.`);
+      return go("#/");
+    }
+    if (look.type === "state") room = { status: look.status, players: look.players.map((/** @type {any} */ p) => p.name) };
+  }
+  if (room && !(room.status === "waiting" && room.players.includes(null))) return offerWatch(code, room.status === "finished");
   const input = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "name", maxLength: 32, required: true, value: savedName(), autocomplete: "nickname" }));
   const submit = (/** @type {Event} */ e) => {
     e.preventDefault();
@@ -358,13 +369,14 @@ async function askName(code) {
   input.select();
 }
 
-/** A link to a room whose seats are all taken: the game can be watched. @param {string} code */
-function offerWatch(code) {
+/** A link to a room whose seats are all taken: the game can be watched, or, `over`, seen as
+ * it ended. @param {string} code @param {boolean} over */
+function offerWatch(code, over) {
   main.replaceChildren(h("div", { class: "card join-as watch-only" },
-    h("h1", { text: "This game is in progress" }),
-    h("p", { text: `Every seat in room ${code} is taken: you can watch the game.` }),
+    h("h1", { text: over ? "This game is over" : "This game is in progress" }),
+    h("p", { text: over ? `The game in room ${code} has ended: you can see how.` : `Every seat in room ${code} is taken: you can watch the game.` }),
     h("div", { class: "row buttons" },
-      h("button", { type: "button", class: "primary", text: "Watch it", onclick: () => go(`#/watch/${encodeURIComponent(code)}`) }),
+      h("button", { type: "button", class: "primary", text: over ? "See how it ended" : "Watch it", onclick: () => go(`#/watch/${encodeURIComponent(code)}`) }),
       h("a", { href: "#/", text: "Back to the lobby" }))));
 }
 

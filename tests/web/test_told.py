@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, WebSocketRoute
 
-from protocol.messages import Create, Joined, MoveRequest, Resign, VariantSpec
+from protocol.messages import Create, Join, Joined, MoveRequest, Resign, VariantSpec
 from server.app import GameServer
 from server.config import Config
 from tests.web.pages import Player, close_all, create_room, game_between, open_player
@@ -251,6 +251,48 @@ async def test_a_link_to_a_game_in_progress_offers_to_watch_not_to_join(
     assert await carol.page.evaluate("() => document.body.dataset.role") == "spectator"
     await context.close()
     await close_all(alice, bob, carol)
+
+
+async def test_a_link_to_a_private_room_says_what_it_holds_before_asking_a_name(
+    browser: Browser, site: GameServer
+) -> None:
+    """A private room is never listed: its link asked a newcomer's name and offered Join
+    whatever the room held, and Join only made them a watcher. The page looks into the room
+    first (a watch, then a leave), as the list says of a public one."""
+    url = f"ws://127.0.0.1:{site.port}"
+    alice, bob = await Client.connect(url, "Alice"), await Client.connect(url, "Bob")
+    await alice.send(Create(private=True))
+    code = (await alice.expect(Joined)).room
+    await bob.send(Join(room=code))
+    await bob.expect(Joined)
+    context = await browser.new_context(viewport={"width": 360, "height": 740})
+    page = await context.new_page()
+    await page.goto(f"http://127.0.0.1:{site.port}/#/room/{code}")
+    card = page.locator(".join-as")
+    await card.filter(has_text="This game is in progress").wait_for(timeout=5000)
+    assert await page.locator("input[name=name]").count() == 0
+    await context.close()
+    await bob.send(Resign())
+    # Another newcomer (the first has a name now: a link of theirs joins at once).
+    context = await browser.new_context(viewport={"width": 360, "height": 740})
+    page = await context.new_page()
+    await page.goto(f"http://127.0.0.1:{site.port}/#/room/{code}")
+    card = page.locator(".join-as")
+    await card.filter(has_text="This game is over").wait_for(timeout=5000)
+    await page.click("text=See how it ended")
+    await page.wait_for_function("() => document.body.dataset.status === 'finished'")
+    assert await page.evaluate("() => document.body.dataset.role") == "spectator"
+    await context.close()
+    # A room there is not: said at once, not after a name asked for nothing.
+    context = await browser.new_context(viewport={"width": 360, "height": 740})
+    page = await context.new_page()
+    await page.goto(f"http://127.0.0.1:{site.port}/#/room/nosuchroom")
+    await page.locator("#toast").filter(has_text="There is no room nosuchroom.").wait_for()
+    await page.wait_for_function("() => document.body.dataset.view === 'lobby'")
+    assert await page.locator("form.join-as").count() == 0
+    await context.close()
+    await alice.close()
+    await bob.close()
 
 
 async def test_a_rematch_says_who_asks_and_how_the_seats_turn(

@@ -770,7 +770,12 @@ class Controller:
                 return
             message = error.message
             if error.code == ErrorCode.ROOM_FULL and isinstance(intent, Join):
-                message = f"{_clause(message)}: {self.command} watch {intent.room}"
+                # The server's words ("room X is full; you can watch it") start lower-case,
+                # to go inside a sentence: here they are the whole of it.
+                message = (
+                    f"Room {intent.room} is full: every seat is taken. "
+                    f"To watch its game: {self.command} watch {intent.room}"
+                )
             self.view.notice("error", message)
             self.finish(1)
         elif error.code == ErrorCode.UNKNOWN_TYPE and what is not None:

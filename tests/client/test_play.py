@@ -473,7 +473,8 @@ async def test_a_full_room_gives_the_command_to_watch_it(url: str) -> None:
     carol, carol_view, carol_task = await start(url, "Carol", Join(room=room))
     assert await asyncio.wait_for(carol_task, 5) == 1
     [error] = carol_view.texts("error")
-    assert error == f"room {room} is full; you can watch it: {carol.command} watch {room}"
+    said = f"Room {room} is full: every seat is taken. To watch its game: {carol.command} watch"
+    assert error == f"{said} {room}"
     for player, task in ((alice, alice_task), (bob, bob_task)):
         player.leave()
         await asyncio.wait_for(task, 5)

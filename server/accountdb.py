@@ -220,6 +220,13 @@ ALTER TABLE games ADD COLUMN pool TEXT;
 """Schema version 3: accounts, tokens, ratings. Games saved before keep their rows
 untouched (they were casual; their records decode with the new fields' defaults)."""
 
+RANKED = """
+DROP INDEX ratings_by_pool;
+CREATE INDEX ratings_by_pool ON ratings (pool, mu DESC, games);
+"""
+"""Schema version 9: the leaderboard's index holds each rating's games (``_top`` filters on
+them), so its read never visits the rows of the provisional players it passes."""
+
 TOTALS = """
 CREATE TABLE player_totals (
     account INTEGER NOT NULL,

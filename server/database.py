@@ -114,6 +114,11 @@ MIGRATIONS = [
     INSERT INTO player_totals (account, outcome, games)
     SELECT account, outcome, COUNT(*) FROM game_players GROUP BY account, outcome;
     """,
+    # 9: a pool's ratings by rating, with each one's games: a leaderboard walks them down to
+    # its last established player, and read each row for its games (a pool of 100,000 with
+    # one in 1000 established: 28 ms a read on a warm cache, 7 ms now, in the one process
+    # every commit waits for).
+    accountdb.RANKED,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 HISTORY_LOADED = 5000

@@ -67,6 +67,9 @@ def test_migrating_a_schema_2_database_keeps_every_game_room_and_session(tmp_pat
     assert [s.id for s in loaded.sessions] == ["s1"]
     # The computer's five levels have accounts from the start.
     assert sorted(a.computer or 0 for a in loaded.accounts) == [1, 2, 3, 4, 5]
+    # A leaderboard walks the pool's index alone past the provisional players.
+    columns = database.db.execute("PRAGMA index_info(ratings_by_pool)").fetchall()
+    assert [name for *_, name in columns] == ["pool", "mu", "games"]
     database.close()
 
 

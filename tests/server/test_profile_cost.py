@@ -242,7 +242,8 @@ async def test_a_game_fetched_from_memory_counts_as_a_game_read(tmp_path: Path) 
 
 PLAYERS = 100_000
 """Rated players of one pool, one in 1000 of them established: reading its leaderboard took
-the database 100 to 330 ms (it walks the pool's ratings down to the last established one)."""
+the database 100 to 330 ms (it walks the pool's ratings down to the last established one);
+schema 9's index holds each rating's games, and the walk reads no row (7 ms, warm)."""
 
 
 async def test_leaderboards_asked_at_once_are_read_once_and_do_not_hold_up_moves(

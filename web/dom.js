@@ -45,12 +45,48 @@ function apply(node, props) {
     if (value === undefined || value === null || value === false) continue;
     if (key === "text") node.textContent = String(value);
     else if (key === "class") node.className = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key.startsWith("on")) on(node, key.slice(2), value);
     else if (key.startsWith("data-") || key.startsWith("aria-") || key === "role" || key === "for") {
       node.setAttribute(key, String(value));
     } else if (key in node) /** @type {any} */ (node)[key] = value;
     else node.setAttribute(key, String(value));
   }
+}
+
+/**
+ * A handler of `node` for events of `type`, through one listener that calls whichever
+ * handler the node holds: `patch` gives a node kept in place the handler of its redrawn twin.
+ * @param {HTMLElement} node @param {string} type @param {(event: Event) => void} handler
+ */
+function on(node, type, handler) {
+  const held = /** @type {any} */ (node);
+  held.handlers ??= {};
+  if (!(type in held.handlers)) node.addEventListener(type, (event) => held.handlers[type](event));
+  held.handlers[type] = handler;
+}
+
+/**
+ * Make `nodes` the children of `parent`, keeping in place each child that equals the node
+ * drawn for its place (the same tag, attributes and text: `isEqualNode`), with that node's
+ * handlers. A button drawn again as it was keeps the keyboard's focus, and a click whose
+ * press and release straddle the redraw still lands on it: an opponent's move redraws the
+ * game's buttons, and replaced, the focused one lost the focus and a click in flight was lost.
+ * @param {Element} parent @param {Node[]} nodes
+ */
+export function patch(parent, nodes) {
+  const old = [...parent.childNodes];
+  nodes.forEach((node, index) => {
+    const was = old[index];
+    if (!was) parent.append(node);
+    else if (!was.isEqualNode(node)) was.replaceWith(node);
+    else if (was instanceof Element && node instanceof Element) {
+      const kept = [was, ...was.querySelectorAll("*")];
+      [node, ...node.querySelectorAll("*")].forEach((drawn, at) => {
+        /** @type {any} */ (kept[at]).handlers = /** @type {any} */ (drawn).handlers;
+      });
+    }
+  });
+  for (const extra of old.slice(nodes.length)) extra.remove();
 }
 
 /**

@@ -2,7 +2,7 @@
 // The game page: board, players and clocks, actions, move list, chat.
 // It renders the latest `state` and sends requests; the server decides everything.
 import { Board, parseWall, SEAT_NAMES, SHAPES } from "./board.js";
-import { $, announce, fill, h, s } from "./dom.js";
+import { $, announce, fill, h, patch, s } from "./dom.js";
 import { loginForm } from "./account.js";
 import { allowsSpectatorEval } from "./lobby.js";
 import { clockText, listed, moveText, plural, resultText, retireText, retirements, roundOf, seatName, sentence, tapOrClick, variantText, withNames } from "./words.js";
@@ -1055,7 +1055,9 @@ export class GameView {
         if (state.ply < seats) buttons.push(h("button", { type: "button", text: "Abort", onclick: () => this.act({ type: "abort" }) }));
         const slow = (state.move_claim_in_ms ?? null) !== null && state.turn !== me;
         if (slow || state.players.some((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.active && p.claim_in_ms !== null)) {
-          buttons.push(h("button", { type: "button", class: "claim", disabled: true, text: "Claim win", onclick: () => this.act({ type: "claim" }) }));
+          // As the countdown (`tick`) left it, so that an unchanged button stays in place.
+          const drawn = /** @type {HTMLButtonElement|null} */ (this.actions.querySelector(".claim"));
+          buttons.push(h("button", { type: "button", class: "claim", disabled: drawn?.disabled ?? true, hidden: drawn?.hidden ?? false, text: "Claim win", onclick: () => this.act({ type: "claim" }) }));
         }
       }
       if (this.rematchOpen()) {
@@ -1091,7 +1093,7 @@ export class GameView {
     // Asked whether to leave, the question and its two answers stand alone: with the other
     // buttons beside them they took a row more, too many for a phone's side column.
     const leave = this.leaveButtons();
-    this.actions.replaceChildren(...(this.leaving ? leave : [this.rematchLine(), ...buttons, ...leave].filter((node) => node !== null)));
+    patch(this.actions, this.leaving ? leave : [this.rematchLine(), ...buttons, ...leave].filter((node) => node !== null));
     // The move box too gives the question its room (a phone's column scrolled, the move list
     // pushed out of sight).
     this.commandForm.hidden = !this.isPlayer || state.status !== "playing" || this.leaving;

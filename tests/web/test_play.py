@@ -6,7 +6,7 @@ import pytest
 from playwright.async_api import Browser
 
 from server.app import GameServer
-from tests.web.pages import close_all, game_between, open_player
+from tests.web.pages import close_all, game_between, open_player, play
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -233,4 +233,21 @@ async def test_a_new_game_starts_with_an_empty_move_box(browser: Browser, site: 
         "() => document.body.dataset.status === 'playing' && document.body.dataset.ply === '0'"
     )
     assert await box.input_value() == ""  # the last game's refused move means nothing here
+    await close_all(alice, bob)
+
+
+async def test_a_button_keeps_the_focus_when_the_other_player_moves(
+    browser: Browser, site: GameServer
+) -> None:
+    """A move redraws the game's buttons: each one drawn as it was stays in place, so a
+    keyboard player's focus on "Offer draw" is not thrown back to the page (and a click whose
+    press and release straddle the move still lands)."""
+    (alice, bob), _ = await game_between(browser, site)
+    await play([alice, bob], ["c2"])
+    await alice.page.focus(".actions button.draw")
+    await play([alice, bob], ["c4"], start=1)
+    focused = "() => document.activeElement?.textContent"
+    assert await alice.page.evaluate(focused) == "Offer draw"
+    await alice.page.keyboard.press("Enter")
+    await bob.page.locator(".actions button:has-text('Accept draw')").wait_for()
     await close_all(alice, bob)

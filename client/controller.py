@@ -291,6 +291,14 @@ class Controller:
                 "From another machine:",
                 Command(f"{come_back} --seat {self.seat} --secret {self.secret}"),
             ]
+        if state.status == "waiting" and self.role == "player" and self.seat is not None:
+            # Gone without a word (the connection closed, no `leave`), the seat is held for
+            # the server's grace period (PROTOCOL.md section 3), then given up.
+            return [
+                f"You left room {state.room} before its game began: your seat is kept for a "
+                "short while (a minute on a server's defaults), then given up. To come back:",
+                Command(f"{self.own_command} join {state.room}"),
+            ]
         return []
 
     async def _handle(self, item: Event | _Typed | _InputEnded | _ClaimDue | _Leave) -> None:

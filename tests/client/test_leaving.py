@@ -443,3 +443,19 @@ async def test_a_game_over_forgets_only_its_own_seat_of_the_shared_file(url: str
     assert f"You have seat 0 in room {room}." in text
     assert "Game over: you win (by resignation)!" in text
     assert code == 0, text
+
+
+async def test_quitting_a_waiting_room_says_the_seat_is_kept_a_while(url: str) -> None:
+    """Gone from a room still waiting for its opponent, the client said nothing: the seat is
+    held for the grace period, and the command to come back is printed."""
+    argv = ["--server", url, "--name", "Eve", "create"]
+    code, text = await asyncio.wait_for(run_client(argv, "quit\n"), WITHIN)
+    assert code == 0
+    room = re.search(r"You have seat 0 in room (\w+)", text)
+    assert room is not None, text
+    assert f"You left room {room.group(1)} before its game began" in text
+    assert re.search(rf"^ +\S*quoridor .*join {room.group(1)}$", text, re.MULTILINE), text
+    argv = ["--server", url, "--name", "Eve", "join", room.group(1)]
+    code, text = await asyncio.wait_for(run_client(argv, "quit\n"), WITHIN)
+    assert code == 0, text
+    assert f"You have seat 0 in room {room.group(1)}." in text

@@ -79,6 +79,9 @@ InRoom = MoveRequest | Chat | Resign | Draw | Claim | Abort | Rematch | Hint | T
 Kind = Literal["info", "event", "error", "chat", "help", "link", "situation", "command"]
 """What a notice is: the views style (and may filter) by kind."""
 
+CLAIMS_AGAIN = 3
+"""Claims sent again by themselves, each after one refused as early (``_early_claim``)."""
+
 
 class View(Protocol):
     """What the controller needs from a screen."""
@@ -194,6 +197,11 @@ class Controller:
         self._told: commands.Command | None = None
         """The queued move last said to wait for the player's turn (said once)."""
         self._claim_timer: asyncio.TimerHandle | None = None
+        self._claim_said = False
+        """Whether this client said a claim may be made (its countdown ran out) since the
+        last new state."""
+        self._claims_again = 0
+        """Claims sent again since then, each one refused as early (``_early_claim``)."""
         self._offers = DrawOffers()
         """Whether a draw offer can work now (one offer per move), from the states seen."""
 
@@ -714,25 +722,36 @@ class Controller:
         if self._claim_timer is not None:
             self._claim_timer.cancel()
             self._claim_timer = None
+        self._claim_said, self._claims_again = False, 0
         if self.role != "player" or state.status != "playing":
             return
-        waits = [
-            p.claim_in_ms
-            for p in state.players
-            if p.seat != self.seat and p.active and p.claim_in_ms is not None
-        ]
-        if state.move_claim_in_ms is not None and state.turn != self.seat:
-            waits.append(state.move_claim_in_ms)  # the seat to move past the thinking limit
-        if waits:
+        wait = claim_wait(state, self.seat)
+        if wait is not None:
             loop = asyncio.get_running_loop()
             self._claim_timer = loop.call_later(
-                min(waits) / 1000, self.inbox.put_nowait, _ClaimDue(state.event)
+                wait / 1000, self.inbox.put_nowait, _ClaimDue(state.event)
             )
+
+    def _early_claim(self, state: State | None) -> bool:
+        """Whether a refused claim was early, though this client had said it was due: the
+        server's countdowns leave out its own stalls, which a countdown in real time does
+        not see (PROTOCOL.md section 12). It goes again once the refusal's countdown has
+        run out, ``CLAIMS_AGAIN`` times at most."""
+        wait = None if state is None else claim_wait(state, self.seat)
+        if not self._claim_said or not wait or self._claims_again >= CLAIMS_AGAIN:
+            return False
+        self._claims_again += 1
+        self.view.notice(
+            "info", f"Not quite yet on the server's clock: claiming again in {wait / 1000:.1f} s."
+        )
+        asyncio.get_running_loop().call_later(wait / 1000, self.inbox.put_nowait, _Typed("claim"))
+        return True
 
     def _claim_due(self, event: int) -> None:
         state = self.state
         if state is None or state.event != event:
             return
+        self._claim_said = True
         away = [
             who(state, p.seat, self.seat)
             for p in state.players
@@ -757,6 +776,9 @@ class Controller:
         what = pending.what if pending is not None else None
         if what == "move":
             self._in_flight = None
+        early = what == "claim" and error.code == ErrorCode.CANNOT_CLAIM
+        if early and self._early_claim(error.state):
+            return
         if what == "draw" and error.code == ErrorCode.CANNOT_DRAW:
             self._offers.refused(error.state or self.state)
         if what == "rejoin" and self._may_start_over():
@@ -875,6 +897,19 @@ class Controller:
             await self._send(self.intent, _Pending("intent"))
         else:
             self.view.notice("link", "Reconnected.")
+
+
+def claim_wait(state: State, seat: int | None) -> int | None:
+    """Milliseconds until ``state`` lets ``seat`` claim (the soonest of its countdowns,
+    PROTOCOL.md section 13), or None while none runs."""
+    waits = [
+        p.claim_in_ms
+        for p in state.players
+        if p.seat != seat and p.active and p.claim_in_ms is not None
+    ]
+    if state.move_claim_in_ms is not None and state.turn != seat:
+        waits.append(state.move_claim_in_ms)  # the seat to move past the thinking limit
+    return min(waits, default=None)
 
 
 def _clause(text: str) -> str:

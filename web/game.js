@@ -16,6 +16,8 @@ const WIDE = matchMedia("(min-width: 820px)");
 const ORDINALS = ["first", "second", "third", "fourth"];
 /** The thinking limit's countdown shows in its last two minutes: before, it is only noise. */
 const SLOW_SHOWN_MS = 120_000;
+/** Claims sent at most for one click, each refused as early (`claim`). */
+const CLAIM_TRIES = 3;
 /** After "Bob declined the rematch", to the player declined: what the buttons under it do. */
 const AGAIN = ": “Rematch” asks again, “Leave” goes back to the lobby.";
 
@@ -639,6 +641,23 @@ export class GameView {
     if (reply.type === "error") this.onError(reply);
   }
 
+  /** Claim the game. The button is enabled once the page's countdown has run out, yet the
+   * claim can still be early: the server's clock leaves out the server's own stalls
+   * (PROTOCOL.md section 12), and its refusal then says how long is left. The page waits that
+   * out and claims again, a few times at most, rather than tell the player that nobody has
+   * been away long enough about a player it shows as claimable. */
+  async claim() {
+    for (let tries = 1; ; tries++) {
+      const reply = await this.conn.request({ type: "claim" });
+      if (reply.type !== "error") return;
+      const wait = reply.code === "cannot_claim" && reply.state ? claimWait(reply.state, this.seat.seat) : null;
+      if (wait === null || tries === CLAIM_TRIES) return this.onError(reply);
+      this.onState(reply.state);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      if (this.state.game !== reply.state.game || this.state.status !== "playing") return;
+    }
+  }
+
   /** Offer a draw. Refused with `cannot_draw` (declined before this page knew, as after a
    * reload): the button waits for the next move, as after a decline seen here. */
   async offerDraw() {
@@ -1057,7 +1076,7 @@ export class GameView {
         if (slow || state.players.some((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.active && p.claim_in_ms !== null)) {
           // As the countdown (`tick`) left it, so that an unchanged button stays in place.
           const drawn = /** @type {HTMLButtonElement|null} */ (this.actions.querySelector(".claim"));
-          buttons.push(h("button", { type: "button", class: "claim", disabled: drawn?.disabled ?? true, hidden: drawn?.hidden ?? false, text: "Claim win", onclick: () => this.act({ type: "claim" }) }));
+          buttons.push(h("button", { type: "button", class: "claim", disabled: drawn?.disabled ?? true, hidden: drawn?.hidden ?? false, text: "Claim win", onclick: () => this.claim() }));
         }
       }
       if (this.rematchOpen()) {
@@ -1240,6 +1259,21 @@ export function keysHelp(play) {
     ]
     : [key(["←", "→", "Home", "End"], "step through the moves")];
   return h("details", { class: "keys" }, h("summary", { text: "Keys" }), h("ul", {}, ...items));
+}
+
+/**
+ * Milliseconds until `state` lets seat `me` claim (the soonest of its countdowns, PROTOCOL.md
+ * section 13), or null when none is still running: a refused claim was then refused for
+ * another reason than being early.
+ * @param {any} state @param {number|null} me @returns {number|null}
+ */
+function claimWait(state, me) {
+  const waits = state.players
+    .filter((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.active && p.claim_in_ms !== null)
+    .map((/** @type {any} */ p) => p.claim_in_ms);
+  if ((state.move_claim_in_ms ?? null) !== null && state.turn !== me) waits.push(state.move_claim_in_ms);
+  const wait = waits.length ? Math.min(...waits) : 0;
+  return wait > 0 ? wait : null;
 }
 
 /**

@@ -7,6 +7,7 @@ import contextlib
 import io
 import os
 import re
+import time
 from typing import TextIO
 
 import msgspec
@@ -579,3 +580,32 @@ async def test_an_answer_with_no_offer_on_the_table_is_said_not_sent(url: str) -
     for controller in (alice, bob):
         controller.type("quit")
     await asyncio.gather(*tasks)
+
+
+async def test_a_claim_made_early_by_a_stall_of_the_server_goes_again_when_due() -> None:
+    """The server's clock leaves out its own stalls (PROTOCOL.md section 12), the client counts
+    down in real time: after a stall it says "type claim" before the server allows it. The
+    refusal ("nobody has been away past the grace period") is not shown: the claim goes again
+    once the refusal's countdown has run out."""
+    config = Config(port=0, rate=1000, burst=1000, deliberate_grace=0.5)
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        alice, view, task, room = await seated(url)
+        bob = await Client.connect(url, "Bob")
+        await bob.send(Join(room=room))
+        await bob.expect(Joined)
+        alice.type("e2")  # sent once the game starts
+        while (await bob.expect(State)).ply != 1:
+            pass
+        await bob.send(Leave())  # on his turn
+        await until(
+            lambda: (alice.state and alice.state.players[1].claim_in_ms is not None) or None
+        )
+        time.sleep(1.0)  # noqa: ASYNC251 (the server, in this loop, stalls: its clock stands still)
+        await view.wait_for("Bob stayed away too long: type claim to win the game.")
+        alice.type("claim")
+        await view.wait_for("Not quite yet on the server's clock: claiming again in")
+        await view.wait_for("you win")
+        assert not view.texts("error")
+        assert await asyncio.wait_for(task, 5) == 0
+        await bob.close()

@@ -7,14 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import warnings
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from playwright.async_api import Browser, BrowserContext, Page, WebSocket
-from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from protocol.messages import Create, Join, Joined, Resign, State
 from tests.wsclient import Client
@@ -196,30 +194,6 @@ async def play_the_computer(browser: Browser, site: Site, name: str = "Ann") -> 
     await page.click("form.create button[type=submit]")
     await page.wait_for_function("() => document.body.dataset.status === 'playing'")
     return player
-
-
-CLAIM_TRIES = 3
-
-
-async def claim_win(player: Player, banner: str) -> None:
-    """Click Claim win once the page enables it, until ``banner`` (a selector) shows the game
-    won. Twice in some fifty CI runs of the whole suite, at load 4, a click on the enabled
-    button brought no result in 30 s, and what the page had been told was not kept; it is
-    now (``Player.frames``). A click with no result in 10 s is tried again, as a person
-    would, twice at most, and the test warns with the frames of the lost try: the warning
-    summary of a run that passes shows it."""
-    claim = player.page.locator(".actions button.claim")
-    won = player.page.locator(banner)
-    for attempt in range(1, CLAIM_TRIES + 1):
-        await claim.click()
-        try:
-            await won.wait_for(timeout=10_000)
-            return
-        except PlaywrightTimeoutError:
-            if attempt == CLAIM_TRIES:
-                raise
-            trace = "\n".join(player.frames)
-            warnings.warn(f"a claim click brought no result in 10 s:\n{trace}", stacklevel=2)
 
 
 async def play(players: list[Player], moves: list[str], start: int = 0) -> None:

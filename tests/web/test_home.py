@@ -10,7 +10,7 @@ import pytest
 from playwright.async_api import Browser
 
 from server.app import GameServer
-from tests.web.pages import claim_win, close_all, game_between, play
+from tests.web.pages import close_all, game_between, play
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -68,7 +68,8 @@ async def test_a_game_that_ended_while_its_tab_was_closed_is_not_offered_back(
     (alice, bob), _ = await game_between(browser, site)
     await play([alice, bob], ["c2", "c4"])
     await alice.page.close()
-    await claim_win(bob, ".banner:has-text('Bob wins')")  # once Alice's grace is over
+    await bob.page.click(".actions button.claim")  # enabled once Alice's grace is over
+    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
     # A new tab, a new session: only the browser's storage remembers the room.
     page = alice.page = await alice.context.new_page()
     await page.goto(f"http://127.0.0.1:{site.port}/")
@@ -129,7 +130,8 @@ async def test_a_game_that_ends_while_the_lobby_is_shown_shows_its_result_when_g
     await alice.page.click(".actions button.leave")
     await alice.page.click(".actions button.leave-confirm")
     await alice.page.locator(".kept-seat").filter(has_text=code).wait_for()
-    await claim_win(bob, ".banner:has-text('Bob wins')")
+    await bob.page.click(".actions button.claim")
+    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
     await alice.page.locator(".kept-seat button").click()
     await alice.page.wait_for_selector(".banner.lost:has-text('Bob wins')")
     assert await alice.page.evaluate("() => document.body.dataset.seat") == "0"

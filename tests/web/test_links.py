@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from playwright.async_api import Browser
 
 from server.app import GameServer
 from server.config import Config
-from tests.web.pages import (
-    Player,
-    claim_win,
-    close_all,
-    create_room,
-    game_between,
-    open_player,
-    play,
-)
+from tests.web.pages import Player, close_all, create_room, game_between, open_player, play
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -133,7 +127,8 @@ async def test_a_player_who_stays_away_can_be_claimed_against(browser: Browser) 
         await play([alice, bob], ["c2"])
         await bob.context.set_offline(True)
         await alice.page.wait_for_selector(".away:has-text('claim in')")
-        await claim_win(alice, ".banner.won:has-text('Alice wins')")
+        await alice.page.click(".actions button.claim")
+        await alice.page.wait_for_selector(".banner.won:has-text('Alice wins')")
         carol = await open_player(browser, site, "Carol", f"/#/watch/{code}")
         # The winner and a spectator read who stayed away, as the terminal client says it:
         # "the opponent abandoned" named nobody (to a spectator, either could be meant).
@@ -151,6 +146,29 @@ async def test_a_player_who_stays_away_can_be_claimed_against(browser: Browser) 
         await close_all(alice, bob, carol)
 
 
+async def test_a_claim_made_early_by_a_stall_of_the_server_goes_again_when_due(
+    browser: Browser, short_grace_site: GameServer
+) -> None:
+    """The server's clock leaves out its own stalls (PROTOCOL.md section 12), the page counts
+    down in real time: after a stall, Claim win is enabled before the server allows the claim.
+    Refused, it said "nobody has been away past the grace period" of a player shown as
+    claimable (twice in some fifty CI runs, the server stalled in the test's busy loop); the
+    page now waits for the time the refusal gives, and claims again."""
+    (alice, bob), _ = await game_between(browser, short_grace_site)
+    await play([alice, bob], ["c2", "c4"])
+    await alice.page.close()
+    await bob.page.locator(".away").wait_for()
+    time.sleep(1.0)  # noqa: ASYNC251 (the server, in this loop, stalls: its clock stands still)
+    claim = bob.page.locator(".actions button.claim")
+    assert await claim.is_enabled()  # the page's countdown (0.5 s) ran out meanwhile
+    await claim.click()
+    await bob.page.locator(".banner.won").filter(has_text="Bob wins").wait_for(timeout=5_000)
+    sent = [frame for frame in bob.frames if '"type":"claim"' in frame and " > " in frame]
+    assert len(sent) == 2, sent  # the first was early, and said nothing to Bob
+    assert await bob.page.locator("#toast:visible").count() == 0
+    await close_all(alice, bob)  # Alice's context, its page closed
+
+
 async def test_a_player_who_does_not_move_can_be_claimed_against(browser: Browser) -> None:
     """The thinking limit of untimed games (PROTOCOL.md section 13): the page counts it down
     and offers the claim once it has run out."""
@@ -160,7 +178,8 @@ async def test_a_player_who_does_not_move_can_be_claimed_against(browser: Browse
         await play([alice, bob], ["c2", "c4", "c3"])  # Bob to move; he never does
         await bob.page.wait_for_selector(".slow:has-text('or the game may be claimed')")
         await alice.page.wait_for_selector(".slow:has-text('thinking, claim in')")
-        await claim_win(alice, ".banner.won:has-text('on time')")
+        await alice.page.click(".actions button.claim")
+        await alice.page.wait_for_selector(".banner.won:has-text('on time')")
         await bob.page.wait_for_selector(".banner.lost")
         await close_all(alice, bob)
 

@@ -124,12 +124,23 @@ class _ClaimDue:
 
 
 @dataclass(frozen=True)
+class _ClaimAgain:
+    """A claim refused as early goes again, unless the room moved on past this event."""
+
+    event: int
+
+
+@dataclass(frozen=True)
 class _Pending:
     """A request awaiting its answer: what it was, for the messages about it."""
 
     what: str
     """``intent``, ``rejoin``, ``move`` or the command's word (``chat``, ``resign``...)."""
     move: str = ""
+
+
+_Item = Event | _Typed | _InputEnded | _ClaimDue | _ClaimAgain | _Leave
+"""What the controller's inbox holds: the connection's events, and its own."""
 
 
 class Controller:
@@ -162,9 +173,7 @@ class Controller:
         """How to run this client again, in the hints (``.venv/bin/quoridor --server ...``)."""
         self.own_command = "quoridor"
         """``command`` with this player's ``--name``: for the hints to come back."""
-        self.inbox: asyncio.Queue[Event | _Typed | _InputEnded | _ClaimDue | _Leave] = (
-            asyncio.Queue()
-        )
+        self.inbox: asyncio.Queue[_Item] = asyncio.Queue()
         self.ready = asyncio.Event()
         """Set once the intent is answered (or the controller is done)."""
         self.state: State | None = None
@@ -309,7 +318,7 @@ class Controller:
             ]
         return []
 
-    async def _handle(self, item: Event | _Typed | _InputEnded | _ClaimDue | _Leave) -> None:
+    async def _handle(self, item: _Item) -> None:
         match item:
             case _Typed(line):
                 command = commands.parse(line)
@@ -351,6 +360,9 @@ class Controller:
                 self._input_ended = True
             case _ClaimDue(event):
                 self._claim_due(event)
+            case _ClaimAgain(event):
+                if self.state is not None and self.state.event == event:
+                    await self._send(Claim(), _Pending("claim"))
             case Received(message):
                 await self._message(message)
             case Connected(welcome=welcome):
@@ -738,13 +750,14 @@ class Controller:
         not see (PROTOCOL.md section 12). It goes again once the refusal's countdown has
         run out, ``CLAIMS_AGAIN`` times at most."""
         wait = None if state is None else claim_wait(state, self.seat)
-        if not self._claim_said or not wait or self._claims_again >= CLAIMS_AGAIN:
+        if state is None or not wait or not self._claim_said or self._claims_again >= CLAIMS_AGAIN:
             return False
         self._claims_again += 1
         self.view.notice(
             "info", f"Not quite yet on the server's clock: claiming again in {wait / 1000:.1f} s."
         )
-        asyncio.get_running_loop().call_later(wait / 1000, self.inbox.put_nowait, _Typed("claim"))
+        again = _ClaimAgain(state.event)
+        asyncio.get_running_loop().call_later(wait / 1000, self.inbox.put_nowait, again)
         return True
 
     def _claim_due(self, event: int) -> None:

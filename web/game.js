@@ -654,7 +654,7 @@ export class GameView {
       if (wait === null || tries === CLAIM_TRIES) return this.onError(reply);
       this.onState(reply.state);
       await new Promise((resolve) => setTimeout(resolve, wait));
-      if (this.state.game !== reply.state.game || this.state.status !== "playing") return;
+      if (this.state.event !== reply.state.event) return; // the room moved on: clicked again if still wanted
     }
   }
 

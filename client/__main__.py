@@ -417,7 +417,7 @@ async def _play(
         return 1, None
     if args.command == "join" and args.secret is None:
         # With --name, that player's seat only (two players of one machine share the file).
-        saved = seats.find(url, args.code, name if name != default_name() else None)
+        saved = seats.find(url, args.code, name if getattr(args, "name_given", False) else None)
         if saved is not None and args.seat in (None, saved.seat):
             args.seat, args.secret = saved.seat, saved.secret  # your own seat, back
     intent = INTENTS[args.command](args)
@@ -476,7 +476,7 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         return 1
     book = SeatBook()
     # Two players of one machine share the seats file: with --name, that player's seats only.
-    named = args.name if args.name != default_name() else None
+    named = args.name if getattr(args, "name_given", False) else None
     also = ""
     while True:
         kept = [s for s in book.free(url) if named is None or s.name == named]
@@ -565,6 +565,9 @@ async def dispatch(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stde
     if args.command == "bot":
         args.name = (args.name or f"bot-{args.level}").strip()[:NAME_LIMIT] or "bot"
     else:
+        # Two players of one machine tell their kept seats apart by --name: whether it was
+        # given, even as the login name, is what says whose seats to take back.
+        args.name_given = args.name is not None
         args.name = player_name(args)
     if args.command is None:
         return await resume(args, stdin, stdout, stderr)

@@ -310,10 +310,11 @@ class Controller:
             ]
         if state.status == "waiting" and self.role == "player" and self.seat is not None:
             # Gone without a word (the connection closed, no `leave`), the seat is held for
-            # the server's grace period (PROTOCOL.md section 3), then given up.
+            # the server's grace period (PROTOCOL.md section 13: 15 s after a close on
+            # purpose, as the client's is, on a server's defaults), then given up.
             return [
                 f"You left room {state.room} before its game began: your seat is kept for a "
-                "short while (a minute on a server's defaults), then given up. To come back:",
+                "few seconds (15 on a server's defaults), then given up. To come back:",
                 Command(f"{self.own_command} join {state.room}"),
             ]
         return []

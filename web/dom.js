@@ -61,7 +61,11 @@ function apply(node, props) {
 function on(node, type, handler) {
   const held = /** @type {any} */ (node);
   held.handlers ??= {};
-  if (!(type in held.handlers)) node.addEventListener(type, (event) => held.handlers[type](event));
+  held.listening ??= new Set();
+  if (!held.listening.has(type)) {
+    held.listening.add(type);
+    node.addEventListener(type, (event) => held.handlers[type]?.(event));
+  }
   held.handlers[type] = handler;
 }
 
@@ -82,7 +86,9 @@ export function patch(parent, nodes) {
     else if (was instanceof Element && node instanceof Element) {
       const kept = [was, ...was.querySelectorAll("*")];
       [node, ...node.querySelectorAll("*")].forEach((drawn, at) => {
-        /** @type {any} */ (kept[at]).handlers = /** @type {any} */ (drawn).handlers;
+        const target = /** @type {HTMLElement} */ (kept[at]);
+        /** @type {any} */ (target).handlers = {};
+        for (const [type, handler] of Object.entries(/** @type {any} */ (drawn).handlers ?? {})) on(target, type, handler);
       });
     }
   });

@@ -92,6 +92,7 @@ export class GameView {
     /** @type {any} */
     this.state = null;
     this.receivedAt = 0;
+    this.destroyed = false;
     /** Ply shown from the move list; null follows the game. @type {number|null} */
     this.viewing = null;
     /** @type {{key: string, frames: any[]}|null} */
@@ -190,6 +191,7 @@ export class GameView {
   }
 
   destroy() {
+    this.destroyed = true; // a claim waiting to go again (`claim`) stays unsent
     clearInterval(this.timer);
     document.removeEventListener("keydown", this.keys);
   }
@@ -647,14 +649,18 @@ export class GameView {
    * out and claims again, a few times at most, rather than tell the player that nobody has
    * been away long enough about a player it shows as claimable. */
   async claim() {
+    // Only the countdown the player saw run out: a refusal about a newer event (the player
+    // came back and went again meanwhile) is said, not waited for.
+    const seen = this.state.event;
     for (let tries = 1; ; tries++) {
       const reply = await this.conn.request({ type: "claim" });
-      if (reply.type !== "error") return;
-      const wait = reply.code === "cannot_claim" && reply.state ? claimWait(reply.state, this.seat.seat) : null;
+      if (reply.type !== "error" || this.destroyed) return;
+      const early = reply.code === "cannot_claim" && reply.state?.event === seen;
+      const wait = early ? claimWait(reply.state, this.seat.seat) : null;
       if (wait === null || tries === CLAIM_TRIES) return this.onError(reply);
       this.onState(reply.state);
       await new Promise((resolve) => setTimeout(resolve, wait));
-      if (this.state.event !== reply.state.event) return; // the room moved on: clicked again if still wanted
+      if (this.destroyed || this.state.event !== seen) return; // gone, or the room moved on
     }
   }
 

@@ -8,7 +8,7 @@ import io
 import subprocess
 import time
 
-from client.__main__ import dispatch, parse
+from client.__main__ import default_name, dispatch, parse
 from client.connection import invoked_as
 from client.seats import STALE_AFTER, SavedSeat, SeatBook
 from tests.client.recorder import until
@@ -70,6 +70,11 @@ async def test_another_name_never_takes_the_seat_kept_on_the_machine(url: str) -
     assert code == 1
     assert "You have seat" not in text
     assert f"watch {room}" in text  # full: the room's two seats are Alice's and Bob's
+    # Given, the login name is a name as any other (it was taken for no name given).
+    argv = ["--server", url, "--name", default_name(), "join", room]
+    code, text = await run_client(argv, "")
+    assert code == 1
+    assert "You have seat" not in text
     code, text = await run_client(["--server", url, "--name", "Alice", "join", room], "")
     assert code == 0, text
     assert f"You have seat 0 in room {room}." in text

@@ -335,6 +335,13 @@ async function askName(code) {
   // watches. Only a public room is listed; a private one is looked into (`watch`, then
   // `leave`: its players are not told), as is one the list does not know.
   const still = () => location.hash === `#/room/${encodeURIComponent(code)}` || location.hash === `#/room/${code}`;
+  if (seat?.role === "spectator") {
+    // Watching another room (a link's "Only watch"): the look into this one would be refused
+    // while there, so that room is left first, as joining this one would leave it.
+    await conn.request({ type: "leave" });
+    seat = null;
+    if (!still()) return;
+  }
   const listed = await conn.request({ type: "list_rooms" });
   if (!still()) return; // gone elsewhere meanwhile
   let room = listed.type === "rooms" ? listed.rooms.find((/** @type {any} */ r) => r.room === code) : undefined;

@@ -295,6 +295,31 @@ async def test_a_link_to_a_private_room_says_what_it_holds_before_asking_a_name(
     await bob.close()
 
 
+async def test_a_link_to_a_private_room_opened_while_watching_another_says_what_it_holds(
+    browser: Browser, site: GameServer
+) -> None:
+    """A newcomer watching one game opens the link of a private one in progress: the look
+    into it was refused while they watched, and the name form came back (a review's finding)."""
+    url = f"ws://127.0.0.1:{site.port}"
+    players = [await Client.connect(url, name) for name in ("Alice", "Bob", "Carol", "Dan")]
+    codes = []
+    for (first, second), private in (((0, 1), True), ((2, 3), False)):
+        await players[first].send(Create(private=private))
+        codes.append((await players[first].expect(Joined)).room)
+        await players[second].send(Join(room=codes[-1]))
+        await players[second].expect(Joined)
+    context = await browser.new_context(viewport={"width": 360, "height": 740})
+    page = await context.new_page()
+    await page.goto(f"http://127.0.0.1:{site.port}/#/watch/{codes[1]}")
+    await page.wait_for_function("() => document.body.dataset.role === 'spectator'")
+    await page.goto(f"http://127.0.0.1:{site.port}/#/room/{codes[0]}")
+    await page.locator(".join-as").filter(has_text="This game is in progress").wait_for()
+    assert await page.locator("form.join-as").count() == 0
+    await context.close()
+    for player in players:
+        await player.close()
+
+
 async def test_a_rematch_says_who_asks_and_how_the_seats_turn(
     browser: Browser, site: GameServer
 ) -> None:

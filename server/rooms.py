@@ -119,9 +119,9 @@ class Member(Protocol):
 def _ms_until(due: float, now: float) -> int:
     """Milliseconds from ``now`` until ``due``, rounded up: a countdown reads 0 only once the
     moment has come, so a client that claims (or moves) when it reaches 0 is never early.
-    Rounded to the microsecond first: a grace of 15 s counted from ``now`` itself is 15.000000
+    Less a microsecond first: a grace of 15 s counted from ``now`` itself is 15.000000
     000000002 s in floats, one time in a thousand, which would read 15001."""
-    return max(0, math.ceil(round((due - now) * 1000, 3)))
+    return max(0, math.ceil((due - now) * 1000 - 0.001))
 
 
 def secret_digest(secret: str) -> bytes:

@@ -44,6 +44,10 @@ class Player:
     # leaves no trace of what the page was told.
     frames: deque[str] = field(default_factory=lambda: deque(maxlen=FRAMES_KEPT))
 
+    def sent(self, kind: str) -> list[str]:
+        """The kept frames this page sent of message type ``kind``."""
+        return [f for f in self.frames if f' > {{"type":"{kind}"' in f]
+
     def __post_init__(self) -> None:
         OPENED.append(self)
         self.page.on("websocket", self._record)

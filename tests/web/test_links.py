@@ -163,7 +163,7 @@ async def test_a_claim_made_early_by_a_stall_of_the_server_goes_again_when_due(
     assert await claim.is_enabled()  # the page's countdown (0.5 s) ran out meanwhile
     await claim.click()
     await bob.page.locator(".banner.won").filter(has_text="Bob wins").wait_for(timeout=5_000)
-    sent = [frame for frame in bob.frames if '"type":"claim"' in frame and " > " in frame]
+    sent = bob.sent("claim")
     assert len(sent) == 2, sent  # the first was early, and said nothing to Bob
     assert await bob.page.locator("#toast:visible").count() == 0
     await close_all(alice, bob)  # Alice's context, its page closed

@@ -250,6 +250,6 @@ async def test_a_button_keeps_the_focus_when_the_other_player_moves(
     assert await alice.page.evaluate(focused) == "Offer draw"
     await alice.page.keyboard.press("Enter")
     await bob.page.locator(".actions button:has-text('Accept draw')").wait_for()
-    offers = [frame for frame in alice.frames if '"type":"draw"' in frame and " > " in frame]
+    offers = alice.sent("draw")
     assert len(offers) == 1, offers  # the button kept in place calls its handler once
     await close_all(alice, bob)

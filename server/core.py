@@ -31,21 +31,17 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
+from typing import cast, get_args
 
 from engine.ai.evaluation import Evaluation as EngineEvaluation
 from engine.ai.evaluation import MoveReview
 from protocol.codec import BadRequest, decode_request, encode
 from protocol.messages import (
-    Abort,
     Analyse,
-    Chat,
-    Claim,
     Create,
-    Draw,
     ErrorCode,
     FetchGame,
     Hello,
-    Hint,
     History,
     Join,
     Leave,
@@ -54,13 +50,10 @@ from protocol.messages import (
     MoveRequest,
     Ping,
     Pong,
-    Rematch,
     ReplayRequest,
     Request,
     RequestId,
-    Resign,
     Sync,
-    Takeback,
     Watch,
 )
 from protocol.messages import QuickMatch as QuickMatchRequest
@@ -86,7 +79,7 @@ from server.directory import LocalDirectory
 from server.history import GameHistory
 from server.historydesk import HistoryDesk
 from server.lobby import Lobby
-from server.play import Play
+from server.play import InRoomRequest, Play
 from server.quickmatch import LocalQueue, MatchQueue, Pool
 from server.records import AccountRecord, HandedSession, RoomRecord, SessionRecord
 from server.registry import SessionRegistry
@@ -113,6 +106,10 @@ __all__ = [
     "Suggest",
     "Think",
 ]
+
+ACCOUNT_REQUESTS = frozenset(get_args(AccountRequest))
+IN_ROOM_REQUESTS = frozenset(get_args(InRoomRequest))
+"""The request classes ``_dispatch`` hands on as a group (exact classes, as decoded)."""
 
 log = logging.getLogger("quoridor.core")
 
@@ -266,53 +263,41 @@ class Core:
 
     def _dispatch(self, connection: Connection, request: Request) -> list[Action]:
         session = connection.session
-        # ``type(...) is``, not ``isinstance``: msgspec's classes have a metaclass, which
-        # makes ``isinstance`` a call of ``__instancecheck__`` (about 800 instructions a
-        # request); decoded requests are of these exact classes.
-        if type(request) is MoveRequest and session is not None:
-            if self.context.unavailable is not None:
-                return [self._unavailable(connection.id, request.id)]
-            return self.play.in_room(session, request)  # the common case first
-        if isinstance(request, Hello):
+        # ``type(...) is``, never ``isinstance`` nor ``match``'s class patterns: msgspec's
+        # classes have a metaclass, which makes each ``isinstance`` a call of
+        # ``__instancecheck__`` (about 800 instructions), and a ``create`` went through a
+        # dozen of them; decoded requests are of these exact classes.
+        kind = type(request)
+        if kind is MoveRequest and session is not None:
+            # The common case first.
+            return self._in_room(connection.id, session, cast(MoveRequest, request))
+        if type(request) is Hello:
             return self._hello(connection, request)
-        if isinstance(request, Ping):
+        if type(request) is Ping:
             return [Send([connection.id], encode(Pong(id=request.id)))]
-        if isinstance(request, AccountRequest):
-            return self.registry.ask(connection, request)
+        if kind in ACCOUNT_REQUESTS:
+            return self.registry.ask(connection, cast(AccountRequest, request))
         conn, error = connection.id, self.context.error
         if session is None:
             return [error(conn, ErrorCode.HELLO_REQUIRED, "say hello first", request.id)]
-        match request:
-            case ListRooms():
-                return [self.lobby.list_rooms(conn, request)]
-            case History():
-                return [self.desk.listing(conn, request)]
-            case FetchGame():
-                return self._fetch_game(connection, request)
-            case ReplayRequest():
-                return [self.desk.replay(conn, connection.address, connection.bucket, request)]
-            case Analyse():
-                return self.desk.analyse(conn, session.id, connection.address, request)
-            case LiveEval():
-                return self.play.live_eval(conn, session, request)
-            case Sync():
-                return [self.host.sync(session, conn, request.id)]
-            case Leave():
-                return self.lobby.leave(session, request)
-            case (
-                MoveRequest()
-                | Resign()
-                | Draw()
-                | Claim()
-                | Abort()
-                | Rematch()
-                | Chat()
-                | Hint()
-                | Takeback()
-            ):
-                if self.context.unavailable is not None:
-                    return [self._unavailable(conn, request.id)]
-                return self.play.in_room(session, request)
+        if kind in IN_ROOM_REQUESTS:
+            return self._in_room(conn, session, cast(InRoomRequest, request))
+        if type(request) is ListRooms:
+            return [self.lobby.list_rooms(conn, request)]
+        if type(request) is History:
+            return [self.desk.listing(conn, request)]
+        if type(request) is FetchGame:
+            return self._fetch_game(connection, request)
+        if type(request) is ReplayRequest:
+            return [self.desk.replay(conn, connection.address, connection.bucket, request)]
+        if type(request) is Analyse:
+            return self.desk.analyse(conn, session.id, connection.address, request)
+        if type(request) is LiveEval:
+            return self.play.live_eval(conn, session, request)
+        if type(request) is Sync:
+            return [self.host.sync(session, conn, request.id)]
+        if type(request) is Leave:
+            return self.lobby.leave(session, request)
         if session.room is not None or session.queued is not None:
             where = f"room {session.room.code}" if session.room else "the quick-match queue"
             message = f"already in {where}: leave first"
@@ -320,16 +305,20 @@ class Core:
         if not self.accepting:
             message = "the server is restarting; try again in a moment"
             return [error(conn, ErrorCode.SERVER_SHUTTING_DOWN, message, request.id)]
-        match request:
-            case Create():
-                return self.lobby.create(session, request)
-            case Join():
-                return self.lobby.join(session, request)
-            case Watch():
-                return self.lobby.watch(session, request)
-            case QuickMatchRequest():
-                return self.lobby.quick_match(session, request)
+        if type(request) is Create:
+            return self.lobby.create(session, request)
+        if type(request) is Join:
+            return self.lobby.join(session, request)
+        if type(request) is Watch:
+            return self.lobby.watch(session, request)
+        if type(request) is QuickMatchRequest:
+            return self.lobby.quick_match(session, request)
         raise AssertionError(f"unhandled request {request!r}")  # pragma: no cover
+
+    def _in_room(self, conn: int, session: Session, request: InRoomRequest) -> list[Action]:
+        if self.context.unavailable is not None:
+            return [self._unavailable(conn, request.id)]
+        return self.play.in_room(session, request)
 
     def _unavailable(self, conn: int, rid: RequestId) -> Send:
         message = f"{self.context.unavailable}: nothing was played; send it again in a moment"

@@ -171,7 +171,10 @@ def summary(results: list[Measured], rounds: int) -> list[str]:
     for measured in results:
         sides.setdefault(measured.side, []).append(measured)
     middles = [medians(rounds_of_side) for rounds_of_side in sides.values()]
-    ours = next((m for m in middles if m.side == REFERENCE), None)
+    # Ours with whole states; with compact events alone when only those ran (--compact on).
+    ours = next((m for m in middles if m.side == REFERENCE), None) or next(
+        (m for m in middles if m.side.startswith(REFERENCE)), None
+    )
     lines = [
         f"median of {rounds} round{'s' if rounds > 1 else ''}:",
         f"{'side':<42} {'moves/s':>8}  {'CPU us/move':>11}  {'B/player/move':>13}  "

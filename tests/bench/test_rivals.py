@@ -49,3 +49,10 @@ def test_the_ratio_is_moves_per_server_cpu_second_ours_over_theirs() -> None:
 def test_without_our_server_the_ratio_is_left_out() -> None:
     (line,) = summary([_measured("colyseus", 8000, 50)], 1)[2:]
     assert math.isnan(float(line.split()[-1]))
+
+
+def test_with_compact_events_alone_they_are_ours() -> None:
+    results = [_measured(f"{REFERENCE} +compact", 6000, 100), _measured("colyseus", 8000, 50)]
+    rows = {line.split("  ")[0].strip(): line.split() for line in summary(results, 1)[2:]}
+    assert rows[f"{REFERENCE} +compact"][-1] == "1.00"
+    assert rows["colyseus"][-1] == "0.50"

@@ -7,9 +7,11 @@ order, each name one websocket) and checks that the client sends what the
 recorded client sent.
 
 - A ``send`` line: the next frame from the client must be JSON of the same
-  ``type``, and every field both frames have must be equal, except ``id``
-  (the client chooses its own). Fields the recording has and the client left
-  out are reported as notes, not failures (a client may rely on defaults).
+  ``type``, and every field it sends must be equal to the recorded one as the
+  server reads them, defaults filled in (``"players": 2`` matches a recorded
+  variant without it), except ``id`` (the client chooses its own). Fields the
+  recording has and the client left out are reported as notes, not failures
+  (a client may rely on defaults).
 - A ``recv`` line: the frame is sent to the client, with the recorded request
   id replaced by the one the client used.
 - A ``close`` line: 1000 waits for the client to close; 1006 cuts the link;
@@ -37,8 +39,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+
+from protocol.codec import BadRequest, decode_request
 
 Json = dict[str, Any]
 WAIT = 30.0
@@ -83,18 +88,44 @@ def connections(lines: list[Json], player: str) -> list[list[Json]]:
 
 
 def compare(expected: Json, actual: Any) -> list[str]:
-    """Differences that fail the check; raise Mismatch for them. Returns notes."""
+    """Differences that fail the check; raise Mismatch for them. Returns notes.
+
+    Fields are compared as the server reads them, defaults filled in: a client that writes
+    out a default the recording left out (``"players": 2`` in a ``variant``) sends the same
+    request. A field the recording has and the client left out is only a note (the client
+    may rely on the default, and the recording on another value: the replies will tell).
+    Frames that are not valid requests (the error transcripts) are compared as written."""
     if not isinstance(actual, dict) or actual.get("type") != expected.get("type"):
         raise Mismatch(f"expected a {expected.get('type')!r} frame, got {actual!r}")
+    read_expected, read_actual = _as_read(expected), _as_read(actual)
     notes = []
-    for key, value in expected.items():
+    for key in dict.fromkeys([*expected, *actual]):
         if key == "id":
             continue
         if key not in actual:
-            notes.append(f"{expected['type']}: left out {key!r} (recorded {value!r})")
-        elif actual[key] != value:
-            raise Mismatch(f"{expected['type']}.{key}: expected {value!r}, got {actual[key]!r}")
+            notes.append(f"{expected['type']}: left out {key!r} (recorded {expected[key]!r})")
+        elif read_expected is not None and read_actual is not None:
+            if read_actual.get(key) != read_expected.get(key):
+                recorded = expected.get(key, read_expected.get(key))
+                raise Mismatch(
+                    f"{expected['type']}.{key}: expected {recorded!r}, got {actual[key]!r}"
+                )
+        elif key in expected and actual[key] != expected[key]:
+            raise Mismatch(
+                f"{expected['type']}.{key}: expected {expected[key]!r}, got {actual[key]!r}"
+            )
     return notes
+
+
+def _as_read(frame: Json) -> Json | None:
+    """The request as the server reads it, every default filled in; None if it is not a
+    valid request."""
+    try:
+        request = decode_request(json.dumps(frame))
+    except BadRequest:
+        return None
+    read: Json = msgspec.to_builtins(request)
+    return read
 
 
 @dataclass
@@ -127,7 +158,14 @@ class StandIn:
     async def _play(self, ws: ServerConnection, line: Json) -> None:
         kind = line["dir"]
         if kind == "send":
-            raw = await asyncio.wait_for(ws.recv(), WAIT)
+            try:
+                raw = await asyncio.wait_for(ws.recv(), WAIT)
+            except TimeoutError:
+                recorded = line.get("frame", line.get("raw"))
+                raise Mismatch(
+                    f"nothing from the client in {WAIT:.0f} s; the transcript's next frame from "
+                    f"it is {json.dumps(recorded, separators=(',', ':'))}"
+                ) from None
             if "raw" in line:
                 if raw != line["raw"]:
                     raise Mismatch(f"expected the raw frame {line['raw']!r}, got {raw!r}")

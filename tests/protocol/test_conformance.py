@@ -87,3 +87,43 @@ def test_a_left_out_default_is_a_note_not_a_failure() -> None:
     assert notes == ["create: left out 'private' (recorded False)"]
     with pytest.raises(conformance.Mismatch):
         conformance.compare({"type": "create"}, {"type": "join"})
+
+
+def test_a_default_written_out_is_the_same_request() -> None:
+    """Section 24 writes ``"players": 2`` in its ``create``; the recording left it out (an
+    outside client was failed for sending section 24's frame)."""
+    recorded = {"type": "create", "id": 2, "variant": {"size": 5, "walls": 3}}
+    written_out = {"type": "create", "id": 7, "variant": {"players": 2, "size": 5, "walls": 3}}
+    assert conformance.compare(recorded, written_out) == []
+    assert conformance.compare(recorded, {**written_out, "private": False}) == []
+
+
+def test_a_field_that_changes_the_request_fails_even_if_the_recording_left_it_out() -> None:
+    recorded = {"type": "create", "id": 2, "variant": {"size": 5, "walls": 3}}
+    with pytest.raises(conformance.Mismatch, match=r"create\.variant: expected"):
+        conformance.compare(recorded, {"type": "create", "variant": {"players": 4, "size": 5}})
+    with pytest.raises(conformance.Mismatch, match=r"create\.private: expected False, got True"):
+        conformance.compare(recorded, {**recorded, "private": True})
+
+
+def test_frames_that_are_not_requests_are_compared_as_written() -> None:
+    """The error transcripts send invalid frames on purpose: no defaults to fill in."""
+    recorded = {"type": "create", "variant": {"size": 6}}
+    assert conformance.compare(recorded, {"type": "create", "variant": {"size": 6}}) == []
+    with pytest.raises(conformance.Mismatch):
+        conformance.compare(recorded, {"type": "create", "variant": {"size": 8}})
+
+
+async def test_a_client_that_sends_nothing_is_told_what_the_transcript_waits_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(conformance, "WAIT", 0.2)
+    path = kit.HERE / "two_player_game.jsonl"
+    async with (
+        conformance.serving(path, "alice") as (stand_in, port),
+        connect(f"ws://127.0.0.1:{port}", compression=None),
+    ):
+        await asyncio.wait_for(stand_in.done.wait(), 5)
+    assert stand_in.failure is not None
+    assert stand_in.failure.startswith("nothing from the client in 0 s; the transcript's next")
+    assert '{"type":"hello"' in stand_in.failure

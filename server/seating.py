@@ -61,7 +61,9 @@ class Seating:
                 return [error(session.conn, *refusal, request.id)]
         seat = request.seat
         if seat is not None and seat >= len(room.seats):
-            message = f"seat {seat} does not exist: this room has {len(room.seats)} seats"
+            message = (
+                f"seat {seat} does not exist: this room has {len(room.seats)} seats - at `$.seat`"
+            )
             return [error(session.conn, ErrorCode.INVALID_FIELD, message, request.id)]
         if request.secret is not None:
             return self._reclaim(session, room, seat, request)

@@ -292,7 +292,10 @@ async def test_room_full_and_seat_taken(table: Table, connect: Connect) -> None:
     await third.send(Join(room=table.room, seat=0))
     await third.error(ErrorCode.SEAT_TAKEN)
     await third.send(Join(room=table.room, seat=3))
-    await third.error(ErrorCode.INVALID_FIELD)
+    error = await third.error(ErrorCode.INVALID_FIELD)
+    # Section 19: an invalid_field message ends with the field's path (an outside client
+    # found this one without it).
+    assert error.message == "seat 3 does not exist: this room has 2 seats - at `$.seat`"
     await table.unchanged(before, third)
 
 

@@ -104,10 +104,11 @@ def test_a_stale_evaluation_is_dropped_and_players_cannot_follow() -> None:
     run_step(driver, step)
     assert evaluations(driver, fan) == []
     for player in (alice, bob):
-        (error,) = driver.send(player, LiveEval(id="p"))
-        assert isinstance(error, Error)
-        assert error.code == "cannot_evaluate"
-        assert "players never" in error.message
+        for on in (True, False):
+            (error,) = driver.send(player, LiveEval(id="p", on=on))
+            assert isinstance(error, Error)
+            assert error.code == "cannot_evaluate"
+            assert "players never" in error.message
     (off,) = driver.send(fan, LiveEval(id="off", on=False))
     assert isinstance(off, LiveEvalSet)
     assert off.on is False
@@ -119,6 +120,10 @@ def test_no_evaluation_unless_every_player_allowed_it_untimed() -> None:
     (error,) = driver.send(fan, LiveEval(id=1))
     assert isinstance(error, Error)
     assert error.code == "cannot_evaluate"
+    # Turning it off is always answered (PROTOCOL.md, live_eval), and players, on or off, never.
+    (off,) = driver.send(fan, LiveEval(id=3, on=False))
+    assert isinstance(off, LiveEvalSet)
+    assert off.on is False
     timed = Driver()
     alice, _ = timed.greet("alice")
     bob, _ = timed.greet("bob")

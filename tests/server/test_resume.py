@@ -15,6 +15,8 @@ from protocol.messages import (
     Join,
     Joined,
     MoveRequest,
+    Ping,
+    Pong,
     Queued,
     QuickMatch,
     Rematch,
@@ -68,6 +70,43 @@ async def test_a_dropped_player_resumes_with_no_event_lost_or_repeated(
     assert any(isinstance(m, ChatMessage) for m in back.seen)
     await back.send(MoveRequest(move="e3", ply=2))
     assert (await back.state()).ply == 3
+    await back.close()
+
+
+async def test_a_ping_behind_the_resuming_hello_marks_where_the_replay_ends(
+    server: GameServer, connect: Connect
+) -> None:
+    """Section 21: with the old connection still open, replayed states show the seat
+    connected already, like the state of step 4; the pong of a ping sent right behind the
+    hello comes after that state, and nothing of the room after the pong (an outside client
+    answered a replayed state with a move)."""
+    a, b = await connect("alice"), await connect("bob")
+    await a.send(Create())
+    room = (await a.expect(Joined)).room
+    await b.send(Join(room=room))
+    await b.expect(Joined)
+    first = await a.state()
+    await a.send(MoveRequest(move="e2", ply=0))
+    await b.send(MoveRequest(move="e8", ply=1))
+    while (await a.state()).ply < 2:
+        pass
+    assert a.welcome is not None
+    back = await Client.connect(f"ws://127.0.0.1:{server.port}", hello=False)
+    token = a.welcome.resume_token
+    await back.send(Hello(version=VERSION, name="alice", resume=token, last_event=first.event))
+    await back.send(Ping(id="end"))
+    assert isinstance(await back.recv(), Welcome)
+    frames = []
+    while not isinstance(message := await back.recv(), Pong):
+        assert isinstance(message, State)
+        frames.append(message)
+    assert message.id == "end"
+    replayed, final = frames[:-1], frames[-1]
+    assert replayed
+    assert all(state.players[0].connected for state in replayed)
+    assert (final.event, final.ply) == (replayed[-1].event + 1, 2)
+    await back.quiet()
+    assert back.seen[-1] == message
     await back.close()
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import urllib.parse
 from collections import deque
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -293,10 +294,13 @@ class Controller:
             # Each command alone, to be copied whole (printed.rows keeps it on one row).
             computer = any(p.bot is not None for p in state.players if p.seat != self.seat)
             come_back = f"{self.own_command} join {state.room}"
+            elsewhere = "From another machine:"
+            if _loopback(self.connection.url):  # that machine's 127.0.0.1 is not this one
+                elsewhere = "From another machine, with --server set to this machine's address:"
             return [
                 (
                     "You left a game against the computer: it is lost unless you come back "
-                    "within seconds (15 by default: nobody else waits)."
+                    "within 15 seconds (a server's default; nobody else waits)."
                     if computer
                     else "You left a game in progress: come back soon, or "
                     f"{opponents(state)} may claim it."
@@ -305,7 +309,7 @@ class Controller:
                 Command(come_back),
                 "Or simply (it asks to resume your game):",
                 Command(self.own_command),
-                "From another machine:",
+                elsewhere,
                 Command(f"{come_back} --seat {self.seat} --secret {self.secret}"),
             ]
         if state.status == "waiting" and self.role == "player" and self.seat is not None:
@@ -389,6 +393,17 @@ class Controller:
             command = self._lines[0]
             if self._in_flight is not None:
                 break  # the move's answer first: what each line did is said in the lines' order
+            if (
+                isinstance(command, commands.Move)
+                and self._told is command
+                and self.interactive
+                and self._game_over()
+            ):
+                # A person's move waiting for a turn that will not come: the game ended on
+                # the opponent's move (sent, it came back refused, an outside review).
+                self._lines.popleft()
+                self.view.notice("info", f"{command.notation}: not sent, the game is over.")
+                continue
             if isinstance(command, commands.Move) and not self._may_send_move():
                 if self._told is not command:
                     self._told = command
@@ -924,6 +939,12 @@ def claim_wait(state: State, seat: int | None) -> int | None:
     if state.move_claim_in_ms is not None and state.turn != seat:
         waits.append(state.move_claim_in_ms)  # the seat to move past the thinking limit
     return min(waits, default=None)
+
+
+def _loopback(url: str) -> bool:
+    """Whether ``url`` names this machine only (127.0.0.1, localhost, ::1)."""
+    host = urllib.parse.urlsplit(url).hostname or ""
+    return host == "localhost" or host.startswith("127.") or host == "::1"
 
 
 def _clause(text: str) -> str:

@@ -316,13 +316,13 @@ async def test_the_last_words_wrap_at_spaces_with_each_command_whole(url: str) -
     command = alice.controller.own_command
     rows = alice.out.getvalue().splitlines()
     assert rows == [
-        "You left a game against the computer: it is lost unless you come back within",
-        "seconds (15 by default: nobody else waits).",
+        "You left a game against the computer: it is lost unless you come back within 15",
+        "seconds (a server's default; nobody else waits).",
         "To come back:",
         f"  {command} join {room}",
         "Or simply (it asks to resume your game):",
         f"  {command}",
-        "From another machine:",
+        "From another machine, with --server set to this machine's address:",
         f"  {command} join {room} --seat 0 --secret {secret}",
     ]
 
@@ -409,10 +409,14 @@ async def test_a_kept_game_that_is_gone_is_told_so_and_forgotten(url: str) -> No
     await until(lambda: "Resume it? [Y/n]" in out.getvalue() or None)
     keyboard.press("")  # Enter: yes
     assert await asyncio.wait_for(task, 5) == 1
-    last = out.getvalue().splitlines()[-1]
-    assert last.endswith(
+    rows = out.getvalue().splitlines()
+    gone = next(i for i, row in enumerate(rows) if "gone4ever is gone" in row)
+    assert rows[gone].endswith(
         "Room gone4ever is gone (its game ended or was aborted): nothing to go back to."
     )
+    # Then what to do instead (a newcomer review: it ended there, with status 1).
+    assert rows[gone + 1] == f"No other game of yours is in progress on {url}. Start one:"
+    assert rows[gone + 2].endswith(" create")
     assert book.seats(url) == []
     _, text = await run_client(["--server", url], "")
     assert "No game of yours is in progress" in text

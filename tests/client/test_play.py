@@ -609,3 +609,24 @@ async def test_a_claim_made_early_by_a_stall_of_the_server_goes_again_when_due()
         assert not view.texts("error")
         assert await asyncio.wait_for(task, 5) == 0
         await bob.close()
+
+
+async def test_a_move_waiting_for_a_turn_that_never_comes_is_not_sent(url: str) -> None:
+    """An outside review: a person's move typed during the opponent's turn was sent once the
+    opponent's move ended the game, and came back as a refusal. It is dropped, and said so."""
+    alice, view, task = await start(url, "Alice", Create(), interactive=True, exit_when_over=False)
+    room = (await view.wait_for("quoridor join ")).rsplit(" ", 1)[1]
+    bob = await Client.connect(url, "Bob")
+    await bob.send(Join(room=room))
+    await view.wait_for("Your move")
+    alice.type("e2")
+    await view.wait_for("You moved to e2.")
+    alice.type("e3")
+    await view.wait_for("e3: sent when it is your turn")
+    await bob.send(Resign())
+    assert await view.wait_for("e3: not sent") == "e3: not sent, the game is over."
+    await view.wait_for("Game over")
+    assert not [text for text in view.texts() if "refused" in text]
+    alice.leave()
+    assert await asyncio.wait_for(task, 5) == 0
+    await bob.close()

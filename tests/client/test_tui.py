@@ -98,7 +98,7 @@ async def test_leaving_a_game_in_progress_says_how_to_come_back(url: str) -> Non
         f"  quoridor join {room}\n"
         "Or simply (it asks to resume your game):\n"
         "  quoridor\n"
-        "From another machine:\n"
+        "From another machine, with --server set to this machine's address:\n"
         f"  quoridor join {room} --seat 0 --secret {secret}\n"
     )
 

@@ -481,20 +481,19 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
     while True:
         kept = [s for s in book.free(url) if named is None or s.name == named]
         if not kept:
-            if also:
-                return 1  # the one offered was gone, and it was the last
             whose = f"of {named}'s" if named else "of yours"
             command = own_command(url, args.name)
             say(
                 stdout,
-                f"No game {whose} is in progress on {url}. Start one:",
+                # After a game found gone, the same advice (a newcomer review: it ended there).
+                f"No {'other ' if also else ''}game {whose} is in progress on {url}. Start one:",
                 Command(f"{command} create"),
                 "or join one:",
                 Command(f"{command} join CODE"),
                 "Every command:",
                 Command(f"{invoked_as(url)} --help"),
             )
-            return 0
+            return 1 if also else 0  # what was asked for (the last game offered) was gone
         saved = kept[0]
         where = f"room {saved.room} (seat {saved.seat}, as {saved.name or 'you'})"
         if not _is_terminal(stdin):

@@ -430,7 +430,7 @@ async def _play(
         color=args.color and "NO_COLOR" not in os.environ,
         absolute=args.absolute,
     )
-    plain_view = PlainView(stdout, ascii=args.ascii)
+    plain_view = PlainView(stdout, ascii=args.ascii, absolute=args.absolute)
     view = plain_view if plain else tui_view
     try:
         connection = Connection(url, name, post=lambda event: None, token=account.saved_token(url))

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from client.controller import Controller, Kind
 from client.printed import INDENT, terminal_width
-from client.render import board_text
+from client.render import board_text, view_turns
 from client.status import status_lines
 from client.width import columns, wrap
 
@@ -25,9 +25,11 @@ class PlainView:
     live_board = False
     """Nothing stays on screen: every move and the situation are told in words."""
 
-    def __init__(self, out: TextIO, *, ascii: bool = False) -> None:
+    def __init__(self, out: TextIO, *, ascii: bool = False, absolute: bool = False) -> None:
         self.out = out
         self.ascii = ascii
+        self.absolute = absolute
+        """Draw ``board`` with row 1 at the bottom whatever the seat (``--absolute``)."""
         self.controller: Controller | None = None
 
     def notice(self, kind: Kind, text: str) -> None:
@@ -58,7 +60,11 @@ class PlainView:
             self.notice("info", "No board yet.")
             return
         state, seat = controller.state, controller.seat
-        lines = [board_text(state, ascii=self.ascii, seat=seat)]
+        # From the player's side, as the full screen draws it (a newcomer review: seat 1
+        # saw its board the other way up in plain mode only).
+        player = seat if controller.role == "player" else None
+        turns = 0 if self.absolute else view_turns(state.variant.players, player)
+        lines = [board_text(state, ascii=self.ascii, seat=seat, turns=turns)]
         lines += [
             "".join(text for _, text in line)
             for line in status_lines(state, seat, ascii=self.ascii, elapsed=controller.elapsed())

@@ -630,3 +630,29 @@ async def test_a_move_waiting_for_a_turn_that_never_comes_is_not_sent(url: str) 
     alice.leave()
     assert await asyncio.wait_for(task, 5) == 0
     await bob.close()
+
+
+@pytest.mark.parametrize("absolute", [False, True])
+async def test_the_plain_board_is_drawn_from_the_players_side(url: str, absolute: bool) -> None:
+    """A newcomer review: seat 1 saw plain mode's ``board`` with row 1 at the bottom where
+    the full screen turns it (``--absolute`` keeps row 1 at the bottom in both)."""
+    alice = await Client.connect(url, "Alice")
+    await alice.send(Create())
+    room = (await alice.expect(Joined)).room
+    argv = ["--server", url, "--name", "Bob", "--plain", *(["--absolute"] * absolute)]
+    out = io.StringIO()
+    typed = io.StringIO("board\n")
+    bob = asyncio.create_task(dispatch(parse([*argv, "join", room]), typed, out, out))
+    await until(lambda: "You have seat 1" in out.getvalue() or None)
+    await alice.send(MoveRequest(move="e2", ply=0))
+    await until(lambda: "Alice moved to e2" in out.getvalue() or None)
+    await alice.close()
+    await asyncio.wait_for(bob, 10)
+    rows = out.getvalue().splitlines()
+    letters = next(row for row in rows if row.lstrip().startswith(("a ", "i ")))
+    mine = next(i for i, row in enumerate(rows) if "◆" in row and "│" in row)
+    theirs = next(i for i, row in enumerate(rows) if "●" in row and "│" in row)
+    if absolute:
+        assert (letters.split()[0], rows[mine][0], theirs > mine) == ("a", "9", True)
+    else:  # Bob's pawn at the bottom, on row 9, as on the full screen
+        assert (letters.split()[0], rows[mine][0], theirs < mine) == ("i", "9", True)

@@ -11,7 +11,7 @@ const LOW_TIME_MS = 20_000;
 /** A player card's word for a seat out of the game, by how it went (words.js `retirements`). */
 const OUT = /** @type {Record<string, string>} */ ({ resign: "resigned", time: "out of time", left: "left" });
 /** The wide layout of style.css: the side column beside the board. */
-const WIDE = matchMedia("(min-width: 820px)");
+const WIDE = matchMedia("(min-width: 820px), (orientation: landscape) and (min-width: 560px)");
 /** The order of play, by seat. */
 const ORDINALS = ["first", "second", "third", "fourth"];
 /** The thinking limit's countdown shows in its last two minutes: before, it is only noise. */

@@ -29,7 +29,7 @@ const linkBanner = $("#link");
 const toast = $("#toast");
 toast.addEventListener("click", () => hideToast());
 /** The phone layout of style.css: the board spans the screen, the side column under it. */
-const narrow = matchMedia("(max-width: 819px)");
+const narrow = matchMedia("(max-width: 819px) and (orientation: portrait), (max-width: 559px)");
 
 function savedName() {
   let name = localStorage.getItem(NAME_KEY);

@@ -47,3 +47,30 @@ async def test_the_phone_board_stays_put_while_status_lines_change(
     for moment, box in boxes.items():
         assert box == first, (moment, box, first)
     await close_all(alice, bob)
+
+
+async def test_the_board_spans_a_phone_and_a_sideways_phone_keeps_it_beside_the_column(
+    browser: Browser, site: GameServer
+) -> None:
+    """An outside review: a 360x740 phone got a 282-pixel board over empty space under the
+    move list, and held sideways (740x360) a 160-pixel one over the side column."""
+    alice = await open_player(browser, site, "Alice", viewport=(360, 740), touch=True)
+    code = await create_room(alice, size=9)
+    bob = await open_player(browser, site, "Bob", f"/#/room/{code}")
+    page = alice.page
+    await page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    x, _, width, _ = await board_box(alice)
+    assert (x, width) == (8, 344)  # the screen's width but the page's margins
+    banner = await page.locator(".banner").bounding_box()
+    actions = await page.locator(".side button:has-text('Resign')").bounding_box()
+    assert banner is not None
+    assert actions is not None
+    assert actions["y"] + actions["height"] <= 740  # the buttons show without scrolling
+    await page.set_viewport_size({"width": 740, "height": 360})
+    x, y, width, height = await board_box(alice)
+    side = await page.locator(".side").bounding_box()
+    assert side is not None
+    assert width >= 280
+    assert y + height <= 360
+    assert side["x"] >= x + width  # beside the board, not under it
+    await close_all(alice, bob)

@@ -143,6 +143,8 @@ export class GameView {
     this.note = h("div", { class: "room-note", hidden: true });
     /** Why the current game was aborted, when this view saw it happen. @type {{game: number, text: string}|null} */
     this.aborted = null;
+    /** @type {string|null} The type of the last request `act` sent (resign, abort, draw…). */
+    this.ending = null;
     /** A new game that this view saw start with the seats turned (a rematch, a match's next
      * game): the game, and the seat this viewer plays in it. @type {{game: number, seat: number|null}|null} */
     this.turned = null;
@@ -460,11 +462,18 @@ export class GameView {
         ? "Game aborted: you did not make your first move in time."
         : `Game aborted: ${seatName(state, old.turn)} did not make the first move in time.`;
     }
-    if (this.conn.isMine(state)) return "Game aborted: you pressed Abort.";
+    if (this.conn.isMine(state)) {
+      // Resigning before every seat's first move aborts a rated game (PROTOCOL.md, resign):
+      // "you pressed Abort" blamed a button not pressed (an outside review).
+      return this.ending === "resign"
+        ? "Game aborted: resigning before the first moves aborts a rated game."
+        : "Game aborted: you pressed Abort.";
+    }
     if (state.id !== null) {
-      // Two players: the other one pressed it; more, the state does not say who.
+      // Two players: the other one ended it (Abort, or Resign in a rated game); more, the
+      // state does not say who.
       const other = this.isPlayer && state.players.length === 2 && me !== null ? seatName(state, 1 - me) : "a player";
-      return `Game aborted: ${other} pressed Abort.`;
+      return `Game aborted by ${other} before the first moves.`;
     }
     return "Game aborted.";
   }
@@ -634,11 +643,17 @@ export class GameView {
     if (!text) return;
     this.chatInput.value = "";
     const reply = await this.conn.request({ type: "chat", text });
-    if (reply.type === "error") this.onError(reply);
+    if (reply.type === "error") {
+      // Not sent (too fast, say): the line comes back to be sent again, unless another was
+      // typed meanwhile (an outside review: the typed text was lost).
+      if (!this.chatInput.value) this.chatInput.value = text;
+      this.onError(reply);
+    }
   }
 
   /** @param {Record<string, any>} message */
   async act(message) {
+    this.ending = message.type; // an abort's banner says whether this page resigned
     const reply = await this.conn.request(message);
     if (reply.type === "error") this.onError(reply);
   }

@@ -305,3 +305,22 @@ async def test_a_long_name_stays_inside_a_profiles_games_at_360px(
     titles = await names.first.locator(".one-name").evaluate_all("(s) => s.map((e) => e.title)")
     assert LONGEST_NAME in titles
     await close_all(player)
+
+
+async def test_resigning_a_rated_game_before_the_first_moves_says_it_aborts_it(
+    browser: Browser, rated_site: GameServer
+) -> None:
+    """An outside review: Resign before any move in a rated game (which the server aborts:
+    PROTOCOL.md, resign) said "Game aborted: you pressed Abort."."""
+    alicia = await signed_up(browser, rated_site, "Alicia")
+    bruno = await signed_up(browser, rated_site, "Bruno")
+    code = await create_room(alicia, size=5)
+    await bruno.page.evaluate(f"location.hash = '#/room/{code}'")
+    for player in (alicia, bruno):
+        await player.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await alicia.page.click(".actions button:has-text('Resign')")
+    await alicia.page.click(".actions button:has-text('Really resign?')")
+    said = "Game aborted: resigning before the first moves aborts a rated game."
+    await alicia.page.locator(".banner").filter(has_text=said).wait_for()
+    await bruno.page.locator(".banner").filter(has_text="Game aborted by Alicia before").wait_for()
+    await close_all(alicia, bruno)

@@ -154,6 +154,27 @@ async def test_player_text_is_shown_as_text(browser: Browser, site: GameServer) 
     await close_all(alice, bob)
 
 
+async def test_a_chat_line_refused_for_speed_stays_in_the_box(
+    browser: Browser, site: GameServer
+) -> None:
+    """An outside review: the line refused with "Chatting too fast" was cleared from the box,
+    lost. It comes back to be sent again (a seat may send 5 lines at once, PROTOCOL.md 18)."""
+    alice = await open_player(browser, site, "Alice")
+    code = await create_room(alice)
+    bob = await open_player(browser, site, "Bob", f"/#/room/{code}")
+    await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    page = alice.page
+    await page.click("text=Chat")
+    for n in range(1, 7):
+        await page.fill(".chatform input", f"line {n}")
+        await page.press(".chatform input", "Enter")
+        if n < 6:
+            await page.locator(".chatlog li").filter(has_text=f"line {n}").wait_for()
+    await page.locator("#toast").filter(has_text="too fast").wait_for()
+    assert await page.input_value(".chatform input") == "line 6"
+    await close_all(alice, bob)
+
+
 async def test_only_legal_walls_are_offered(browser: Browser, site: GameServer) -> None:
     (alice, bob), _ = await game_between(browser, site)
     await alice.place_wall("a1h")

@@ -942,6 +942,42 @@ export class GameView {
     }
   }
 
+  /**
+   * Copy the room's link. The clipboard API exists only on a secure page (https, or this
+   * machine's own address): over plain http from another machine, as the README's network
+   * game is served, Copy did nothing at all (an outside review). There the link is selected
+   * and copied the older way, or left selected with a word on how to copy it.
+   * @param {string} link
+   */
+  copyLink(link) {
+    const copied = () => this.app.notice("Link copied");
+    if (navigator.clipboard) {
+      navigator.clipboard.writeText(link).then(copied, () => this.selectLink(link));
+      return;
+    }
+    this.selectLink(link);
+  }
+
+  /** @param {string} link */
+  selectLink(link) {
+    const share = this.banner.querySelector("a.share");
+    const selection = getSelection();
+    if (share && selection) {
+      const range = document.createRange();
+      range.selectNodeContents(share);
+      selection.removeAllRanges();
+      selection.addRange(range);
+    }
+    let done = false;
+    try {
+      done = document.execCommand("copy");
+    } catch {
+      done = false;
+    }
+    const keys = navigator.platform.startsWith("Mac") ? "⌘C" : "Ctrl+C";
+    this.app.notice(done ? "Link copied" : `The link is selected: press ${keys} to copy it (${link})`);
+  }
+
   renderBanner() {
     const state = this.state;
     const name = (/** @type {number} */ seat) => seatName(state, seat);
@@ -951,7 +987,7 @@ export class GameView {
       const link = `${location.origin}/#/room/${state.room}`;
       fill(this.banner, h("span", { text: "Waiting for players. Send this link: " }),
         h("a", { href: link, class: "share", text: link }),
-        h("button", { type: "button", class: "copy", text: "Copy", onclick: () => navigator.clipboard?.writeText(link).then(() => this.app.notice("Link copied")) }));
+        h("button", { type: "button", class: "copy", text: "Copy", onclick: () => this.copyLink(link) }));
       this.banner.className = "banner waiting";
       return;
     }

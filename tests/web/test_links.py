@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
-from playwright.async_api import Browser
+from playwright.async_api import Browser, async_playwright
 
 from server.app import GameServer
 from server.config import Config
+from tests.web.conftest import LAUNCH_ARGS, chromium_path
 from tests.web.pages import Player, close_all, create_room, game_between, open_player, play
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -196,3 +197,33 @@ async def test_a_link_to_another_room_moves_you_there(browser: Browser, site: Ga
     assert await alice.page.evaluate("() => document.body.dataset.ply") == "0"
     assert first != second
     await close_all(alice, bob, carol)
+
+
+async def test_copy_works_on_a_page_served_over_plain_http_by_name(site: GameServer) -> None:
+    """An outside review: reached as http://THAT-MACHINE:8765/ (the README's network game), a
+    page is not a secure context, has no clipboard API, and Copy did nothing. The link is
+    copied the older way, or selected with a word on how to copy it."""
+    path = chromium_path()
+    assert path is not None
+    rules = "--host-resolver-rules=MAP quoridor.test 127.0.0.1"
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=path, args=[*LAUNCH_ARGS, rules])
+        try:
+            page = await (await browser.new_context()).new_page()
+            await page.goto(f"http://quoridor.test:{site.port}/")
+            await page.wait_for_function("() => document.body.dataset.link === 'online'")
+            assert await page.evaluate("() => [window.isSecureContext, !!navigator.clipboard]") == [
+                False,
+                False,
+            ]
+            await page.click("text=Create room")
+            await page.locator(".banner button.copy").click()
+            toast = page.locator("#toast")
+            await toast.filter(has_text="ink").wait_for()
+            said = await toast.inner_text()
+            link = await page.locator(".banner a.share").inner_text()
+            assert said == "Link copied" or said.startswith("The link is selected: press")
+            assert await page.evaluate("() => getSelection().toString()") == link
+            assert link.startswith(f"http://quoridor.test:{site.port}/#/room/")
+        finally:
+            await browser.close()

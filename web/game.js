@@ -438,12 +438,33 @@ export class GameView {
   }
 
   /** What the turned seats mean for this viewer: "New game, the seats turned: you now play
-   * blue (diamond) and move second", or for a spectator who now opens. @param {any} state */
+   * blue (diamond) and move second", or for a spectator who now opens; in a match, with the
+   * score (game 2 starts as game 1 ends: its result was never on screen). @param {any} state */
   turnedText(state) {
     const seat = this.turned?.seat ?? null;
     const seatWords = (/** @type {number} */ n) => `${SEAT_NAMES[n]} (${SHAPES[n]})`;
-    if (seat === null) return `New game, the seats turned: ${seatName(state, 0)} now opens, as ${seatWords(0)}.`;
-    return `New game, the seats turned: you now play ${seatWords(seat)} and move ${ORDINALS[seat]}.`;
+    const said = state.match ? this.matchText(state) : "";
+    const score = said ? ` ${said[0].toUpperCase()}${said.slice(1)}.` : "";
+    if (seat === null) return `New game, the seats turned: ${seatName(state, 0)} now opens, as ${seatWords(0)}.${score}`;
+    return `New game, the seats turned: you now play ${seatWords(seat)} and move ${ORDINALS[seat]}.${score}`;
+  }
+
+  /** A match's score by name, "you" for this player: "match after game 1: you 0, Bob 1",
+   * and once over its verdict: "Bob wins the match 2–0", "match drawn 1–1". @param {any} state */
+  matchText(state) {
+    const match = state.match;
+    const me = this.isPlayer ? this.seat.seat : null;
+    const who = (/** @type {number} */ seat) => (seat === me ? "you" : seatName(state, seat));
+    const points = (/** @type {number} */ n) => String(n).replace(".5", "½").replace(/^0½/, "½");
+    const high = Math.max(...match.scores), low = Math.min(...match.scores);
+    if (match.over && match.winner === null) return `match drawn ${points(high)}–${points(low)}`;
+    if (match.over) {
+      const verdict = match.winner === me ? "you win the match" : `${seatName(state, match.winner)} wins the match`;
+      return `${verdict} ${points(high)}–${points(low)}`;
+    }
+    const played = state.status === "finished" ? match.game : match.game - 1;
+    const each = match.scores.map((/** @type {number} */ n, /** @type {number} */ seat) => `${who(seat)} ${points(n)}`);
+    return `match after game ${played}: ${each.join(", ")}`;
   }
 
   /**
@@ -993,9 +1014,12 @@ export class GameView {
     }
     if (state.status === "finished") {
       text = this.aborted?.game === state.game && state.result?.reason === "aborted" ? this.aborted.text : resultText(state.result, name, this.isPlayer ? this.seat.seat : null);
-      const mine = this.isPlayer && state.result?.winner === this.seat.seat;
-      kind = state.result?.winner === null ? "draw" : mine ? "won" : this.isPlayer ? "lost" : "over";
-      if (state.match) text += ` · match ${state.match.scores.join("–")}${state.match.over ? " (over)" : ""}`;
+      // A match's end is the match's verdict, not its last game's (an outside review: a match
+      // drawn 1–1 showed "Alice wins ... (over)" in the loser's red).
+      const winner = state.match?.over ? state.match.winner : state.result?.winner;
+      const mine = this.isPlayer && winner === this.seat.seat;
+      kind = winner === null ? "draw" : mine ? "won" : this.isPlayer ? "lost" : "over";
+      if (state.match) text += ` · ${this.matchText(state)}`;
     } else if (this.viewing !== null) {
       // Whose turn it is now stays said: looking back should not hide that the clock runs.
       const me = this.isPlayer ? this.seat.seat : null;

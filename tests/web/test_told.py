@@ -494,3 +494,38 @@ async def test_a_move_that_raced_the_end_of_the_game_says_what_to_do_now(
     await page.wait_for_selector(".banner.won")  # the state came with the refusal
     await close_all(bob)
     await alice.close()
+
+
+async def test_a_match_says_its_score_between_games_and_its_verdict(
+    browser: Browser, site: GameServer
+) -> None:
+    """An outside review: game 2 of a match started as game 1 ended, so game 1's result and
+    the score were never on screen; and a match drawn 1-1 ended on "Alice wins ... match 1-1
+    (over)" in the loser's red (the page writes an en dash between the points)."""
+    alice = await open_player(browser, site, "Alice")
+    page = alice.page
+    await page.wait_for_selector(".lobby form.create")
+    await page.select_option("select[name=size]", "5")
+    await page.check("form.create input[name=match]")
+    await page.click("form.create button[type=submit]")
+    await page.wait_for_selector(".banner.waiting")
+    code = page.url.rsplit("/", 1)[1]
+    bob = await open_player(browser, site, "Bob", f"/#/room/{code}")
+    for player in (alice, bob):
+        await player.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await alice.resign()  # game 1 to Bob; game 2 starts at once, the seats turned
+    note = bob.page.locator(".room-note")
+    turned = "seats turned: you now play red (circle) and move first."
+    await note.filter(has_text=f"{turned} Match after game 1: you 1, Alice 0.").wait_for()
+    # By seat, as the board shows them: Bob opens game 2.
+    await (
+        alice.page.locator(".room-note")
+        .filter(has_text="Match after game 1: Bob 1, you 0.")
+        .wait_for()
+    )
+    await bob.resign()  # game 2 to Alice: 1-1
+    for player in (alice, bob):
+        banner = player.page.locator(".banner")
+        await banner.filter(has_text="match drawn 1\u20131").wait_for()
+        assert "draw" in (await banner.get_attribute("class") or "")
+    await close_all(alice, bob)

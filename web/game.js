@@ -340,6 +340,9 @@ export class GameView {
     const state = this.state;
     if (!this.premoving()) return this.idleTap();
     if (this.premove?.move === move) return this.cancelPremove();
+    // The square the pawn stands on: a second tap of a quick double tap, after the move
+    // went (an outside review queued "e8" onto its own pawn). Nothing to queue.
+    if (move === state.pawns[this.seat.seat] && !typed) return;
     this.premove = { game: state.game, move, typed };
     // A phone has no Esc key to mention.
     const cancel = typed ? (WIDE.matches ? "Esc cancels it" : "type it again to cancel")

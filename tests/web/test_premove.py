@@ -56,6 +56,18 @@ async def test_a_premove_is_queued_shown_cancelled_and_sent_on_the_turn(
     await close_all(alice, bob)
 
 
+async def test_a_tap_on_ones_own_pawn_queues_nothing(browser: Browser, site: GameServer) -> None:
+    """An outside review: the second tap of a quick double tap on a target, after the move
+    went, queued a premove onto the pawn's own square, refused on the next turn."""
+    (alice, bob), _ = await game_between(browser, site)
+    await alice.click_square("c2")
+    await alice.wait_ply(1)
+    await alice.click_square("c2")  # where her pawn now stands, Bob to move
+    await alice.page.wait_for_timeout(300)
+    assert await alice.page.locator(".overlay [data-premove]").count() == 0
+    await close_all(alice, bob)
+
+
 async def test_a_premove_the_server_refuses_is_told_and_nothing_else_happens(
     browser: Browser, site: GameServer
 ) -> None:

@@ -160,7 +160,9 @@ function go(hash) {
 /** @param {string} name */
 function rename(name) {
   const clean = name.trim().slice(0, 32);
-  if (!clean || clean === savedName()) return;
+  // Said, not silently ignored (an outside review): a blank name, or the one already used.
+  if (!clean) return notice("A name needs at least one visible character");
+  if (clean === savedName()) return notice(`You are already ${clean}`);
   localStorage.setItem(NAME_KEY, clean);
   nameChosen = true;
   if (!seat) conn.restart(); // the name is the session's: a new one is needed

@@ -138,3 +138,16 @@ async def test_a_game_won_by_absence_names_who_stayed_away_in_the_recent_games(
         await said.wait_for()
         await alice.close()
         await close_all(carol)
+
+
+async def test_saving_a_blank_or_the_same_name_says_so(browser: Browser, site: GameServer) -> None:
+    """An outside review: Save with a blank name, or the name already used, did nothing."""
+    alice = await open_player(browser, site, "Alice")
+    page, toast = alice.page, alice.page.locator("#toast")
+    await page.fill(".name-form input[name=name]", "   ")
+    await page.click(".name-form button[type=submit]")
+    await toast.filter(has_text="A name needs at least one visible character").wait_for()
+    await page.fill(".name-form input[name=name]", "Alice")
+    await page.click(".name-form button[type=submit]")
+    await toast.filter(has_text="You are already Alice").wait_for()
+    await close_all(alice)

@@ -115,6 +115,8 @@ export class Board {
     /** The wall under the pointer or keyboard cursor, and whether it is only pending a tap. */
     /** @type {{col: number, row: number, o: "h"|"v"}|null} */
     this.ghost = null;
+    /** The wall under the mouse where it may not go, on your turn: drawn red. @type {{col: number, row: number, o: "h"|"v"}|null} */
+    this.refusedHover = null;
     this.pending = false;
     this.rotated = false;
     /** The wall under the mouse pointer, in the orientation chosen, legal or not. */
@@ -125,7 +127,14 @@ export class Board {
     /** Keyboard cursor in display coordinates; wall mode puts it on a groove crossing. */
     this.cursor = { x: 0, y: 0, wall: false, o: /** @type {"h"|"v"} */ ("h"), shown: false };
     this.svg.addEventListener("pointermove", (e) => this.pointerMove(e));
-    this.svg.addEventListener("pointerleave", () => { this.under = null; if (!this.pending) this.setGhost(null); });
+    this.svg.addEventListener("pointerleave", () => {
+      this.under = null;
+      if (this.refusedHover) {
+        this.refusedHover = null;
+        this.drawOverlay();
+      }
+      if (!this.pending) this.setGhost(null);
+    });
     this.svg.addEventListener("pointerup", (e) => this.pointerUp(e));
     this.svg.addEventListener("contextmenu", (e) => { e.preventDefault(); this.rotate(); });
     this.svg.addEventListener("keydown", (e) => this.key(e));
@@ -318,6 +327,13 @@ export class Board {
     return this.rotated ? { ...wall, o: /** @type {"h"|"v"} */ (wall.o === "h" ? "v" : "h") } : wall;
   }
 
+  /** ``wall`` if it is to be drawn red under the mouse: your turn, some wall may go, not this
+   * one. @param {{col: number, row: number, o: "h"|"v"}} wall */
+  refusedAt(wall) {
+    const view = this.view;
+    return view?.interactive && /[1-9a-f]/i.test(view.legalWalls) && !this.ghostLegal(wall) ? wall : null;
+  }
+
   /** @param {{col: number, row: number, o: "h"|"v"}} wall */
   ghostLegal(wall) {
     const view = this.view;
@@ -355,6 +371,14 @@ export class Board {
     this.under = hit?.wall ?? null;
     this.svg.classList.toggle("pointing", !!hit?.square && this.isTarget(hit.square));
     this.setGhost(hit?.wall && this.ghostShown(hit.wall) ? hit.wall : null);
+    // On your turn, a groove where that wall may not go shows it red (an outside review: it
+    // showed nothing until the click brought the server's reason); not when no wall may go.
+    const refused = hit?.wall && !this.ghost ? this.refusedAt(hit.wall) : null;
+    const key = (/** @type {{col: number, row: number, o: string}|null} */ w) => (w ? `${w.col},${w.row},${w.o}` : "");
+    if (key(refused) !== key(this.refusedHover)) {
+      this.refusedHover = refused;
+      this.drawOverlay();
+    }
   }
 
   /** @param {PointerEvent} e */
@@ -441,7 +465,10 @@ export class Board {
       this.rotated = !this.rotated;
       if (this.under) {
         this.under = flip(this.under);
-        this.setGhost(this.ghostLegal(this.under) ? this.under : null);
+        const legal = this.ghostLegal(this.under);
+        this.refusedHover = legal ? null : this.refusedAt(this.under);
+        this.setGhost(legal ? this.under : null);
+        this.drawOverlay();
       }
     }
     if (this.cursor.wall) {
@@ -487,6 +514,7 @@ export class Board {
     if (view.hint) items.push(this.hintShape(view.hint));
     if (view.reply) items.push(this.replyShape(view.reply.move, view.reply.seat));
     if (this.ghost) items.push(this.wallShape(this.ghost, !this.pending ? "ghost" : this.ghostShown(this.ghost) || view.hold ? "ghost pending" : "ghost pending refused"));
+    else if (this.refusedHover && view.interactive) items.push(this.wallShape(this.refusedHover, "ghost refused"));
     if (this.cursor.shown && view.interactive) {
       const { x, y, wall, o } = this.cursor;
       if (wall) {

@@ -96,10 +96,11 @@ class Player:
         return mx + (cx - ax) * 0.25, my + (cy - ay) * 0.25
 
     async def hover_wall(self, wall: str) -> str | None:
-        """Point at a wall's groove; the ghost wall shown, if any."""
+        """Point at a wall's groove; the ghost wall shown, if any (not one drawn red, where
+        that wall may not go)."""
         x, y = await self.wall_point(wall)
         await self.page.mouse.move(x, y)
-        ghost = self.page.locator(".overlay .ghost")
+        ghost = self.page.locator(".overlay .ghost:not(.refused)")
         if await ghost.count() == 0:
             return None
         return await ghost.get_attribute("data-wall")

@@ -190,13 +190,18 @@ async def test_only_legal_walls_are_offered(browser: Browser, site: GameServer) 
     legal = set(game.legal_walls())
     assert "d1v" not in legal
     everything = [f"{c}{r}{o}" for c in "abcd" for r in "1234" for o in "hv"]
+    red = alice.page.locator(".overlay .ghost.refused")
     for wall in everything:
         shown = await alice.hover_wall(wall)
         if wall in legal:
             assert shown == wall, wall
+            assert await red.count() == 0, wall
         else:
             assert shown is None, (wall, shown)  # never a neighbour in its stead
+            # Drawn red where it may not go (an outside review: nothing showed until a click).
+            assert await red.get_attribute("data-wall") == wall, wall
     await alice.page.mouse.move(0, 0)
+    assert await red.count() == 0
     await close_all(alice, bob)
 
 

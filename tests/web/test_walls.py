@@ -49,7 +49,9 @@ async def test_a_turned_click_on_a_wall_is_refused_not_moved_next_door(
     x, y = await middle(alice, "e5h")
     await page.mouse.move(x, y)
     await page.mouse.click(x, y, button="right")  # turned: the wall there may not go either way
-    assert await page.locator(".overlay .ghost").count() == 0
+    assert await page.locator(".overlay .ghost:not(.refused)").count() == 0
+    red = page.locator(".overlay .ghost.refused")  # drawn red where it may not go
+    assert await red.get_attribute("data-wall") == "e5v"
     await page.mouse.click(x, y)
     await page.locator("#toast").filter(has_text=REFUSED).wait_for()
     # R turns it back, and a small move on the same spot shows no neighbour's ghost either.
@@ -57,7 +59,8 @@ async def test_a_turned_click_on_a_wall_is_refused_not_moved_next_door(
     await page.keyboard.press("r")
     await page.mouse.move(x + 2, y + 1)
     await page.mouse.move(x - 1, y - 2)
-    assert await page.locator(".overlay .ghost").count() == 0
+    assert await page.locator(".overlay .ghost:not(.refused)").count() == 0
+    assert await red.get_attribute("data-wall") in ("e5h", "e5v")  # this spot's, red
     await page.mouse.click(x, y)
     await page.locator("#toast").filter(has_text=REFUSED).wait_for()
     assert await page.evaluate("() => document.body.dataset.ply") == "2"

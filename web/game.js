@@ -460,6 +460,7 @@ export class GameView {
     const who = (/** @type {number} */ seat) => (seat === me ? "you" : seatName(state, seat));
     const points = (/** @type {number} */ n) => String(n).replace(".5", "½").replace(/^0½/, "½");
     const high = Math.max(...match.scores), low = Math.min(...match.scores);
+    if (match.over && high === 0) return "match over, no game decided"; // aborted unplayed
     if (match.over && match.winner === null) return `match drawn ${points(high)}–${points(low)}`;
     if (match.over) {
       const verdict = match.winner === me ? "you win the match" : `${seatName(state, match.winner)} wins the match`;

@@ -822,7 +822,9 @@ export class GameView {
     const state = this.state;
     if (!state) return;
     fill(this.title, h("span", { class: "code", text: state.room }), state.rated ? h("span", { class: "rated-tag", text: "rated" }) : null,
-      h("span", { class: "variant", text: variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 }) }));
+      h("span", { class: "variant", text: variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 })
+        // A match says so, and which game (an outside review: a spectator could not tell).
+        + (state.match ? ` · match, game ${state.match.game} of ${state.match.games}` : "") }));
     this.root.classList.toggle("four", state.variant.players === 4);
     // The bar's share is the first seat's, named as the players are everywhere on the page.
     this.evalBar.setAttribute("aria-label", `${seatName(state, 0)}'s chances`);

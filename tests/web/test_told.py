@@ -513,7 +513,10 @@ async def test_a_match_says_its_score_between_games_and_its_verdict(
     bob = await open_player(browser, site, "Bob", f"/#/room/{code}")
     for player in (alice, bob):
         await player.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    title = bob.page.locator(".room-title .variant")
+    await title.filter(has_text="· match, game 1 of 2").wait_for()
     await alice.resign()  # game 1 to Bob; game 2 starts at once, the seats turned
+    await title.filter(has_text="· match, game 2 of 2").wait_for()
     note = bob.page.locator(".room-note")
     turned = "seats turned: you now play red (circle) and move first."
     await note.filter(has_text=f"{turned} Match after game 1: you 1, Alice 0.").wait_for()

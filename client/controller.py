@@ -39,6 +39,7 @@ from client.describe import (
 from client.notation import is_wall
 from client.offers import DrawOffers
 from client.printed import Command, as_lines
+from client.render import view_turns
 from client.seats import SavedSeat, SeatBook
 from protocol.messages import (
     Abort,
@@ -431,6 +432,14 @@ class Controller:
         for line in as_lines(self.summary()):
             self.view.notice("info", line)
         self.finish(0)
+
+    def board_turns(self) -> int:
+        """Quarter turns that draw the board from this client's side, its pawn's starting
+        edge at the bottom (none for a spectator, or before a state)."""
+        if self.state is None:
+            return 0
+        seat = self.seat if self.role == "player" else None
+        return view_turns(self.state.variant.players, seat)
 
     def _may_send_move(self) -> bool:
         """Whether a queued move can go now: connected, and our turn (or never will be)."""

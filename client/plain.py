@@ -14,7 +14,7 @@ from typing import TextIO
 
 from client.controller import Controller, Kind
 from client.printed import INDENT, terminal_width
-from client.render import board_text, view_turns
+from client.render import board_text
 from client.status import status_lines
 from client.width import columns, wrap
 
@@ -62,8 +62,7 @@ class PlainView:
         state, seat = controller.state, controller.seat
         # From the player's side, as the full screen draws it (a newcomer review: seat 1
         # saw its board the other way up in plain mode only).
-        player = seat if controller.role == "player" else None
-        turns = 0 if self.absolute else view_turns(state.variant.players, player)
+        turns = 0 if self.absolute else controller.board_turns()
         lines = [board_text(state, ascii=self.ascii, seat=seat, turns=turns)]
         lines += [
             "".join(text for _, text in line)

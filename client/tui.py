@@ -49,7 +49,7 @@ from client import commands
 from client.controller import Controller, Kind
 from client.layout import Plan, plan, smallest
 from client.printed import Command, say
-from client.render import Line, board_size, render_board, view_turns
+from client.render import Line, board_size, render_board
 from client.status import status_lines, ticking
 from client.width import clip, columns, wrap
 from protocol.messages import Welcome
@@ -244,10 +244,9 @@ class TuiView:
     def turns(self) -> int:
         """Quarter turns of the board: own pawn at the bottom unless ``absolute``."""
         controller = self.controller
-        if self.absolute or controller is None or controller.state is None:
+        if self.absolute or controller is None:
             return 0
-        seat = controller.seat if controller.role == "player" else None
-        return view_turns(controller.state.variant.players, seat)
+        return controller.board_turns()
 
     def title(self) -> StyleAndTextTuples:
         controller = self.controller

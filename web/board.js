@@ -374,8 +374,8 @@ export class Board {
     // On your turn, a groove where that wall may not go shows it red (an outside review: it
     // showed nothing until the click brought the server's reason); not when no wall may go.
     const refused = hit?.wall && !this.ghost ? this.refusedAt(hit.wall) : null;
-    const key = (/** @type {{col: number, row: number, o: string}|null} */ w) => (w ? `${w.col},${w.row},${w.o}` : "");
-    if (key(refused) !== key(this.refusedHover)) {
+    const name = (/** @type {{col: number, row: number, o: "h"|"v"}|null} */ w) => (w ? wallName(w.col, w.row, w.o) : "");
+    if (name(refused) !== name(this.refusedHover)) {
       this.refusedHover = refused;
       this.drawOverlay();
     }

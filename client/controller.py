@@ -274,6 +274,19 @@ class Controller:
         if not reader.cancelled() and (error := reader.exception()) is not None:
             self.post(Failed(f"the client failed: {error!r}"))
 
+    def _review(self, state: State) -> list[str]:
+        """How to see the game just over again: its id in the history (``result.game_id``)
+        with the computer's analysis where there is one (two players)."""
+        game_id = state.result.game_id if state.result is not None else None
+        if game_id is None or not state.moves:
+            return []
+        if len(state.players) == 2:
+            return [
+                "Replay it with the computer's analysis:",
+                Command(f"{self.own_command} analyse {game_id} --replay"),
+            ]
+        return ["Replay it:", Command(f"{self.own_command} replay {game_id}")]
+
     def finish(self, code: int) -> None:
         if self.exit_code is None:
             self.exit_code = code
@@ -285,7 +298,7 @@ class Controller:
         if state is None:
             return []
         if state.status == "finished":
-            return [situation(state, self.seat, brief=True)]
+            return [situation(state, self.seat, brief=True), *self._review(state)]
         if (
             state.status == "playing"
             and self.role == "player"

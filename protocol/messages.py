@@ -508,6 +508,9 @@ class Result(Struct, kw_only=True):
     """``goal``, ``resign``, ``time``, ``abandon``, ``draw``, ``aborted``, ``last_standing`` or
     ``ply_cap``;
     decoded as a string so that a client survives reasons added later."""
+    game_id: int | None = None
+    """The game's id in the history, for ``fetch_game``, ``analyse`` and links to it; null
+    until the server has numbered it (PROTOCOL.md, section 5, "result")."""
 
 
 class ClockInfo(Struct, kw_only=True):

@@ -101,6 +101,8 @@ class GameHistory:
                 len(game.moves),
                 extra={"room": room.code},
             )
+            if game.id != UNNUMBERED:
+                finished.result.game_id = game.id  # the room's state names it from now on
             (self.short if is_short(game) else self.games).append(game)
             if self.keep_unsaved:
                 self.unsaved.append(game)

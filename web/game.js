@@ -5,6 +5,7 @@ import { Board, parseWall, SEAT_NAMES, SHAPES } from "./board.js";
 import { $, announce, fill, h, patch, s } from "./dom.js";
 import { loginForm } from "./account.js";
 import { allowsSpectatorEval } from "./lobby.js";
+import { play, soundOf } from "./sound.js";
 import { clockText, listed, moveText, plural, resultText, retireText, retirements, roundOf, seatName, sentence, tapOrClick, variantText, withNames } from "./words.js";
 
 const LOW_TIME_MS = 20_000;
@@ -92,6 +93,8 @@ export class GameView {
     /** @type {any} */
     this.state = null;
     this.receivedAt = 0;
+    /** The game ("room number") whose low time for this player was said with a sound. */
+    this.lowTimeSaid = "";
     this.destroyed = false;
     /** Ply shown from the move list; null follows the game. @type {number|null} */
     this.viewing = null;
@@ -312,6 +315,9 @@ export class GameView {
     this.state = state;
     this.receivedAt = performance.now();
     this.describe(old, state);
+    // A resynchronised state (a new connection's first) may skip many events: no sound for it.
+    const sound = baseline ? null : soundOf(old, state, this.isPlayer ? this.seat.seat : null);
+    if (sound) play(sound);
     if (this.premove && !this.premoveStands()) this.premove = null;
     this.render();
     this.sendPremove();
@@ -930,7 +936,14 @@ export class GameView {
         const ms = state.clock.remaining_ms[seat] - (running ? elapsed : 0);
         node.textContent = clockText(ms);
         node.classList.toggle("running", running);
-        node.classList.toggle("low", ms < Math.min(LOW_TIME_MS, state.clock.base_ms / 4));
+        const low = ms < Math.min(LOW_TIME_MS, state.clock.base_ms / 4);
+        node.classList.toggle("low", low);
+        // One's own time running low is said once a game, by ear too (the eyes are on the board).
+        const game = `${state.room} ${state.game}`;
+        if (low && running && this.isPlayer && seat === this.seat.seat && this.lowTimeSaid !== game) {
+          this.lowTimeSaid = game;
+          play("low");
+        }
       }
     }
     const first = state.status === "playing" && state.first_move_in_ms !== null && state.turn !== null;
@@ -1187,6 +1200,16 @@ export class GameView {
     if (this.isPlayer && computer && state.clock === null && state.status === "playing" && state.turn === me) {
       buttons.push(h("button", { type: "button", text: "Hint", onclick: () => this.hint() }));
       if (state.ply >= 2) buttons.push(h("button", { type: "button", text: "Take back", onclick: () => this.act({ type: "takeback" }) }));
+    }
+    // The game just ended, in the history (`result.game_id`): its replay, analysed at once
+    // where the computer can (two players). The room and the seat stay: the replay's "Back
+    // to the game" comes back here, a rematch still open.
+    const saved = state.status === "finished" ? state.result?.game_id ?? null : null;
+    if (saved !== null && state.moves.length > 0 && !this.leaving) {
+      const two = state.players.length === 2;
+      buttons.push(h("button", { type: "button", class: "review", text: two ? "Analyse" : "Replay",
+        title: two ? "Replay this game with the computer's analysis." : "Replay this game.",
+        onclick: () => this.app.go(`#/replay/${saved}${two ? "/analyse" : ""}`) }));
     }
     // Offered only where the players allowed it (`state.spectator_eval`): elsewhere the
     // button only ever said "No evaluation here".

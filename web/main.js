@@ -8,6 +8,7 @@ import { GameView } from "./game.js";
 import { allowsSpectatorEval, Lobby } from "./lobby.js";
 import { ProfileView } from "./profile.js";
 import { ReplayView } from "./replay.js";
+import { setSoundOn, soundOn } from "./sound.js";
 import { endedText, sentence } from "./words.js";
 
 const NAME_KEY = "quoridor.name";
@@ -28,6 +29,19 @@ const main = $("#main");
 const linkBanner = $("#link");
 const toast = $("#toast");
 toast.addEventListener("click", () => hideToast());
+const soundToggle = $(".sound-toggle");
+/** The header's speaker as the setting is: its pressed state, and what a press does. */
+function showSound() {
+  const on = soundOn();
+  soundToggle.setAttribute("aria-pressed", String(on));
+  soundToggle.title = on ? "Sounds on: press to turn them off" : "Sounds off: press to turn them on";
+}
+soundToggle.addEventListener("click", () => {
+  setSoundOn(!soundOn());
+  showSound();
+  announce(soundOn() ? "Sounds on" : "Sounds off");
+});
+showSound();
 /** The phone layout of style.css: the board spans the screen, the side column under it. */
 const narrow = matchMedia("(max-width: 819px) and (orientation: portrait), (max-width: 559px)");
 
@@ -231,6 +245,8 @@ async function remake(request) {
 const app = {
   go, notice, quiet, remake, rename, name: savedName, account, logIn, logOut,
   seated: () => seat !== null,
+  /** The hash of the room this page is in (a replay's way back), or null. */
+  roomHash: () => seat && `#/${seat.role === "player" ? "room" : "watch"}/${encodeURIComponent(seat.code)}`,
   keptSeat,
   checkKept,
   holdsSeat: (/** @type {string} */ code) => localStorage.getItem(SECRET_KEY + code) !== null,
@@ -255,12 +271,14 @@ const app = {
 const gameApp = { ...app, notice: (/** @type {string} */ text) => notice(text, "game"), placeToast };
 
 function route() {
-  const [, kind = "", arg = ""] = location.hash.split("/");
+  const [, kind = "", arg = "", then = ""] = location.hash.split("/");
   const code = decodeURIComponent(arg);
   if ((kind === "room" || kind === "watch") && code) return enterRoom(code, kind === "watch");
   if (kind === "replay" && arg) {
+    // The room, if any, is kept: a finished game's "Analyse" comes here and back.
     document.title = "Replay · Quoridor";
-    return show(new ReplayView(main, conn, Number(arg), app));
+    document.body.dataset.view = "replay";
+    return show(new ReplayView(main, conn, Number(arg), app, then === "analyse"));
   }
   if (kind === "profile" && code) {
     document.title = `${code} · Quoridor`;
@@ -395,6 +413,9 @@ function openGame() {
   else {
     const game = new GameView(main, conn, seat, gameApp);
     show(game);
+    // Back from a replay, the room is as the connection last saw it: drawn at once, not at
+    // the next event (which, the game over, may never come).
+    if (conn.held?.room === seat.code) game.onState(conn.held);
     // The lobby's control that had the focus went with the lobby: the board takes it, so a
     // keyboard player goes on from there (the board's cursor shows only once a key is used,
     // and its focus ring too: drawn at once, it framed a phone's board in orange for good).

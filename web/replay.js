@@ -14,8 +14,12 @@ import { moveText, plural, resultText, roundOf, sentence, tapOrClick } from "./w
 const MARKS = /** @type {Record<string, string>} */ ({ inaccuracy: "?!", mistake: "?", blunder: "??" });
 
 export class ReplayView {
-  /** @param {HTMLElement} root @param {import("./connection.js").Connection} conn @param {number} game @param {{go: (hash: string) => void}} app */
-  constructor(root, conn, game, app) {
+  /**
+   * @param {HTMLElement} root @param {import("./connection.js").Connection} conn @param {number} game
+   * @param {{go: (hash: string) => void, roomHash: () => string|null}} app
+   * @param {boolean} analyseNow ask for the analysis once the game is shown (a finished game's "Analyse")
+   */
+  constructor(root, conn, game, app, analyseNow = false) {
     this.conn = conn;
     /** @type {any[]} */
     this.frames = [];
@@ -36,14 +40,19 @@ export class ReplayView {
     this.list = h("ol", { class: "movelist", "aria-label": "Moves" });
     this.players = h("ol", { class: "players" });
     const button = (/** @type {string} */ text, /** @type {string} */ label, /** @type {() => void} */ act) => h("button", { type: "button", class: "step", text, "aria-label": label, onclick: act });
+    /** Pressed once: disabled while the computer works, gone once its analysis is shown. */
+    this.analyseButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", text: "Analyse", onclick: () => this.analyse() }));
+    const back = app.roomHash();
     const controls = h("div", { class: "actions stepper" },
       // Latin-1 arrows: every system font has them (media-control glyphs are often missing).
       button("«", "Start", () => this.show(0)),
       button("‹", "Previous move", () => this.show(this.index - 1)),
       button("›", "Next move", () => this.show(this.index + 1)),
       button("»", "End", () => this.show(this.frames.length - 1)),
-      h("button", { type: "button", text: "Analyse", onclick: () => this.analyse() }),
-      h("button", { type: "button", class: "leave", text: "Lobby", onclick: () => app.go("#/") }));
+      this.analyseButton,
+      // From a finished game's page, whose room is kept: back there (the lobby is one more step).
+      back ? h("button", { type: "button", class: "leave", text: "Back to the game", onclick: () => app.go(back) })
+        : h("button", { type: "button", class: "leave", text: "Lobby", onclick: () => app.go("#/") }));
     root.replaceChildren(h("div", { class: "game replay" },
       h("div", { class: "board-area" }, host),
       h("aside", { class: "side" }, h("div", { class: "room-title", text: `Replay of game ${game}` }), this.caption, this.bar, this.markWhy, this.players, controls, this.graph, this.legend,
@@ -58,19 +67,19 @@ export class ReplayView {
       this.show(next);
     };
     document.addEventListener("keydown", this.keys);
-    this.load(game);
+    this.load(game).then((shown) => { if (shown && analyseNow) this.analyse(); });
   }
 
   destroy() {
     document.removeEventListener("keydown", this.keys);
   }
 
-  /** @param {number} game */
+  /** Fetch the game and its positions; whether it is shown. @param {number} game */
   async load(game) {
     const record = await this.conn.request({ type: "fetch_game", game });
     if (record.type !== "game_record") {
       this.caption.textContent = record.message ?? "This game cannot be found.";
-      return;
+      return false;
     }
     this.summary = record.summary;
     this.moves = record.moves;
@@ -78,22 +87,38 @@ export class ReplayView {
     const frames = await this.conn.request({ type: "replay", variant: record.summary.variant, moves: record.moves });
     if (frames.type !== "replay_frames") {
       this.caption.textContent = frames.message;
-      return;
+      return false;
     }
     this.frames = frames.frames;
     this.players.replaceChildren(...record.summary.players.map((/** @type {string} */ name, /** @type {number} */ seat) =>
       h("li", { class: `player seat${seat}` }, swatch(seat), h("span", { class: "who" }, h("span", { class: "name", text: name })))));
     this.list.replaceChildren(...moveListItems(this.moves, record.summary.variant.players, null, (frame) => this.show(frame), (seat) => record.summary.players[seat] ?? `seat ${seat}`));
     this.show(this.frames.length - 1);
+    return true;
+  }
+
+  /** Scroll the move list, and only it, to the move shown: `scrollIntoView` scrolled a phone's
+   * side column too, taking the caption ("Move 4 of 4 …") out of sight. */
+  revealShown() {
+    const shown = this.list.querySelector(".shown");
+    const panel = this.list.parentElement;
+    if (!shown || !panel) return;
+    const item = shown.getBoundingClientRect();
+    const box = panel.getBoundingClientRect();
+    if (item.top < box.top) panel.scrollTop -= box.top - item.top;
+    else if (item.bottom > box.bottom) panel.scrollTop += item.bottom - box.bottom;
   }
 
   async analyse() {
     this.caption.textContent = "The computer is analysing the game…";
+    this.analyseButton.disabled = true;
     const reply = await this.conn.request({ type: "analyse", game: this.game });
+    this.analyseButton.disabled = false;
     if (reply.type !== "analysis") {
       this.caption.textContent = reply.message ?? "This game cannot be analysed.";
       return;
     }
+    this.analyseButton.hidden = true;
     this.analysis = reply;
     for (const node of this.list.querySelectorAll("button")) {
       const move = reply.moves[Number(/** @type {HTMLElement} */ (node).dataset.ply) - 1];
@@ -185,7 +210,7 @@ export class ReplayView {
     }
     this.caption.textContent = caption;
     for (const node of this.list.querySelectorAll("button")) node.classList.toggle("shown", Number(/** @type {HTMLElement} */ (node).dataset.ply) === this.index);
-    this.list.querySelector(".shown")?.scrollIntoView({ block: "nearest" });
+    this.revealShown();
     document.body.dataset.replay = String(this.index);
     if (this.analysis) {
       const p = this.chance(this.index);

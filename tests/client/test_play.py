@@ -76,6 +76,15 @@ async def test_two_scripted_players_play_a_whole_game(url: str) -> None:
     assert not bob_view.texts("error")
     assert alice.state is not None
     assert alice.state.walls == ["a6h"]
+    # The last words say how to see the game again: its id in the history, as the server
+    # named it (``result.game_id``), with the computer's analysis.
+    assert alice.state.result is not None
+    assert alice.state.result.game_id is not None
+    assert bob.summary() == [
+        "Game over: you lose, Alice wins.",
+        "Replay it with the computer's analysis:",
+        f"quoridor analyse {alice.state.result.game_id} --replay",
+    ]
 
 
 async def test_a_rejected_wall_shows_the_reason_and_the_game_goes_on(url: str) -> None:

@@ -36,7 +36,11 @@ async def test_a_player_types_a_whole_game_and_wins(url: str) -> None:
         alice.type("quit\r")
         assert await asyncio.wait_for(alice.task, 5) == 0
         await bob.close()
-    assert alice.out.getvalue() == "Game over: you win!\n"
+    assert alice.out.getvalue() == (
+        "Game over: you win!\n"
+        "Replay it with the computer's analysis:\n"
+        "  quoridor analyse 1 --replay\n"
+    )
 
 
 async def test_a_rejected_wall_shows_the_reason_and_play_goes_on(url: str) -> None:

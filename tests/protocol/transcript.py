@@ -302,7 +302,8 @@ async def _game(rec: Recorder, alice: Player, bob: Player) -> None:
         {"type": "move", "id": 8, "move": "c5", "ply": alice.ply},
         "Alice wins",
         "Alice reaches row 5, her goal: `status` is `finished`, `turn` is null, and"
-        " `result` names the winner and the reason, `goal`. Either player could now ask for"
+        " `result` names the winner, the reason, `goal`, and the game's id in the history"
+        " (`game_id`: `fetch_game` and `analyse` take it). Either player could now ask for"
         " a `rematch`.",
         both,
     )

@@ -548,7 +548,7 @@ async def test_a_rated_game_over_before_every_seat_moved_is_aborted_and_rates_no
     # An outside review won 200 rated games in 19 s from a second account that resigned
     # at once: rated 2206, first on the leaderboard, "established" after a second.
     alice, bob, _ = await rated_pair(server)
-    aborted = Result(winner=None, reason="aborted")
+    aborted = Result(winner=None, reason="aborted", game_id=1)
     await bob.send(Resign())  # nobody has moved
     for client in (alice, bob):
         assert (await until(client, lambda state: state.result is not None)).result == aborted
@@ -556,6 +556,7 @@ async def test_a_rated_game_over_before_every_seat_moved_is_aborted_and_rates_no
     await bob.send(MoveRequest(move="e2", ply=0))
     await until(alice, lambda state: state.ply == 1)
     await alice.send(Resign())  # alice has not moved yet
+    aborted = Result(winner=None, reason="aborted", game_id=2)
     for client in (alice, bob):
         assert (await until(client, lambda state: state.result is not None)).result == aborted
 
@@ -570,7 +571,7 @@ async def test_a_rated_game_over_before_every_seat_moved_is_aborted_and_rates_no
     await one_move_each(alice, bob)
     await bob.send(Resign())
     shown = await rated_state(alice)
-    assert shown.result == Result(winner=0, reason="resign")
+    assert shown.result == Result(winner=0, reason="resign", game_id=3)
     assert [p.rating_change for p in shown.players if p.rating_change is not None] != []
     # The leaderboard read above (and kept by the server) is read again: it shows the game.
     # Not always at the very next request: after a read that took t seconds the copy is
@@ -599,7 +600,8 @@ async def test_only_ten_rated_games_a_day_between_the_same_people_count(
     for game in (1, 2):
         await one_move_each(*players)
         await players[1].send(Resign())
-        assert (await rated_state(alice)).result == Result(winner=0, reason="resign")
+        shown = (await rated_state(alice)).result
+        assert shown == Result(winner=0, reason="resign", game_id=game)
         await rematch([alice, bob], game + 1)
         players.reverse()  # the seats turned
 
@@ -615,7 +617,7 @@ async def test_only_ten_rated_games_a_day_between_the_same_people_count(
     await one_move_each(*players)
     await players[1].send(Resign())
     ended = await until(alice, lambda state: state.result is not None)
-    assert (ended.result, ended.rated) == (Result(winner=0, reason="resign"), False)
+    assert (ended.result, ended.rated) == (Result(winner=0, reason="resign", game_id=3), False)
     await alice.quiet(0.3)  # no rating changes follow
     await alice.send(Leaderboard(pool="9x9-untimed"))
     board = await alice.expect(LeaderboardList)
@@ -821,7 +823,8 @@ def test_a_four_player_seat_resigning_before_every_seat_moved_aborts_the_game(
     driver.send(conns[0], MoveRequest(move="e2", ply=0))
     driver.send(conns[2], Resign())  # seat 2 has not moved: nobody can win this game yet
     ended = driver.last_state(conns[0])
-    assert (ended.result, ended.pool) == (Result(winner=None, reason="aborted"), "4-player")
+    aborted = Result(winner=None, reason="aborted", game_id=1)
+    assert (ended.result, ended.pool) == (aborted, "4-player")
 
     def rematch() -> State:
         for conn in conns:
@@ -834,7 +837,7 @@ def test_a_four_player_seat_resigning_before_every_seat_moved_aborts_the_game(
         driver.send(mover, MoveRequest(move=driver.last_state(mover).legal_pawn_moves[0], ply=ply))
     for conn in seats[1:]:
         driver.send(conn, Resign())
-    assert driver.last_state(conns[0]).result == Result(winner=0, reason="last_standing")
+    assert driver.last_state(conns[0]).result == Result(winner=0, reason="last_standing", game_id=2)
     assert not rematch().rated  # one rated game together a day, here
     driver.send(conns[0], Abort())
     driver.clock.advance(ratings.DAY)
@@ -856,7 +859,7 @@ def test_not_moving_in_game_two_of_a_rated_match_loses_it_unrated() -> None:
     driver.clock.advance(60)  # ann never makes her first move
     driver.run(driver.core.tick())
     state = driver.last_state(ann)
-    assert (state.game, state.result) == (2, Result(winner=0, reason="time"))
+    assert (state.game, state.result) == (2, Result(winner=0, reason="time", game_id=2))
     assert state.match is not None
     assert (state.match.over, state.match.scores) == (True, [1.0, 1.0])
     history = driver.core.history

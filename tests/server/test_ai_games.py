@@ -277,6 +277,6 @@ def test_leaving_the_computer_before_moving_in_game_two_loses_it() -> None:
     driver.send(conn, Leave())
     driver.clock.advance(16)  # past the grace after leaving on purpose (15 s)
     driver.run(driver.core.tick())
-    assert (room.number, room.result) == (2, Result(winner=0, reason="abandon"))
+    assert (room.number, room.result) == (2, Result(winner=0, reason="abandon", game_id=2))
     assert room.match_over()
     assert [holder and holder.points for holder in room.seats] == [2.0, 0.0]

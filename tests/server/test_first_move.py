@@ -33,7 +33,7 @@ async def test_the_server_aborts_a_game_whose_first_move_never_comes() -> None:
         since = time.monotonic()
         over = await until_finished(bob)
         assert time.monotonic() - since >= 0.4  # Bob had his own half second
-        assert over.result == Result(winner=None, reason="aborted")
+        assert over.result == Result(winner=None, reason="aborted", game_id=1)
         assert over.moves == ["e2"]
         assert (await until_finished(alice)).result == over.result
         await alice.close()

@@ -7,6 +7,8 @@ from collections.abc import Awaitable, Callable
 from protocol.messages import (
     Create,
     ErrorCode,
+    FetchGame,
+    GameRecordReply,
     Join,
     Joined,
     MoveRequest,
@@ -67,6 +69,11 @@ async def test_two_clients_play_to_a_win(connect: Connect) -> None:
     await a.send(MoveRequest(id="late", move="d3", ply=len(moves)))
     error = await a.error(ErrorCode.GAME_OVER)
     assert error.state is not None
+    # The state names the game's id in the history, and that is this game.
+    assert final.result.game_id is not None
+    await b.send(FetchGame(id="record", game=final.result.game_id))
+    record = await b.expect(GameRecordReply)
+    assert (record.moves, record.summary.players) == (moves, ["p0", "p1"])
 
 
 async def test_a_spectator_sees_every_event_in_order(connect: Connect) -> None:

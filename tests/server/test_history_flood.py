@@ -56,7 +56,8 @@ async def until_over(client: Client) -> State:
 
 async def one_game(
     a: Client, b: Client, moves: list[str], end: Abort | Resign, create: Create | None = None
-) -> None:
+) -> State:
+    """Play ``moves`` in a new room, end the game with ``end`` and leave: the last state."""
     await a.send(create or Create())
     room = (await a.expect(Joined)).room
     await b.send(Join(room=room))
@@ -67,12 +68,13 @@ async def one_game(
         while (await mover.state()).ply != ply + 1:
             pass
     await a.send(end)
-    await until_over(a)
+    over = await until_over(a)
     await until_over(b)
     for client in (a, b):
         await client.send(Leave())
         while not isinstance(await client.recv(), Left):
             pass
+    return over
 
 
 def test_a_summary_counts_the_moves_without_the_seats_that_left() -> None:
@@ -103,12 +105,14 @@ async def test_a_flood_of_aborted_games_keeps_the_played_one() -> None:
         await one_game(a, b, ["e2", "e8", "e3", "e7"], Resign())
         (played,) = server.core.history.games
         for _ in range(12):
-            await one_game(a, b, [], Abort())
+            last = await one_game(a, b, [], Abort())
         await a.send(FetchGame(game=played.id))
         assert (await a.expect(GameRecordReply)).summary.game == played.id
         await a.send(History())
         assert [game.game for game in (await a.expect(HistoryList)).games] == [played.id]
         aborted = server.core.history.short[-1].id
+        assert last.result is not None
+        assert last.result.game_id == aborted  # numbered too
         await a.send(FetchGame(game=aborted))  # kept for a while, fetchable, never listed
         assert (await a.expect(GameRecordReply)).summary.reason == "aborted"
         assert len(server.core.history.short) == 12 <= SHORT_KEPT

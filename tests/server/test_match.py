@@ -232,7 +232,7 @@ def test_a_game_every_player_left_is_aborted_once_their_grace_is_over() -> None:
         assert driver.last_state(watcher).status == "playing"
         tick(driver, 0.1)
         final = driver.last_state(watcher)
-        assert final.result == Result(winner=None, reason="aborted")
+        assert final.result == Result(winner=None, reason="aborted", game_id=1)
         assert final.id is None
         assert [game.reason for game in driver.core.history.short] == ["aborted"]
         driver.drop(watcher)
@@ -304,7 +304,7 @@ def test_a_match_every_player_left_ends_instead_of_replaying() -> None:
     driver.drop(b)
     tick(driver, 60)
     final = driver.last_state(watcher)
-    assert (final.game, final.result) == (1, Result(winner=None, reason="aborted"))
+    assert (final.game, final.result) == (1, Result(winner=None, reason="aborted", game_id=1))
     assert final.match is not None
     assert final.match.over
     assert driver.core.next_deadline() is None
@@ -349,7 +349,7 @@ def test_a_player_who_never_moves_in_an_untimed_game_can_be_claimed_against() ->
     assert refused.message.startswith("it is your move")
     final = driver.send(a, Claim())[-1]
     assert isinstance(final, State)
-    assert final.result == Result(winner=0, reason="time")
+    assert final.result == Result(winner=0, reason="time", game_id=1)
     assert final.move_claim_in_ms is None
 
 
@@ -376,7 +376,7 @@ def test_a_staller_whose_opponent_left_is_decided_against_at_the_hard_limit() ->
     assert driver.last_state(b).status == "playing"
     tick(driver, 1)  # 600 s after b's limit ran out, 499 s after a left
     final = driver.last_state(b)
-    assert final.result == Result(winner=0, reason="time")
+    assert final.result == Result(winner=0, reason="time", game_id=1)
 
 
 def test_no_thinking_limit_in_timed_games_nor_against_the_computer() -> None:
@@ -463,7 +463,7 @@ def test_a_declined_draw_offer_is_not_made_again_before_the_offerers_next_move()
     assert counter.draw_offers == [1]
     drawn = driver.send(a, Draw(action="offer"))[-1]  # and a may still agree to it
     assert isinstance(drawn, State)
-    assert drawn.result == Result(winner=None, reason="draw")
+    assert drawn.result == Result(winner=None, reason="draw", game_id=1)
 
 
 def test_abort_only_before_every_seat_moved() -> None:
@@ -616,7 +616,7 @@ def test_a_first_move_not_made_in_time_aborts_the_game() -> None:
     driver.run(driver.core.tick())
     state = driver.last_state(b)
     assert state.status == "finished"
-    assert state.result == Result(winner=None, reason="aborted")
+    assert state.result == Result(winner=None, reason="aborted", game_id=1)
     assert state.first_move_in_ms is None
     assert driver.last_state(a).result == state.result  # both were told
 
@@ -638,7 +638,7 @@ def test_a_match_ends_when_a_first_move_is_missed() -> None:
     driver.run(driver.core.tick())
     state = driver.last_state(a)
     assert state.status == "finished"
-    assert state.result == Result(winner=None, reason="aborted")
+    assert state.result == Result(winner=None, reason="aborted", game_id=1)
     assert state.game == 1  # not replayed: nobody came to play
     assert state.match is not None
     assert (state.match.over, state.match.winner, state.match.scores) == (True, None, [0.0, 0.0])
@@ -669,7 +669,7 @@ def test_the_winner_of_game_one_who_does_not_move_in_game_two_loses_it() -> None
     driver.clock.advance(60)
     driver.run(driver.core.tick())
     state = driver.last_state(b)
-    assert (state.game, state.result) == (2, Result(winner=0, reason="time"))
+    assert (state.game, state.result) == (2, Result(winner=0, reason="time", game_id=2))
     assert state.match is not None
     assert (state.match.over, state.match.scores, state.match.winner) == (True, [1.0, 1.0], None)
     assert driver.core.next_deadline() is None  # nothing more happens by itself
@@ -680,6 +680,6 @@ def test_a_later_game_of_a_match_is_lost_by_the_opener_who_does_not_move() -> No
     driver.clock.advance(60)
     driver.run(driver.core.tick())
     state = driver.last_state(a)
-    assert (state.game, state.result) == (2, Result(winner=1, reason="time"))
+    assert (state.game, state.result) == (2, Result(winner=1, reason="time", game_id=2))
     assert state.match is not None
     assert (state.match.over, state.match.scores, state.match.winner) == (True, [0.0, 2.0], 1)

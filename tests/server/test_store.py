@@ -167,6 +167,7 @@ async def test_finished_games_go_to_the_history(tmp_path: Path) -> None:
             "goal",
         )
         assert summary.plies == len(GAME)
+        assert final.result.game_id == summary.game  # the state named the game's id
         await a.send(FetchGame(id=2, game=summary.game))
         record = await a.expect(GameRecordReply)
         assert record.moves == GAME

@@ -131,9 +131,10 @@ async def open_player(
     path: str = "/",
     viewport: tuple[int, int] = (1280, 800),
     touch: bool = False,
+    script: str = "",
 ) -> Player:
     """A new browser context on the site, its name chosen before the first hello (``touch``:
-    a phone's, which taps rather than points)."""
+    a phone's, which taps rather than points; ``script``: run in every page before its own)."""
     context = await browser.new_context(
         viewport={"width": viewport[0], "height": viewport[1]}, has_touch=touch, is_mobile=touch
     )
@@ -141,6 +142,8 @@ async def open_player(
     await context.add_init_script(
         f"if (!localStorage.getItem({key})) localStorage.setItem({key}, {json.dumps(name)});"
     )
+    if script:
+        await context.add_init_script(script)
     page = await context.new_page()
     player = Player(context, page)
     page.on("pageerror", lambda error: player.errors.append(str(error)))

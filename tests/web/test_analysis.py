@@ -5,9 +5,18 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser
 
-from protocol.messages import Create, Join, MoveRequest, State, VariantSpec
+from protocol.messages import (
+    Create,
+    History,
+    HistoryList,
+    Join,
+    MoveRequest,
+    Rematch,
+    State,
+    VariantSpec,
+)
 from server.app import GameServer
-from tests.web.pages import close_all, open_player
+from tests.web.pages import close_all, create_room, open_player
 from tests.wsclient import Client
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -71,4 +80,60 @@ async def test_the_replay_shows_the_analysis_graph_bar_and_marks(
     )
     assert shown == ink
     assert viewer.errors == []
+    await close_all(viewer)
+
+
+async def test_a_finished_game_is_analysed_from_its_page_and_the_room_kept(
+    browser: Browser, site: GameServer
+) -> None:
+    """The game's page offers its analysis once it ends (``result.game_id``); the replay
+    goes back to the room, whose rematch is still open."""
+    alice = await open_player(browser, site, "Alice")
+    code = await create_room(alice)
+    bob = await Client.connect(f"ws://127.0.0.1:{site.port}", "Bob")
+    await bob.send(Join(room=code))
+    # Alice walks up column c; Bob steps aside to d and walks down.
+    for ply, move in enumerate("c2 d5 c3 d4 c4 d3 c5".split()):
+        if ply % 2:
+            await bob.send(MoveRequest(move=move, ply=ply))
+        else:
+            await alice.click_square(move)
+        await alice.wait_ply(ply + 1)
+    review = alice.page.locator(".actions button.review")
+    assert await review.inner_text() == "Analyse"
+    await review.click()
+    await alice.page.wait_for_function("() => document.body.dataset.analysed !== undefined")
+    game = await alice.page.evaluate("() => document.body.dataset.analysed")
+    assert alice.page.url.endswith(f"#/replay/{game}/analyse")
+    assert await alice.page.locator(".eval-graph polyline").count() == 1
+    assert await alice.page.locator(".room-title").inner_text() == f"Replay of game {game}"
+    assert await alice.page.locator(".stepper button", has_text="Analyse").is_hidden()  # done
+    await alice.page.click("text=Back to the game")
+    await alice.page.wait_for_function("() => document.body.dataset.view === 'game'")
+    assert "Alice wins" in await alice.banner()  # drawn at once, no event needed
+    await bob.send(Rematch())
+    await alice.page.locator(".actions button", has_text="Accept rematch").wait_for()
+    await bob.close()
+    await close_all(alice)
+
+
+async def test_on_a_phone_the_analysed_replay_keeps_its_caption_in_sight(
+    browser: Browser, site: GameServer
+) -> None:
+    """The move list scrolls to the move shown, not the column: on a phone the column holds
+    the caption, the graph and the list, and scrolling it to the last move hid the caption."""
+    await finished_game(site)
+    client = await Client.connect(f"ws://127.0.0.1:{site.port}", "Look")
+    await client.send(History(limit=1))
+    (game,) = (await client.expect(HistoryList)).games
+    await client.close()
+    viewer = await open_player(
+        browser, site, "Viewer", f"/#/replay/{game.game}/analyse", (360, 740), touch=True
+    )
+    page = viewer.page
+    await page.wait_for_function(f"() => document.body.dataset.analysed === '{game.game}'")
+    assert await page.evaluate("() => document.querySelector('.side').scrollTop") == 0
+    assert await page.evaluate("() => document.querySelector('.panel.moves').scrollTop") > 0
+    caption = await page.locator(".replay .banner").inner_text()
+    assert caption.startswith("Move 8 of 8: Bob moved to c1"), caption
     await close_all(viewer)

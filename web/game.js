@@ -1263,6 +1263,21 @@ export class GameView {
     return h("p", { class: "rematch-note", text });
   }
 
+  /** Whether this page plays a game in progress, still in it: leaving it is asked first. */
+  inGame() {
+    const state = this.state;
+    const me = this.seat.seat;
+    return !!state && this.isPlayer && me !== null && state.status === "playing" && state.players[me].active;
+  }
+
+  /** Ask whether to leave (the Leave button's question), from a navigation away. */
+  askToLeave() {
+    this.leaving = true;
+    this.renderActions();
+    this.actions.scrollIntoView({ block: "nearest" });
+    /** @type {HTMLElement|null} */ (this.actions.querySelector(".stay"))?.focus();
+  }
+
   /**
    * Leave: at once for a spectator or a game over; during a game this page plays, asked again
    * (as Resign is), saying what leaving does (PROTOCOL.md sections 12 and 13): the seat is kept
@@ -1272,7 +1287,7 @@ export class GameView {
   leaveButtons() {
     const state = this.state;
     const me = this.seat.seat;
-    const playing = this.isPlayer && me !== null && state.status === "playing" && state.players[me].active;
+    const playing = this.inGame();
     this.leaving = this.leaving && playing;
     if (!this.leaving) {
       // Asked for a rematch, leaving says no first, so that the askers read a decline, not

@@ -285,6 +285,14 @@ function route() {
     document.body.dataset.view = "profile";
     return show(new ProfileView(main, conn, code, app));
   }
+  if (seat && view instanceof GameView && view.seat.code === seat.code && view.inGame()) {
+    // Back (a swipe on a phone) or the header's link during one's game: the page stays and
+    // asks, as its Leave button does (leaving on purpose gives the others a claim sooner). A
+    // "Leave anyway" comes back here without a seat.
+    history.pushState(null, "", `#/room/${encodeURIComponent(seat.code)}`);
+    view.askToLeave();
+    return;
+  }
   if (seat) {
     // Away from a game still on, the seat stays the player's (the lobby offers it back). A
     // resumed session's state comes after its welcome: what it says is known once left.
@@ -457,7 +465,11 @@ conn.onMessage = (message) => {
       }
       seat = { code: message.room, role: message.role, seat: message.seat };
       if (location.hash !== `#/room/${message.room}` && !location.hash.startsWith(`#/watch/${message.room}`)) {
-        history.replaceState(null, "", `#/room/${message.room}`);
+        // From the lobby (a room created, a quick match) the room is a page of its own, so
+        // that Back goes to the lobby (and, during the game, asks first); otherwise it takes
+        // the place of the address that led to it.
+        const fromLobby = location.hash === "" || location.hash === "#/";
+        history[fromLobby ? "pushState" : "replaceState"](null, "", `#/room/${message.room}`);
       }
       openGame();
       if (fresh) announce(message.role === "player" ? `You joined room ${message.room}` : `You are watching room ${message.room}`);

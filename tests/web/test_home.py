@@ -161,3 +161,28 @@ async def test_a_room_the_server_has_closed_is_not_offered_back(
     assert await closed.inner_text() == f"Room {code} is closed: there is no game to go back to."
     assert await page.locator(".kept-seat").count() == 0
     await close_all(alice)
+
+
+async def test_back_during_ones_game_asks_before_leaving_it(
+    browser: Browser, site: GameServer
+) -> None:
+    """The browser's Back (a phone's back swipe) took a player out of their game at once, a
+    leave on purpose that lets the opponent claim sooner. It asks now, as Leave does."""
+    (alice, bob), code = await game_between(browser, site)
+    await play([alice, bob], ["c2"])
+    leaves = requests_of(site, "leave")
+    # Alice came to the room from the lobby: Back is the lobby.
+    await alice.page.evaluate("history.back()")
+    note = alice.page.locator(".actions .leave-note")
+    await note.wait_for()
+    assert (await note.inner_text()).startswith("Leave the game?")
+    assert alice.page.url.endswith(f"#/room/{code}")
+    assert await alice.page.evaluate("document.activeElement.className") == "stay"
+    await alice.page.click(".actions button.stay")
+    await play([alice, bob], ["c4"], start=1)  # still in the game: it goes on
+    assert requests_of(site, "leave") == leaves
+    # The header's link asks too; leaving then goes to the lobby, the seat kept.
+    await bob.page.click("header .brand")
+    await bob.page.click(".actions button.leave-confirm")
+    await bob.page.locator(".kept-seat").filter(has_text=code).wait_for()
+    await close_all(alice, bob)

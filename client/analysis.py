@@ -211,18 +211,24 @@ async def analyse(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stder
         return failed(stderr, failure)
     names = record.summary.players
     width = min(WIDTH, terminal_width(stdout) or WIDTH)
-    stdout.write("\n".join(report(reply, names, ascii=args.ascii, width=width)) + "\n")
-    stdout.flush()
+    written = "\n".join(report(reply, names, ascii=args.ascii, width=width)) + "\n"
+    plain = args.plain or not (_is_terminal(stdin) and _is_terminal(stdout))
+    if shown is None or plain:
+        stdout.write(written)
+        stdout.flush()
     if shown is None:
         return 0
     shown.notes = frame_notes(reply, names)
-    plain = args.plain or not (_is_terminal(stdin) and _is_terminal(stdout))
     if plain:
         print_replay(shown, stdout, boards=not args.brief, ascii=args.ascii)
-    else:
-        from client.viewer import run_viewer  # prompt_toolkit only for the full screen
+        return 0
+    from client.viewer import run_viewer  # prompt_toolkit only for the full screen
 
-        await run_viewer(shown, ascii=args.ascii, color=args.color and "NO_COLOR" not in os.environ)
+    await run_viewer(shown, ascii=args.ascii, color=args.color and "NO_COLOR" not in os.environ)
+    # After the full screen, not before: printed first, the report was gone under it, and
+    # once it closed only its last rows were left on screen (an outside review).
+    stdout.write(written)
+    stdout.flush()
     return 0
 
 

@@ -13,7 +13,7 @@ import threading
 from typing import TextIO
 
 from client.controller import Controller, Kind
-from client.printed import INDENT, terminal_width
+from client.printed import INDENT, Command, command_rows, terminal_width
 from client.render import board_text
 from client.status import status_lines
 from client.width import columns, wrap
@@ -33,18 +33,21 @@ class PlainView:
         self.controller: Controller | None = None
 
     def notice(self, kind: Kind, text: str) -> None:
-        prefix = "Error: " if kind == "error" else ""
-        self.out.write("\n".join(self.rows(prefix + text)) + "\n")
+        shown = "Error: " + text if kind == "error" else text  # a Command stays one
+        self.out.write("\n".join(self.rows(shown)) + "\n")
         self.out.flush()
 
     def rows(self, text: str) -> list[str]:
         """``text``'s lines; on a terminal, each wider than it broken between words, its
         rows after the first indented (the terminal broke them mid-word, "Compu" / "ter
-        L1"). A line that starts indented (a command to copy, the board) stays whole; a
-        file or a pipe gets every line whole, one event a line."""
+        L1"). A line that starts indented (the board) stays whole; a command to copy wider
+        than the terminal goes on over rows ending in a shell's line continuation
+        (``command_rows``); a file or a pipe gets every line whole, one event a line."""
         width = terminal_width(self.out)
         if width is None:
             return text.split("\n")
+        if isinstance(text, Command) and columns(text) > width:
+            return command_rows(text.strip(), width)  # over rows, as a shell reads them
         rows: list[str] = []
         for line in text.split("\n"):
             whole = line.startswith(INDENT) or columns(line) <= width

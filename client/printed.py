@@ -4,7 +4,10 @@ that have none (the resume question, errors, hints).
 A terminal breaks a long line at its last column, mid-word: "within sec" / "onds", and a
 command to copy split across rows (a newcomer review). Prose is wrapped here at spaces to the
 terminal's width, measured in columns (``client.width``: a CJK name's characters take two
-each), and each command stands alone on an indented row, whole even if wider.
+each), and each command stands alone on an indented row; one wider than the terminal goes on
+over more rows, broken between words with a shell's line continuation (``command_rows``), as
+the full screen shows it: kept on one row, the terminal broke it mid-word, which a second
+review read as broken ("anal" / "yse 1 --replay").
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import shutil
 from collections.abc import Iterable
 from typing import TextIO
 
-from client.width import wrap
+from client.width import columns, wrap
 
 INDENT = "  "
 
@@ -29,7 +32,8 @@ def rows(parts: Iterable[str], width: int | None) -> list[str]:
     printed: list[str] = []
     for part in parts:
         if isinstance(part, Command):
-            printed.append(INDENT + part)
+            fits = width is None or columns(INDENT + part) <= width
+            printed += [INDENT + part] if fits else command_rows(part, width or 0)
             continue
         for line in part.split("\n"):
             if width is None:
@@ -39,9 +43,18 @@ def rows(parts: Iterable[str], width: int | None) -> list[str]:
     return printed
 
 
+def command_rows(command: str, width: int) -> list[str]:
+    """A command to type, indented, on rows of ``width`` columns: broken between words with
+    a shell's line continuation, so that the rows typed or pasted are the one command (the
+    log broke "quoridor --server" / "ws://...:9000 join" / "k3m9qr2xvb" as prose)."""
+    rows = wrap(command, max(12, width - 4), indent="  ", cut=False)
+    return [f"  {row} \\" for row in rows[:-1]] + [f"  {rows[-1]}"]
+
+
 def as_lines(parts: Iterable[str]) -> list[str]:
-    """``parts`` one a line, commands indented, for a log that wraps lines itself."""
-    return [INDENT + part if isinstance(part, Command) else part for part in parts]
+    """``parts`` one a line, commands indented (still ``Command``s: a view that wraps lines
+    itself breaks them as ``command_rows`` does), for a log that wraps lines itself."""
+    return [Command(INDENT + part) if isinstance(part, Command) else part for part in parts]
 
 
 def terminal_width(out: TextIO) -> int | None:

@@ -48,7 +48,7 @@ from prompt_toolkit.widgets import Frame, TextArea
 from client import commands
 from client.controller import Controller, Kind
 from client.layout import Plan, plan, smallest
-from client.printed import Command, say
+from client.printed import Command, command_rows, say
 from client.render import Line, board_size, render_board
 from client.status import status_lines, ticking
 from client.width import clip, columns, wrap
@@ -116,14 +116,6 @@ def _wrap(lines: list[Line], width: int) -> list[Line]:
         rows = wrap(text, max(8, width))
         wrapped += [[(style, row)] for row in rows]
     return wrapped
-
-
-def command_rows(command: str, width: int) -> list[str]:
-    """A command to type, indented, on rows of ``width`` columns: broken between words with
-    a shell's line continuation, so that the rows typed or pasted are the one command (the
-    log broke "quoridor --server" / "ws://...:9000 join" / "k3m9qr2xvb" as prose)."""
-    rows = wrap(command, max(12, width - 4), indent="  ", cut=False)
-    return [f"  {row} \\" for row in rows[:-1]] + [f"  {rows[-1]}"]
 
 
 def board_width(size: int) -> int:

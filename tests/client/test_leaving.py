@@ -27,6 +27,7 @@ from protocol.messages import AiSpec, Create, Join, Joined, MoveRequest, State
 from server.app import GameServer
 from server.config import Config
 from tests.client.recorder import start, until
+from tests.client.shown import unbroken
 from tests.client.terminal import full_screen, room_of
 from tests.client.test_e2e import WITHIN, client, environment
 from tests.wsclient import Client
@@ -302,7 +303,8 @@ async def test_leaving_a_game_against_the_computer_says_how_soon_it_is_lost(url:
 async def test_the_last_words_wrap_at_spaces_with_each_command_whole(url: str) -> None:
     """At 80 columns a terminal broke the commands to come back mid-word ("--name Alic" /
     "e)") and "within sec" / "onds" (a newcomer review): prose is wrapped at spaces to the
-    terminal's width, each command is alone on an indented row, whole even when wider."""
+    terminal's width, each command is alone on an indented row, and one wider goes on over
+    rows with a shell's line continuation (``unbroken`` reads them back)."""
     async with full_screen(url, "Alice", Create(ai=AiSpec(level=1)), interactive=True) as alice:
         alice.controller.own_command = "/home/alice/quoridor/.venv/bin/quoridor --server " + (
             f"{url} --name Alice"
@@ -315,7 +317,8 @@ async def test_the_last_words_wrap_at_spaces_with_each_command_whole(url: str) -
     room, secret = alice.controller.room, alice.controller.secret
     command = alice.controller.own_command
     rows = alice.out.getvalue().splitlines()
-    assert rows == [
+    assert rows[3].endswith(" \\")  # this command is wider than the terminal
+    assert unbroken(rows, 80) == [
         "You left a game against the computer: it is lost unless you come back within 15",
         "seconds (a server's default; nobody else waits).",
         "To come back:",
@@ -353,7 +356,7 @@ async def test_the_resume_question_and_its_hint_wrap_at_spaces(
     keep_a_seat_left_before(url)
     out = Terminal()
     assert await dispatch(parse(["--server", url]), Keyboard("n\n"), out, io.StringIO()) == 0
-    assert out.getvalue().splitlines() == [
+    assert unbroken(out.getvalue().splitlines(), 60) == [
         "You have a game in progress in room k3m9qr2xvb (seat 0, as",
         "Alice) on ws://127.0.0.1:9. Resume it? [Y/n] Later, then:",
         f"  {invoked_as(url)} --name Alice join k3m9qr2xvb",
@@ -372,7 +375,7 @@ async def test_a_name_of_wide_characters_is_wrapped_by_its_columns(
     out = Terminal()
     assert await dispatch(parse(["--server", url]), Keyboard("n\n"), out, io.StringIO()) == 0
     command = f"{invoked_as(url)} --name '山田太郎山田太郎山田' join k3m9qr2xvb"
-    assert out.getvalue().splitlines() == [
+    assert unbroken(out.getvalue().splitlines(), 80) == [
         "You have a game in progress in room k3m9qr2xvb (seat 0, as 山田太郎山田太郎山田)",
         "on ws://127.0.0.1:9. Resume it? [Y/n] Later, then:",
         f"  {command}",

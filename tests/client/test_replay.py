@@ -34,6 +34,7 @@ from protocol.messages import (
     VariantSpec,
 )
 from tests.client.recorder import until
+from tests.client.shown import unbroken
 from tests.wsclient import Client
 
 GAME = "c2 c4 d3h c3 c4 c2 c5".split()
@@ -236,7 +237,7 @@ async def test_the_history_hints_wrap_with_each_command_whole_at_80_columns(
     out = Terminal()
     assert await dispatch(parse(["--server", url, "history"]), io.StringIO(), out, out) == 0
     command = f"/home/alice/quoridor/.venv/bin/quoridor --server {url}"
-    assert out.getvalue().splitlines()[2:] == [
+    assert unbroken(out.getvalue().splitlines()[2:], 80) == [
         "Replay one:",
         f"  {command} replay GAME",
         "Its record:",

@@ -95,6 +95,9 @@ export class GameView {
     this.receivedAt = 0;
     /** The game ("room number") whose low time for this player was said with a sound. */
     this.lowTimeSaid = "";
+    /** Opened by joining the room now (not by coming back to it): its first state may be
+     * the start of the game, to be heard. Set by main.js. */
+    this.joined = false;
     this.destroyed = false;
     /** Ply shown from the move list; null follows the game. @type {number|null} */
     this.viewing = null;
@@ -315,8 +318,10 @@ export class GameView {
     this.state = state;
     this.receivedAt = performance.now();
     this.describe(old, state);
-    // A resynchronised state (a new connection's first) may skip many events: no sound for it.
-    const sound = baseline ? null : soundOf(old, state, this.isPlayer ? this.seat.seat : null);
+    // A resynchronised state (a new connection's first) may skip many events: no sound for
+    // it, unless it is the first after joining the room (the game may start as one joins).
+    const me = this.isPlayer ? this.seat.seat : null;
+    const sound = old && baseline ? null : old || this.joined ? soundOf(old, state, me) : null;
     if (sound) play(sound);
     if (this.premove && !this.premoveStands()) this.premove = null;
     this.render();
@@ -1354,6 +1359,12 @@ export class GameView {
   historyKeys(e) {
     const target = /** @type {HTMLElement} */ (e.target);
     if (e.key === "Escape" && this.premove) return this.cancelPremove();
+    if (e.key === "Escape" && this.leaving) {
+      // The question "Leave the game?" answered as Stay does (a review: Esc left it open).
+      this.leaving = false;
+      this.renderActions();
+      return;
+    }
     if (!this.state || target.closest("input, textarea, svg")) return;
     const now = this.viewing ?? this.state.moves.length;
     const last = this.state.moves.length;

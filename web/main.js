@@ -472,6 +472,7 @@ conn.onMessage = (message) => {
         history[fromLobby ? "pushState" : "replaceState"](null, "", `#/room/${message.room}`);
       }
       openGame();
+      if (fresh && view instanceof GameView && !view.state) view.joined = true;
       if (fresh) announce(message.role === "player" ? `You joined room ${message.room}` : `You are watching room ${message.room}`);
       break;
     }
@@ -513,6 +514,13 @@ conn.onStatus = (status) => {
 };
 
 window.addEventListener("hashchange", route);
+// Leaving the page itself during one's game (Back to the site before, closing the tab, a
+// reload) is asked by the browser, in its own words: the seat would be kept, but the others may
+// claim the game a minute later (a review came to the room from another site, pressed Back
+// and was gone without a word). The hash routes above ask in the page.
+window.addEventListener("beforeunload", (e) => {
+  if (view instanceof GameView && view.inGame()) e.preventDefault();
+});
 document.addEventListener("keydown", (e) => {
   if (e.key === "/" && !/** @type {HTMLElement} */ (e.target).closest("input, textarea")) {
     const command = document.querySelector(".command input");

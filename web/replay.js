@@ -16,7 +16,7 @@ const MARKS = /** @type {Record<string, string>} */ ({ inaccuracy: "?!", mistake
 export class ReplayView {
   /**
    * @param {HTMLElement} root @param {import("./connection.js").Connection} conn @param {number} game
-   * @param {{go: (hash: string) => void, roomHash: () => string|null}} app
+   * @param {{go: (hash: string) => void, roomHash: () => string|null, name: () => string, account: () => string|null}} app
    * @param {boolean} analyseNow ask for the analysis once the game is shown (a finished game's "Analyse")
    */
   constructor(root, conn, game, app, analyseNow = false) {
@@ -29,6 +29,10 @@ export class ReplayView {
     this.summary = /** @type {any} */ (null);
     this.analysis = /** @type {any} */ (null);
     this.game = game;
+    /** Who looks: their own game is drawn from their side, as they played it. */
+    this.viewer = app.account() ?? app.name();
+    /** Quarter turns of the board (`Board`'s `turns`), set once the game is known. */
+    this.turns = 0;
     this.bar = h("div", { class: "eval-bar", hidden: true, role: "meter", "aria-label": "Seat 0's chances" });
     this.graph = h("div", { class: "eval-graph", hidden: true });
     /** What the graph and the marks mean (an outside review found no legend). */
@@ -83,6 +87,9 @@ export class ReplayView {
     }
     this.summary = record.summary;
     this.moves = record.moves;
+    const mine = record.summary.players.indexOf(this.viewer);
+    const players = record.summary.variant.players;
+    this.turns = mine < 0 ? 0 : players === 2 ? (mine === 1 ? 2 : 0) : mine;
     this.bar.setAttribute("aria-label", `${record.summary.players[0]}'s chances`);
     const frames = await this.conn.request({ type: "replay", variant: record.summary.variant, moves: record.moves });
     if (frames.type !== "replay_frames") {
@@ -120,6 +127,13 @@ export class ReplayView {
     }
     this.analyseButton.hidden = true;
     this.analysis = reply;
+    // Each player's count of marked moves, on their card (a review missed lichess's summary).
+    for (const seat of reply.seats) {
+      const who = this.players.children[seat.seat]?.querySelector(".who");
+      const inaccuracies = `${seat.inaccuracies} ${seat.inaccuracies === 1 ? "inaccuracy" : "inaccuracies"}`;
+      const marks = [inaccuracies, plural(seat.mistakes, "mistake"), plural(seat.blunders, "blunder")];
+      who?.append(h("span", { class: "meta stats", text: marks.join(" · ") }));
+    }
     for (const node of this.list.querySelectorAll("button")) {
       const move = reply.moves[Number(/** @type {HTMLElement} */ (node).dataset.ply) - 1];
       if (!move?.mark) continue;
@@ -192,7 +206,7 @@ export class ReplayView {
     this.board.render({
       size: summary.variant.size, players: summary.variant.players, pawns: frame.pawns, walls: frame.walls,
       lastMove: frame.last_move, lastFrom: null, turn: frame.winner === null ? frame.turn : null,
-      targets: [], legalWalls: "", turns: 0, interactive: false,
+      targets: [], legalWalls: "", turns: this.turns, interactive: false,
       // A marked move's better one, drawn where it would have gone, and the reply it met.
       hint: marked ? marked.best : null,
       reply: marked?.pv_after?.length ? { move: marked.pv_after[0], seat: 1 - marked.seat } : null,

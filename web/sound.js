@@ -74,11 +74,14 @@ export function play(name) {
 
 /**
  * The sound of what changed from `old` to `state`, two states of one room as a player or a
- * spectator at `me` (null for a spectator) sees them; null when nothing worth a sound did.
+ * spectator at `me` (null for a spectator) sees them (`old` null: the page's first state, not
+ * after a reconnection); null when nothing worth a sound did.
  * @param {any} old @param {any} state @param {number|null} me @returns {SoundName|null}
  */
 export function soundOf(old, state, me) {
-  if (!old || old.room !== state.room) return null;
+  // The page's first state of a game that starts as this player takes the last seat.
+  if (!old) return me !== null && state.status === "playing" && state.ply === 0 ? "start" : null;
+  if (old.room !== state.room) return null;
   if (state.status === "playing" && (old.status !== "playing" || old.game !== state.game)) return "start";
   if (old.status === "playing" && state.status === "finished") {
     return me !== null && state.result?.winner === me ? "win" : "end";

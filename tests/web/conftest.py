@@ -72,7 +72,9 @@ async def browser() -> AsyncIterator[Browser]:
 @pytest_asyncio.fixture(loop_scope="session")
 async def site() -> AsyncIterator[GameServer]:
     """A real server in the test's event loop, its database in memory."""
-    config = Config(port=0, rate=1000, burst=1000, grace=30, deliberate_grace=30)
+    # Every page of every test comes from 127.0.0.1, and a page loading opens up to six
+    # connections for its files: four players loading at once passed the default 20 (429).
+    config = Config(port=0, rate=1000, burst=1000, grace=30, deliberate_grace=30, max_per_ip=100)
     async with GameServer(config).running() as running:
         yield running
 
@@ -80,7 +82,7 @@ async def site() -> AsyncIterator[GameServer]:
 @pytest_asyncio.fixture(loop_scope="session")
 async def short_grace_site() -> AsyncIterator[GameServer]:
     """Players away for more than half a second are past their grace."""
-    config = Config(port=0, rate=1000, burst=1000, grace=0.5, deliberate_grace=0.5)
+    config = Config(port=0, rate=1000, burst=1000, grace=0.5, deliberate_grace=0.5, max_per_ip=100)
     async with GameServer(config).running() as running:
         yield running
 

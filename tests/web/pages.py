@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from playwright.async_api import Browser, BrowserContext, Page, WebSocket
+from playwright.async_api import Browser, BrowserContext, Dialog, Page, WebSocket
 
 from protocol.messages import Create, Join, Joined, Resign, State
 from tests.wsclient import Client
@@ -124,6 +124,16 @@ class Player:
         await self.page.click("text=Really resign?")
 
 
+def _answer_dialogs(page: Page) -> None:
+    """Leave when the page asks (its game in progress: ``beforeunload``), as a player who
+    reloads or goes does; any other dialog is dismissed, as Playwright does by default."""
+
+    async def answer(dialog: Dialog) -> None:
+        await (dialog.accept() if dialog.type == "beforeunload" else dialog.dismiss())
+
+    page.on("dialog", answer)
+
+
 async def open_player(
     browser: Browser,
     site: Site,
@@ -144,6 +154,7 @@ async def open_player(
     )
     if script:
         await context.add_init_script(script)
+    context.on("page", _answer_dialogs)
     page = await context.new_page()
     player = Player(context, page)
     page.on("pageerror", lambda error: player.errors.append(str(error)))

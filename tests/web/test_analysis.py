@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.async_api import Browser
 
@@ -108,6 +110,19 @@ async def test_a_finished_game_is_analysed_from_its_page_and_the_room_kept(
     assert await alice.page.locator(".eval-graph polyline").count() == 1
     assert await alice.page.locator(".room-title").inner_text() == f"Replay of game {game}"
     assert await alice.page.locator(".stepper button", has_text="Analyse").is_hidden()  # done
+    # Each player's marks on their card; Alice's own game drawn from her side (row 1 down).
+    stats = await alice.page.locator(".players .stats").all_inner_texts()
+    assert len(stats) == 2
+    for line in stats:
+        assert re.fullmatch(r"\d+ inaccurac(y|ies) · \d+ mistakes? · \d+ blunders?", line), line
+    (_, low), (_, high) = await alice.centers("c1", "c5")
+    assert low > high
+    # Bob, looking at it from the lobby, sees it from his side: row 5 down.
+    bob_page = await open_player(browser, site, "Bob", f"/#/replay/{game}")
+    await bob_page.page.wait_for_function("() => document.body.dataset.replay !== undefined")
+    (_, top), (_, bottom) = await bob_page.centers("c1", "c5")
+    assert top < bottom
+    await close_all(bob_page)
     await alice.page.click("text=Back to the game")
     await alice.page.wait_for_function("() => document.body.dataset.view === 'game'")
     assert "Alice wins" in await alice.banner()  # drawn at once, no event needed
@@ -120,8 +135,9 @@ async def test_a_finished_game_is_analysed_from_its_page_and_the_room_kept(
 async def test_on_a_phone_the_analysed_replay_keeps_its_caption_in_sight(
     browser: Browser, site: GameServer
 ) -> None:
-    """The move list scrolls to the move shown, not the column: on a phone the column holds
-    the caption, the graph and the list, and scrolling it to the last move hid the caption."""
+    """On a phone the column holds the caption, the graph and the whole move list, and scrolls:
+    showing the last move scrolled it and hid the caption; the list had a tiny scroll box of
+    its own inside it (two reviews)."""
     await finished_game(site)
     client = await Client.connect(f"ws://127.0.0.1:{site.port}", "Look")
     await client.send(History(limit=1))
@@ -133,7 +149,16 @@ async def test_on_a_phone_the_analysed_replay_keeps_its_caption_in_sight(
     page = viewer.page
     await page.wait_for_function(f"() => document.body.dataset.analysed === '{game.game}'")
     assert await page.evaluate("() => document.querySelector('.side').scrollTop") == 0
-    assert await page.evaluate("() => document.querySelector('.panel.moves').scrollTop") > 0
+    # The list is whole in the column (no box of its own to scroll): the column scrolls.
+    inner, shown = await page.evaluate(
+        "() => { const p = document.querySelector('.panel.moves');"
+        " return [p.scrollHeight, p.clientHeight]; }"
+    )
+    assert inner == shown
+    assert await page.evaluate(
+        "() => { const side = document.querySelector('.side');"
+        " return side.scrollHeight > side.clientHeight; }"
+    )
     caption = await page.locator(".replay .banner").inner_text()
     assert caption.startswith("Move 8 of 8: Bob moved to c1"), caption
     await close_all(viewer)

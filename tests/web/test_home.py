@@ -181,8 +181,33 @@ async def test_back_during_ones_game_asks_before_leaving_it(
     await alice.page.click(".actions button.stay")
     await play([alice, bob], ["c4"], start=1)  # still in the game: it goes on
     assert requests_of(site, "leave") == leaves
-    # The header's link asks too; leaving then goes to the lobby, the seat kept.
+    # The header's link asks too (Esc says no, as Stay does); leaving then goes to the lobby,
+    # the seat kept.
+    await bob.page.click("header .brand")
+    await bob.page.locator(".actions .leave-note").wait_for()
+    await bob.page.keyboard.press("Escape")
+    await bob.page.locator(".actions .leave-note").wait_for(state="detached")
     await bob.page.click("header .brand")
     await bob.page.click(".actions button.leave-confirm")
     await bob.page.locator(".kept-seat").filter(has_text=code).wait_for()
+    await close_all(alice, bob)
+
+
+async def test_leaving_the_page_during_ones_game_is_asked_by_the_browser(
+    browser: Browser, site: GameServer
+) -> None:
+    """Came to the room from another site, Back left the page (and the game) without a word.
+    The page asks the browser to confirm (``beforeunload``) while its game is on, and only then."""
+    (alice, bob), _ = await game_between(browser, site)
+    await play([alice, bob], ["c2"])
+    asked: list[str] = []
+    bob.page.on("dialog", lambda dialog: asked.append(dialog.type))
+    await bob.page.reload()  # answered by the pages' helper: leave
+    await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    assert asked == ["beforeunload"]
+    await bob.resign()
+    await bob.page.wait_for_function("() => document.body.dataset.status === 'finished'")
+    await bob.page.reload()  # the game is over: nothing to ask
+    await bob.page.wait_for_function("() => document.body.dataset.link === 'online'")
+    assert asked == ["beforeunload"]
     await close_all(alice, bob)

@@ -49,22 +49,24 @@ async def test_moves_walls_and_the_end_sound_and_the_switch_silences_them(
 ) -> None:
     alice = await open_player(browser, site, "Alice", script=LISTEN)
     code = await create_room(alice)
-    bob = await open_player(browser, site, "Bob", f"/#/room/{code}", script=LISTEN)
+    bob = await open_player(browser, site, "Bob", script=LISTEN)
+    await bob.page.fill("form.join input[name=code]", code)  # the lobby's Join box
+    await bob.page.click("form.join button[type=submit]")
     await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
     assert await heard(alice, 0) == START
-    assert await heard(bob, 0) == []  # he came in as it started: no change to hear
+    assert await heard(bob, 0) == START  # his joining started it
     await alice.click_square("c2")
     await bob.wait_ply(1)
     assert await heard(alice, 2) == MOVE  # her own move, as the server took it
-    assert await heard(bob, 0) == MOVE  # the opponent's
+    assert await heard(bob, 2) == MOVE  # the opponent's
     await bob.click_square("c4")
     await alice.wait_ply(2)
-    assert await heard(bob, 1) == MOVE
+    assert await heard(bob, 3) == MOVE
     assert await heard(alice, 3) == MOVE
     await alice.place_wall("d3h")
     await bob.wait_ply(3)
     assert await heard(alice, 4) == WALL
-    assert await heard(bob, 2) == WALL
+    assert await heard(bob, 4) == WALL
     # Alice turns sounds off: her page stays silent, and the setting outlives the page.
     toggle = alice.page.locator("header .sound-toggle")
     assert await toggle.get_attribute("aria-pressed") == "true"
@@ -105,6 +107,9 @@ async def test_ones_own_clock_running_low_beeps_once(browser: Browser, site: Gam
     await bob.wait_ply(3)
     await bob.page.wait_for_function("() => document.body.dataset.status === 'finished'")
     notes = await heard(bob, 0)
-    assert notes == MOVE * 3 + LOW + END, notes
+    # (The start too, if Playwright's first look at the page, which counts as a gesture that
+    # lets sound play, came before the game's first state.)
+    assert notes[-7:] == MOVE * 3 + LOW + END, notes
+    assert notes[:-7] in ([], START), notes
     await alice.close()
     await close_all(bob)

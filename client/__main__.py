@@ -37,6 +37,7 @@ from client.printed import Command, say
 from client.seats import SeatBook
 from client.tui import TuiView, run_tui
 from protocol.messages import (
+    MAX_WALLS,
     AiSpec,
     Create,
     Join,
@@ -143,13 +144,28 @@ def seconds(text: str) -> float:
     return number
 
 
+def _walls(text: str) -> int:
+    """``--walls``, checked here: the server's refusal read "Expected `int` <= 30 - at
+    `$.variant.walls`" (an outside review)."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = -1
+    if not 0 <= number <= MAX_WALLS:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of walls from 0 to {MAX_WALLS}")
+    return number
+
+
 def _variant_options(parser: argparse.ArgumentParser, *, clock: bool = True) -> None:
     parser.add_argument("--players", type=int, choices=(2, 4), default=2, help="2 or 4 players")
     parser.add_argument(
         "--size", type=int, choices=(5, 7, 9, 11), default=9, help="board size (default 9)"
     )
     parser.add_argument(
-        "--walls", type=int, default=None, help="walls per player (default: 20 shared out)"
+        "--walls",
+        type=_walls,
+        default=None,
+        help=f"walls per player, 0 to {MAX_WALLS} (default: 20 shared out)",
     )
     if not clock:
         return

@@ -135,8 +135,8 @@ Command = (
 )
 
 WORDS: dict[str, str] = {
-    "move": "move e2       move your pawn (or just type e2)",
-    "wall": "wall e3h      place a wall (or just type e3h / e3v)",
+    "move": "move c2       move your pawn (or just type c2)",
+    "wall": "wall c3h      place a wall (or just type c3h / c3v)",
     "chat": "chat <text>   say something to the room",
     "resign": "resign        give the game up",
     "draw": "draw          offer a draw",
@@ -159,10 +159,11 @@ ALIASES = {"say": "chat", "exit": "quit", "?": "help", "m": "move", "w": "wall"}
 HELP = "\n".join(
     [
         # Orientation-free: seat 1's board is turned half a turn, where 'above' is below.
+        # Examples that exist on every board, 5x5 included (its walls go from a1 to d4).
         "Moves use the standard notation, columns and rows as named on the board's edges.",
-        "  e2      move your pawn to e2 (a step, or a jump over a pawn next to you)",
-        "  e3h     a wall between rows 3 and 4, along columns e and f",
-        "  e3v     a wall between columns e and f, along rows 3 and 4",
+        "  c2      move your pawn to c2 (a step, or a jump over a pawn next to you)",
+        "  c3h     a wall between rows 3 and 4, along columns c and d",
+        "  c3v     a wall between columns c and d, along rows 3 and 4",
         "Commands:",
         *(f"  {text}" for text in WORDS.values()),
         # No Tab or line history here: the plain mode reads whole lines (the full screen's
@@ -177,9 +178,9 @@ SCREEN_SKIPS = ("move", "wall", "board", "hint", "takeback", "score", "accept", 
 
 SCREEN_HELP = "\n".join(
     [
-        "e2            move your pawn to e2 (a step, or a jump over a pawn)",
-        "e3h           a wall between rows 3 and 4, along columns e and f",
-        "e3v           a wall between columns e and f, along rows 3 and 4",
+        "c2            move your pawn to c2 (a step, or a jump over a pawn)",
+        "c3h           a wall between rows 3 and 4, along columns c and d",
+        "c3v           a wall between columns c and d, along rows 3 and 4",
         *(f"{text}" for key, text in WORDS.items() if key not in SCREEN_SKIPS),
         "accept, decline  answer a draw offer (decline: a rematch asked, too)",
         "hint, takeback  against the computer; score [off]  follow its evaluation",

@@ -30,6 +30,7 @@ from client.connection import Connected, Connection, Event, Failed, Garbled, Los
 from client.describe import (
     after_game,
     describe,
+    goal,
     opponents,
     rooms_text,
     situation,
@@ -143,6 +144,10 @@ class _Pending:
 
 _Item = Event | _Typed | _InputEnded | _ClaimDue | _ClaimAgain | _Leave
 """What the controller's inbox holds: the connection's events, and its own."""
+
+
+ORDINALS = ("first", "second", "third", "fourth")
+"""The order of play of seats 0 to 3."""
 
 
 class Controller:
@@ -663,7 +668,7 @@ class Controller:
         if rejoin:
             self.view.notice("link", f"Back in room {joined.room}.")
         elif moved:
-            self.view.notice("info", f"The seats turn: you now play seat {joined.seat}.")
+            self.view.notice("info", self._seats_turned(joined.seat))
         elif joined.role == "spectator":
             self.view.notice("info", f"Watching room {joined.room}.")
         elif pending is not None:
@@ -682,6 +687,16 @@ class Controller:
             else:
                 self.view.notice("info", f"{text} {command}" if command else text)
         self.view.changed()
+
+    def _seats_turned(self, seat: int | None) -> str:
+        """What the new seat means, in the words of the game: the order of play and the goal
+        ("you now play seat 1" was the protocol's word, an outside review)."""
+        state = self.state
+        if seat is None or state is None or seat >= len(ORDINALS):
+            return f"The seats turn: you now play seat {seat}."
+        variant = state.variant
+        where = goal(variant.players, variant.size, seat)
+        return f"The seats turn: you now move {ORDINALS[seat]} and race to {where}."
 
     def _keep_seat(self, replaces: str | None = None) -> None:
         """Write our seat down (client.seats), to come back to it from another run."""

@@ -179,7 +179,10 @@ class TuiView:
             self.changed()
             return
         lines = text.splitlines()
-        if self.scroll:
+        asked = kind == "situation" and self.controller is not None and self.controller.asking
+        if asked:
+            self.scroll = 0  # a question to answer is read where it is asked, not scrolled off
+        elif self.scroll:
             self.scroll += len(lines)  # a player reading back keeps their place
         self.log.extend((kind, line) for line in lines)
         del self.log[:-LOG_LINES]

@@ -79,12 +79,16 @@ class ErrorCode(StrEnum):
     SERVICE_UNAVAILABLE = "service_unavailable"
 
 
+MAX_WALLS = 30
+"""The most walls a variant may give each player."""
+
+
 class VariantSpec(Struct, kw_only=True, forbid_unknown_fields=False):
     """A game variant. ``walls`` null means the official 20 shared out (10 or 5)."""
 
     players: Literal[2, 4] = 2
     size: Literal[5, 7, 9, 11] = 9
-    walls: Annotated[int, Meta(ge=0, le=30)] | None = None
+    walls: Annotated[int, Meta(ge=0, le=MAX_WALLS)] | None = None
 
 
 class TimeControl(Struct, kw_only=True, forbid_unknown_fields=False):
@@ -154,12 +158,18 @@ class Join(Struct, kw_only=True, tag="join"):
     """Allow spectators to follow the computer's evaluation (as in ``create``)."""
     secret: Annotated[str, Meta(max_length=128)] | None = None
 
+    def __post_init__(self) -> None:
+        self.room = self.room.lower()  # a code read aloud or typed in capitals is the same
+
 
 class Watch(Struct, kw_only=True, tag="watch"):
     """Join a room as a spectator."""
 
     id: RequestId = None
     room: RoomCode
+
+    def __post_init__(self) -> None:
+        self.room = self.room.lower()
 
 
 class QuickMatch(Struct, kw_only=True, tag="quick_match"):

@@ -121,11 +121,15 @@ def test_the_help_says_what_each_mode_has() -> None:
 
 
 def test_help_places_walls_without_up_down_left_or_right() -> None:
-    """Seat 1 sees the board turned half a turn: 'a wall above e3' was below it there."""
+    """Seat 1 sees the board turned half a turn: 'a wall above e3' was below it there. The
+    examples are squares and walls of every board: e3h, with its column f, is not one of 5x5
+    (an outside review read the help in such a game)."""
     for text in (commands.HELP, commands.SCREEN_HELP):
-        wall = [line for line in text.splitlines() if "e3h" in line or "e3v" in line]
+        wall = [line for line in text.splitlines() if "c3h" in line or "c3v" in line]
         assert any("between rows 3 and 4" in line for line in wall)
-        assert any("between columns e and f" in line for line in wall)
+        assert any("between columns c and d" in line for line in wall)
+        assert "e3" not in text
+        assert "column e" not in text
         for word in ("above", "under", "below", "right of", "left of", "from the bottom"):
             assert word not in text, word
 
@@ -149,3 +153,14 @@ def test_common_options_go_before_or_after_the_subcommand() -> None:
     assert (create.players, create.size, create.private, create.clock) == (4, 11, True, None)
     with pytest.raises(SystemExit):
         parser.parse_args(["create", "--size", "8"])
+
+
+def test_a_wall_count_out_of_range_is_refused_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """The server's refusal of 99 walls read "Expected `int` <= 30 - at `$.variant.walls`"."""
+    parser = build_parser()
+    assert parser.parse_args(["match", "--walls", "0"]).walls == 0
+    assert parser.parse_args(["create", "--walls", "30"]).walls == 30
+    for bad in ("99", "-1", "many"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["create", "--walls", bad])
+        assert f"'{bad}': give a number of walls from 0 to 30" in capsys.readouterr().err

@@ -164,7 +164,8 @@ async def test_a_rematch_turns_the_seats(url: str) -> None:
     alice.type("rematch")
     await bob_view.wait_for("Alice asks for a rematch: type rematch to play, or decline.")
     bob.type("rematch")
-    assert await bob_view.wait_for("seats turn") == "The seats turn: you now play seat 0."
+    turned = "The seats turn: you now move first and race to row 9."
+    assert await bob_view.wait_for("seats turn") == turned
     game_two = await alice_view.wait_for("Game 2 starts.")
     assert "Seat 0 Bob, seat 1 Alice (you). You race to row 1." in game_two
     bob.type("e2")  # Bob opens the second game

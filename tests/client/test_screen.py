@@ -89,7 +89,7 @@ async def test_help_is_an_overlay_that_fits_24_rows_and_closes(url: str) -> None
         alice.type("help\r")
         screen = await alice.showing("Help: Esc or F1 closes")
         text = "\n".join(screen)
-        for word in ("e3h", "resign", "claim", "rematch", "quit", "PageUp/PageDown"):
+        for word in ("c3h", "resign", "claim", "rematch", "quit", "PageUp/PageDown"):
             assert word in text
         assert any("Ctrl-D quits." in row for row in screen)  # its last line on screen...
         assert any("└───" in row and row.endswith("┘") for row in screen)  # ...and its frame
@@ -102,7 +102,7 @@ async def test_help_is_an_overlay_that_fits_24_rows_and_closes(url: str) -> None
 
 
 async def test_the_log_scrolls_back_with_page_up(url: str) -> None:
-    async with full_screen(url, "Alice", Create()) as alice:
+    async with full_screen(url, "Alice", Create(), interactive=True) as alice:
         bob = await opponent(url, alice)
         await alice.showing("Your move.")
         for number in range(40):
@@ -117,6 +117,15 @@ async def test_the_log_scrolls_back_with_page_up(url: str) -> None:
         for _ in range(5):
             alice.type("\x1b[6~")  # PageDown
         await alice.showing("note 39")
+        # Scrolled back, a question asked comes into sight: only "y/n?" showed (a review).
+        for _ in range(5):
+            alice.type("\x1b[5~")
+        await alice.showing("note 0")
+        alice.type("resign\r")
+        screen = await alice.showing("Resign this game?")
+        assert "lines back" not in "\n".join(screen)
+        alice.type("n\r")
+        await alice.showing("Not resigning.")
         await bob.close()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 
 from protocol.messages import (
@@ -173,3 +174,16 @@ async def test_a_closed_tab_gets_the_grace_of_a_lost_connection(connect: Connect
         claim_in = gone.players[0].claim_in_ms
         assert claim_in is not None
         assert grace - 1000 < claim_in <= grace, (code, claim_in)
+
+
+async def test_a_room_code_is_read_in_any_case(connect: Connect) -> None:
+    """Read aloud or typed in capitals, a code is the room's: `join G8XTRGUG2Q` was
+    `room_not_found` (an outside review)."""
+    a, b, c = await connect("ann"), await connect("bob"), await connect("cid")
+    await a.send(Create())
+    room = (await a.expect(Joined)).room
+    await b.send(Join(room=room.upper()))
+    assert (await b.expect(Joined)).room == room
+    await c.send_raw(json.dumps({"type": "watch", "room": room.upper()}))  # as a stranger's
+    joined = await c.expect(Joined)
+    assert (joined.room, joined.role) == (room, "spectator")

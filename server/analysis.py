@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import msgspec
 
-from engine.ai.evaluation import DEPTH, MoveReview
+from engine.ai.evaluation import DEPTH, MoveReview, settle
 from protocol.codec import encode
 from protocol.messages import AnalysisReply, MoveAnalysis, RequestId, SeatAnalysis, VariantSpec
 
@@ -59,7 +59,8 @@ class Job:
     """Its IP address (counted against the address's bound)."""
     waiters: list[tuple[int, RequestId]] = field(default_factory=list)
     """(connection, request id) to answer."""
-    reviews: list[MoveAnalysis] = field(default_factory=list)
+    reviews: list[MoveReview] = field(default_factory=list)
+    """The moves judged so far, one a step; settled together at the end (``settle``)."""
 
 
 class Refused(Exception):
@@ -148,7 +149,7 @@ class Analyses:
         if review is None:
             finished = self.jobs.pop(game)  # not in ``turns``: it was running
         else:
-            job.reviews.append(_message(review))
+            job.reviews.append(review)
             if len(job.reviews) == len(job.moves):
                 finished = self.jobs.pop(game)
                 body = encode(_reply(job))
@@ -219,8 +220,9 @@ def _message(review: MoveReview) -> MoveAnalysis:
 
 
 def _reply(job: Job) -> AnalysisReply:
-    seats = [_seat(seat, [m for m in job.reviews if m.seat == seat]) for seat in (0, 1)]
-    return AnalysisReply(game=job.game, depth=DEPTH, moves=job.reviews, seats=seats)
+    moves = [_message(review) for review in settle(job.reviews)]
+    seats = [_seat(seat, [m for m in moves if m.seat == seat]) for seat in (0, 1)]
+    return AnalysisReply(game=job.game, depth=DEPTH, moves=moves, seats=seats)
 
 
 def _seat(seat: int, moves: list[MoveAnalysis]) -> SeatAnalysis:

@@ -34,7 +34,7 @@ import math
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.ai import endgame, exact_score
 from engine.ai.position import WALL_H, WALL_V, Position, distance
@@ -304,6 +304,7 @@ def analyse_game(
         reviews.append(_review_here(game, ply, move, depth, nodes))
         game.play(move)
     final = None if game.is_over else _evaluate(Position(game, {}), depth, nodes)
+    reviews = settle(reviews)
     summaries = tuple(_summary(seat, reviews) for seat in (0, 1))
     return GameAnalysis(tuple(reviews), summaries, final)
 
@@ -350,6 +351,58 @@ def _move_id(position: Position, move: str) -> int:
     return (WALL_H if parsed.orientation == "h" else WALL_V) + square
 
 
+def settle(reviews: Sequence[MoveReview]) -> list[MoveReview]:
+    """A two-player game's reviews made to agree with what the later positions showed.
+
+    Each move's search sees only so far: an outside review lost to a win found one move
+    later, and the move that allowed it was not marked (its search had not seen it; the
+    reply's did). Two facts repair that, walked from the last move back: the position after
+    a move is the one its reply is played from, so the move is worth no more than that
+    position is worth to the reply's player, turned round; and a position is worth at least
+    the move played from it, which its player could make. A move into a loss found only by
+    the reply's search is then judged by what that search found.
+    """
+    settled = list(reviews)
+    later: Evaluation | None = None  # the position after this move, from the reply's side
+    for index in range(len(settled) - 1, -1, -1):
+        review = settled[index]
+        before = review.before
+        after = Evaluation(
+            score=review.score_after,
+            win_probability=review.win_probability_after,
+            win_in=None,
+            best=review.move,
+            pv=(review.move, *review.pv_after),
+            depth=before.depth,
+            nodes=0,
+            exact=False,
+        )
+        if later is not None and -later.score < after.score:
+            after = replace(
+                after,
+                score=-later.score,
+                win_probability=1.0 - later.win_probability,
+                win_in=None if later.win_in is None else -later.win_in - _sign(later.win_in),
+                pv=(review.move, *later.pv),
+            )
+        if after.score > before.score:  # the move played did better than the search's best
+            before = replace(
+                before,
+                score=after.score,
+                win_probability=after.win_probability,
+                win_in=after.win_in,
+                best=review.move,
+                pv=after.pv,
+            )
+        settled[index] = _review(review.ply, review.move, before, after)
+        later = before
+    return settled
+
+
+def _sign(number: int) -> int:
+    return 1 if number > 0 else -1
+
+
 def _review(ply: int, move: str, before: Evaluation, after: Evaluation) -> MoveReview:
     """``after`` is the played move's evaluation, from the mover's view."""
     score_after, probability_after = after.score, after.win_probability
@@ -385,5 +438,6 @@ __all__ = [
     "analyse_game",
     "evaluate",
     "review_move",
+    "settle",
     "win_probability",
 ]

@@ -11,10 +11,13 @@ from engine.ai.evaluation import (
     MARKS,
     MIN_NODES,
     NODES,
+    Evaluation,
+    MoveReview,
     analyse_game,
     evaluate,
     nodes_per_move,
     review_move,
+    settle,
     win_probability,
 )
 from engine.notation import COLUMNS
@@ -132,8 +135,8 @@ def test_the_line_after_each_move_is_legal_and_ends_only_with_the_game(
         for move in review.pv_after:
             assert game.is_legal(move), (review, move)
             game.play(move)
-        if review.move == review.before.best:  # the same line as the best move's
-            assert review.pv_after == review.before.pv[1:]
+        if review.move == review.before.best and review.score_after == review.before.score:
+            assert review.pv_after == review.before.pv[1:]  # the same line as the best move's
 
 
 def test_playing_the_best_move_everywhere_marks_nothing() -> None:
@@ -251,3 +254,58 @@ def test_a_step_next_to_the_goal_that_is_worse_deeper_too_keeps_its_mark() -> No
     review = review_move([*record, "f8"], len(record))
     assert review.before.depth == DEPTH + 1
     assert (review.before.best, review.mark) == ("a1h", "inaccuracy")
+
+
+def reviewed(ply: int, move: str, before: float, after: float, best: str) -> MoveReview:
+    """A review as a search of limited depth made it: the position worth ``before`` to the
+    mover, their move ``after``."""
+    evaluation = Evaluation(
+        score=before,
+        win_probability=win_probability(before),
+        win_in=None,
+        best=best,
+        pv=(best,),
+        depth=DEPTH,
+        nodes=1,
+        exact=False,
+    )
+    return MoveReview(
+        ply=ply,
+        seat=ply % 2,
+        move=move,
+        before=evaluation,
+        score_after=after,
+        win_probability_after=round(win_probability(after), 4),
+        pv_after=("x1",),
+        loss=0.0,
+        mark=None,
+    )
+
+
+def test_a_move_into_a_loss_the_reply_found_is_marked() -> None:
+    """An outside review: 34 % for twelve moves, then 100 % for the computer one move later,
+    and no move marked. The reply's search saw what the move's did not."""
+    moves = [
+        reviewed(0, "b2", -1.9, -1.9, "b2"),  # seat 0 sees nothing wrong
+        reviewed(1, "b1h", 1.9, 20.0, "c4"),  # seat 1 finds a forced win: b1h
+    ]
+    first, second = settle(moves)
+    assert (second.before.score, second.before.best, second.mark) == (20.0, "b1h", None)
+    assert second.before.pv == ("b1h", "x1")
+    assert first.score_after == -20.0
+    assert first.pv_after == ("b1h", "x1")  # how it goes wrong: the reply that found it
+    assert first.mark is None  # it was the search's best: nothing better was known
+    # Had the search preferred another move there, b2 gave the game away: a blunder.
+    first, _ = settle([reviewed(0, "b2", -1.9, -1.9, "c3"), moves[1]])
+    assert first.mark == "blunder"
+    assert first.loss == pytest.approx(win_probability(-1.9) - win_probability(-20.0), abs=1e-3)
+
+
+@pytest.mark.parametrize("record", ["e2 e8 e3 e7 e4 e6 e3h d7h d2h f7h d4", " ".join(BLUNDER_GAME)])
+def test_settled_reviews_agree_from_move_to_move(record: str) -> None:
+    moves = record.split()
+    size = 5 if record.startswith("c2") else 9
+    analysis = analyse_game(moves, size=size, walls=2 if size == 5 else None)
+    for review, reply in zip(analysis.moves, analysis.moves[1:], strict=False):
+        assert review.before.score >= review.score_after  # the move played was one to make
+        assert review.score_after <= -reply.before.score  # worth no more than the reply saw

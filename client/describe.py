@@ -250,6 +250,10 @@ def _player_changes(before: State, after: State, me: int | None) -> list[str]:
                     f"; if they stay away you may claim the game in {new.claim_in_ms / 1000:.0f} s"
                 )
             changes.append(text + ".")
+        elif old.connected and not new.connected and after.status == "finished":
+            # Said when it happens (a review learnt it only by typing rematch).
+            rematch = " (a rematch can start only if they come back)" if me is not None else ""
+            changes.append(f"{new.name} left the room{rematch}.")
         elif not old.connected and new.connected:
             changes.append(f"{new.name} is back.")
     for seat, how in retirements(before, after):

@@ -278,6 +278,7 @@ function route() {
     // The room, if any, is kept: a finished game's "Analyse" comes here and back.
     document.title = "Replay · Quoridor";
     document.body.dataset.view = "replay";
+    awayFrom = conn.held; // what the room's next states are told against (`toldAway`)
     return show(new ReplayView(main, conn, Number(arg), app, then === "analyse"));
   }
   if (kind === "profile" && code) {
@@ -491,6 +492,7 @@ conn.onMessage = (message) => {
         else if (seat.role === "player") localStorage.setItem(SEAT_KEY, keptOn = seat.code);
       }
       if (view instanceof GameView && seat?.code === message.room) view.onState(message, message === conn.baseline);
+      else if (view instanceof ReplayView && seat?.code === message.room) toldAway(message);
       break;
     case "chat_line":
       if (view instanceof GameView && seat?.code === message.room) view.onChat(message);
@@ -503,6 +505,24 @@ conn.onMessage = (message) => {
       break;
   }
 };
+
+/** The room's last state seen while its page is not shown (a replay from it). */
+let awayFrom = /** @type {any} */ (null);
+
+/**
+ * What the room asks of this player while a replay is shown: a rematch (a review missed one
+ * asked while they looked at the analysis). The page is a step away ("Back to the game").
+ * @param {any} state
+ */
+function toldAway(state) {
+  const before = awayFrom?.room === state.room && awayFrom.game === state.game ? awayFrom : null;
+  awayFrom = state;
+  const me = seat?.role === "player" ? seat.seat : null;
+  const asking = state.rematch.filter((/** @type {number} */ who) => who !== me && !before?.rematch.includes(who));
+  if (!before || !asking.length || me === null) return;
+  const names = asking.map((/** @type {number} */ who) => state.players[who]?.name ?? `seat ${who}`);
+  notice(`${names.join(" and ")} ${names.length > 1 ? "ask" : "asks"} for a rematch: Back to the game to answer.`);
+}
 
 conn.onStatus = (status) => {
   document.body.dataset.link = status;

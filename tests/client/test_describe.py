@@ -96,6 +96,16 @@ def test_draw_offers_rematches_and_absences_are_told() -> None:
     )
     assert describe(again, no, 0).startswith("You declined the rematch.")
     assert describe(again, no, None).startswith("Alice declined the rematch.")
+    # An opponent who goes once it is over is said to have gone, when they go.
+    gone = msgspec.structs.replace(
+        over,
+        event=10,
+        players=[over.players[0], msgspec.structs.replace(over.players[1], connected=False)],
+    )
+    assert describe(over, gone, 0).startswith(
+        "Bob left the room (a rematch can start only if they come back)."
+    )
+    assert describe(over, gone, None).startswith("Bob left the room.")
 
 
 def test_clocks_and_time_controls_read_naturally() -> None:

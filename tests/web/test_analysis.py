@@ -123,10 +123,13 @@ async def test_a_finished_game_is_analysed_from_its_page_and_the_room_kept(
     (_, top), (_, bottom) = await bob_page.centers("c1", "c5")
     assert top < bottom
     await close_all(bob_page)
+    # Bob asks for a rematch meanwhile: the replay says so.
+    await bob.send(Rematch())
+    told = "Bob asks for a rematch: Back to the game to answer."
+    await alice.page.locator("#toast").filter(has_text=told).wait_for()
     await alice.page.click("text=Back to the game")
     await alice.page.wait_for_function("() => document.body.dataset.view === 'game'")
     assert "Alice wins" in await alice.banner()  # drawn at once, no event needed
-    await bob.send(Rematch())
     await alice.page.locator(".actions button", has_text="Accept rematch").wait_for()
     await bob.close()
     await close_all(alice)

@@ -94,6 +94,7 @@ async def test_a_finished_game_is_analysed_from_its_page_and_the_room_kept(
     code = await create_room(alice)
     bob = await Client.connect(f"ws://127.0.0.1:{site.port}", "Bob")
     await bob.send(Join(room=code))
+    await alice.page.wait_for_function("() => document.body.dataset.status === 'playing'")
     # Alice walks up column c; Bob steps aside to d and walks down.
     for ply, move in enumerate("c2 d5 c3 d4 c4 d3 c5".split()):
         if ply % 2:

@@ -52,7 +52,8 @@ async def test_moves_walls_and_the_end_sound_and_the_switch_silences_them(
     bob = await open_player(browser, site, "Bob", script=LISTEN)
     await bob.page.fill("form.join input[name=code]", code)  # the lobby's Join box
     await bob.page.click("form.join button[type=submit]")
-    await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    for player in (alice, bob):
+        await player.page.wait_for_function("() => document.body.dataset.status === 'playing'")
     assert await heard(alice, 0) == START
     assert await heard(bob, 0) == START  # his joining started it
     await alice.click_square("c2")

@@ -263,10 +263,12 @@ def _move(word: str, rest: str) -> Command:
             return Move(notation)
         if is_move(notation):
             return Invalid(f"wall {notation}: add h or v (e.g. {notation}h)")
-        return Invalid("wall where? type e.g. wall e3h or wall e3v")
+        if notation:  # said as it was typed, not "where?" (a review typed d3x)
+            return Invalid(f"{notation!r} is not a wall: a square then h or v (e.g. wall c3h)")
+        return Invalid("wall where? type e.g. wall c3h or wall c3v")
     if is_move(notation):
         return Move(notation)
-    return Invalid("move where? type e.g. move e2")
+    return Invalid("move where? type e.g. move c2")
 
 
 def completions(before_cursor: str, legal_pawn_moves: list[str]) -> list[str]:

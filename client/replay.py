@@ -127,6 +127,8 @@ def history_hint(command: str) -> list[str]:
     return [
         "Replay one:",
         Command(f"{command} replay GAME"),
+        "With the computer's analysis (two players):",
+        Command(f"{command} analyse GAME --replay"),
         "Its record:",
         Command(f"{command} replay GAME --export"),
     ]

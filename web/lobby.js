@@ -8,6 +8,10 @@ import { announce, fill, h } from "./dom.js";
 import { ago, plural, variantText, wonHow } from "./words.js";
 
 const EVAL_KEY = "quoridor.spectatorEval";
+/** The New game form's last choices, offered again (a review: the board went back to 9×9
+ * after every game). Privacy is chosen afresh each time. */
+const CHOICES_KEY = "quoridor.choices";
+const KEPT_CHOICES = ["players", "size", "walls", "clock", "ai", "match"];
 /** Whether this browser's player lets spectators follow the computer's evaluation of its
  * games (sent with every create and join; off unless ticked in the lobby). */
 export const allowsSpectatorEval = () => localStorage.getItem(EVAL_KEY) === "1";
@@ -94,7 +98,9 @@ export class Lobby {
         h("button", { type: "button", class: "quick", text: "Quick match", onclick: () => this.quickMatch() }),
       ),
     ));
+    this.restoreChoices();
     this.opponentFits();
+    this.ratedFits();
     this.queueNote = h("p", { class: "queue", hidden: true });
     /** "Back to your game", while this browser holds a seat in a game not over, or what became
      * of that game once it ended out of this page's sight (`showKept`). */
@@ -248,7 +254,38 @@ export class Lobby {
     return { variant, clock, ai: ai ? { level: Number(ai) } : null, private: data.get("private") === "on", match: data.get("match") === "on", spectator_eval: data.get("spectator_eval") === "on" };
   }
 
+  /** Keep the form's choices for the next visit (`restoreChoices`). */
+  keepChoices() {
+    /** @type {Record<string, string|boolean>} */
+    const kept = {};
+    for (const name of KEPT_CHOICES) {
+      const input = /** @type {HTMLInputElement|HTMLSelectElement} */ (this.form.elements.namedItem(name));
+      kept[name] = input instanceof HTMLInputElement && input.type === "checkbox" ? input.checked : input.value;
+    }
+    localStorage.setItem(CHOICES_KEY, JSON.stringify(kept));
+  }
+
+  /** The choices kept by `keepChoices`, those the form still offers. */
+  restoreChoices() {
+    let kept = null;
+    try {
+      kept = JSON.parse(localStorage.getItem(CHOICES_KEY) ?? "null");
+    } catch {
+      return; // written by something else: the defaults
+    }
+    if (!kept || typeof kept !== "object") return;
+    for (const name of KEPT_CHOICES) {
+      const input = this.form.elements.namedItem(name);
+      const value = kept[name];
+      if (!(name in kept)) continue;
+      if (input instanceof HTMLInputElement && input.type === "checkbox") input.checked = value === true;
+      else if (input instanceof HTMLSelectElement && [...input.options].some((option) => option.value === value)) input.value = value;
+      else if (input instanceof HTMLInputElement && /^\d{0,2}$/.test(String(value))) input.value = String(value);
+    }
+  }
+
   async create() {
+    this.keepChoices();
     const choice = this.choices();
     const reply = await this.conn.request({ type: "create", ...choice, ...this.rated() });
     if (reply.type === "error") this.app.notice(reply.message);
@@ -261,6 +298,7 @@ export class Lobby {
       await this.conn.request({ type: "leave" });
       return;
     }
+    this.keepChoices();
     const { variant, clock } = this.choices();
     const reply = await this.conn.request({ type: "quick_match", variant, clock, ...this.rated() });
     if (reply.type === "error") return this.app.notice(reply.message);

@@ -66,6 +66,7 @@ def test_lines_parse_to_commands(line: str, command: commands.Command) -> None:
     [
         ("wall e3", "add h or v"),
         ("wall", "wall where?"),
+        ("wall d3x", "'d3x' is not a wall: a square then h or v"),
         ("move", "move where?"),
         ("move to e2", "move where?"),
         ("chat", "chat what?"),

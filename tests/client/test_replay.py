@@ -183,6 +183,8 @@ async def test_history_replay_and_export_of_a_finished_game(url: str) -> None:
     assert hints == [
         "Replay one:",
         f"  {invoked_as(url)} replay GAME",
+        "With the computer's analysis (two players):",
+        f"  {invoked_as(url)} analyse GAME --replay",
         "Its record:",
         f"  {invoked_as(url)} replay GAME --export",
     ]
@@ -240,6 +242,8 @@ async def test_the_history_hints_wrap_with_each_command_whole_at_80_columns(
     assert unbroken(out.getvalue().splitlines()[2:], 80) == [
         "Replay one:",
         f"  {command} replay GAME",
+        "With the computer's analysis (two players):",
+        f"  {command} analyse GAME --replay",
         "Its record:",
         f"  {command} replay GAME --export",
     ]

@@ -78,3 +78,31 @@ async def test_games_in_progress_are_listed_to_watch(browser: Browser, site: Gam
     assert "Watching" in (await page.locator(".banner").inner_text())
     await close_all(alice, bob, dan, carol)
     assert waiting
+
+
+async def test_the_new_game_form_offers_the_last_choices_again(
+    browser: Browser, site: GameServer
+) -> None:
+    """An outside review: the board went back to 9x9 after every game. The form keeps the
+    last game's choices (privacy excepted), in this tab and the next."""
+    alice = await open_player(browser, site, "Alice")
+    page = alice.page
+    await page.wait_for_selector(".lobby form.create")
+    await page.select_option("select[name=clock]", "300+3")
+    await page.check("input[name=match]")
+    await page.check("input[name=private]")
+    await create_room(alice, size=7, walls="6")
+    await page.click(".actions button.leave")  # nobody came: leaving asks nothing
+    await page.wait_for_selector(".lobby form.create")
+    again = await alice.context.new_page()
+    await again.goto(f"http://127.0.0.1:{site.port}/")
+    for shown in (page, again):
+        form = shown.locator("form.create")
+        await form.wait_for()
+        assert await form.locator("select[name=size]").input_value() == "7"
+        assert await form.locator("input[name=walls]").input_value() == "6"
+        assert await form.locator("select[name=clock]").input_value() == "300+3"
+        assert await form.locator("input[name=match]").is_checked()
+        assert not await form.locator("input[name=private]").is_checked()
+    await again.close()
+    await close_all(alice)

@@ -248,9 +248,11 @@ class Lobby:
         error, most = self.context.error, self.context.limits.computer_rooms_per_address
         address = rooms_key(session.address)
         if address and self.computer_rooms[f"computer:{address}"] >= most:
+            absence = self.context.limits.absence
             message = (
                 f"your address already plays the computer in {most} rooms; finish or leave one "
-                "(a room you left closes after its grace period)"
+                f"(a game you left ends, and its room closes, within {absence.deliberate_grace:g} "
+                f"s; {absence.grace:g} s after a lost connection)"
             )
             return error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
         if self.computer_busy():

@@ -102,6 +102,14 @@ def test_one_address_plays_the_computer_in_a_few_rooms_at_most() -> None:
     assert isinstance(refused, Error)
     assert (refused.code, refused.id) == (ErrorCode.TOO_MANY_ROOMS, "fifth")
     assert refused.message.startswith("your address already plays the computer in 4 rooms")
+    assert refused.message.endswith(  # how long until it may, said (an outside review)
+        "(a game you left ends, and its room closes, within 15 s; 60 s after a lost connection)"
+    )
+    driver.clock.advance(15)  # as said: the games left are over, their rooms gone
+    driver.run(driver.core.tick())
+    driver.send(sessions[1], Create(id="now", ai=AiSpec(level=1)))
+    assert driver.last_state(sessions[1]).players[1].bot == 1
+    driver.send(sessions[1], Leave())
     driver.send(sessions[1], Create())  # a room for people is still allowed
     assert driver.joined(sessions[1]).role == "player"
     other, _ = driver.greet("elsewhere", address="198.51.100.7")

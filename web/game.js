@@ -28,6 +28,14 @@ const AGAIN = ": “Rematch” asks again, “Leave” goes back to the lobby.";
  */
 
 /**
+ * Quarter turns that draw the board from `seat`'s side, its pawn's start at the bottom.
+ * @param {number} players @param {number} seat
+ */
+export function seatTurns(players, seat) {
+  return players === 2 ? (seat === 1 ? 2 : 0) : seat;
+}
+
+/**
  * The move list's items, a round to a line ("1. e2 e8"), each move a button that shows the
  * position after it; a retirement is a line of its own ("Dan resigned"). Live games and
  * replays share it.
@@ -219,7 +227,7 @@ export class GameView {
   turns() {
     const seat = this.seat.seat;
     if (seat === null || !this.state) return 0;
-    return this.state.variant.players === 2 ? (seat === 1 ? 2 : 0) : seat;
+    return seatTurns(this.state.variant.players, seat);
   }
 
   get isPlayer() {

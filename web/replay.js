@@ -7,7 +7,7 @@
 // played goes wrong: the line the engine expects after it, its first move on the board.
 import { Board } from "./board.js";
 import { h } from "./dom.js";
-import { keysHelp, moveListItems, swatch } from "./game.js";
+import { keysHelp, moveListItems, seatTurns, swatch } from "./game.js";
 import { moveText, plural, resultText, roundOf, sentence, tapOrClick } from "./words.js";
 
 /** A move's mark as written after it, and in words. */
@@ -88,8 +88,7 @@ export class ReplayView {
     this.summary = record.summary;
     this.moves = record.moves;
     const mine = record.summary.players.indexOf(this.viewer);
-    const players = record.summary.variant.players;
-    this.turns = mine < 0 ? 0 : players === 2 ? (mine === 1 ? 2 : 0) : mine;
+    this.turns = mine < 0 ? 0 : seatTurns(record.summary.variant.players, mine);
     this.bar.setAttribute("aria-label", `${record.summary.players[0]}'s chances`);
     const frames = await this.conn.request({ type: "replay", variant: record.summary.variant, moves: record.moves });
     if (frames.type !== "replay_frames") {

@@ -23,6 +23,25 @@ const CLAIM_TRIES = 3;
 const AGAIN = ": “Rematch” asks again, “Leave” goes back to the lobby.";
 
 /**
+ * Where the last move's pawn stood before it: the previous state's square when this page saw
+ * it, else the seat's previous step in `moves` (a reloaded page has no previous state; an
+ * outside review saw the marker vanish). Null for a wall, a seat's first step after a reload,
+ * and once a seat retired (the turns then skip it, so a ply no longer names its seat).
+ * @param {any} state @param {string[]|null} previous the pawns one ply earlier
+ */
+function lastFrom(state, previous) {
+  const last = state.last_move;
+  if (!last || /[hv]$/.test(last.move)) return null;
+  if (previous) return previous[last.seat];
+  const moves = /** @type {string[]} */ (state.moves);
+  if (moves.some((move) => move.startsWith("retire "))) return null;
+  for (let ply = last.ply - state.variant.players; ply >= 0; ply -= state.variant.players) {
+    if (!/[hv]$/.test(moves[ply])) return moves[ply];
+  }
+  return null;
+}
+
+/**
  * @typedef {import("./connection.js").Connection} Connection
  * @typedef {{code: string, role: "player"|"spectator", seat: number|null}} Seat
  */
@@ -874,7 +893,7 @@ export class GameView {
       pawns: frame ? frame.pawns : state.pawns,
       walls: frame ? frame.walls : state.walls,
       lastMove: frame ? frame.last_move : state.last_move?.move ?? null,
-      lastFrom: live && this.previous && state.last_move && !/[hv]$/.test(state.last_move.move) ? this.previous[state.last_move.seat] : null,
+      lastFrom: live ? lastFrom(state, this.previous) : null,
       turn: frame ? (frame.winner === null ? frame.turn : null) : state.turn,
       targets: this.canPlay() ? state.legal_pawn_moves : [],
       legalWalls: this.canPlay() ? state.legal_walls : "",
@@ -1262,7 +1281,15 @@ export class GameView {
     const name = (/** @type {number} */ seat) => seatName(state, seat);
     const others = state.rematch.filter((/** @type {number} */ seat) => seat !== me);
     const count = state.players.length > 2 ? ` (${state.rematch.length} of ${state.players.length})` : "";
-    let text = `${listed(others.map(name))} ask${others.length > 1 ? "" : "s"} for a rematch${count}.`;
+    // One who asked and then left is said as gone: "Bob asks for a rematch" over "Bob is not
+    // in the room" read as a contradiction (an outside review).
+    const away = this.absent();
+    const here = others.filter((/** @type {number} */ seat) => !away.includes(name(seat)));
+    const left = others.filter((/** @type {number} */ seat) => away.includes(name(seat)));
+    let text = [
+      here.length ? `${listed(here.map(name))} ask${here.length > 1 ? "" : "s"} for a rematch${count}.` : "",
+      left.length ? `${listed(left.map(name))} asked for a rematch, then left${here.length ? "" : count}.` : "",
+    ].filter(Boolean).join(" ");
     if (me !== null && state.rematch.includes(me)) {
       // Waiting for the seats that have not asked, or, all asked, for those not in the room.
       // One who declined by leaving waits for nothing: the note over the buttons says so.

@@ -287,9 +287,9 @@ function route() {
     return show(new ProfileView(main, conn, code, app));
   }
   if (seat && view instanceof GameView && view.seat.code === seat.code && view.inGame()) {
-    // Back (a swipe on a phone) or the header's link during one's game: the page stays and
-    // asks, as its Leave button does (leaving on purpose gives the others a claim sooner). A
-    // "Leave anyway" comes back here without a seat.
+    // Back (a swipe on a phone) during one's game: the page stays and asks, as its Leave
+    // button does (leaving on purpose gives the others a claim sooner). A "Leave anyway"
+    // comes back here without a seat. (The header's link asks before it navigates.)
     history.pushState(null, "", `#/room/${encodeURIComponent(seat.code)}`);
     view.askToLeave();
     return;
@@ -534,6 +534,13 @@ conn.onStatus = (status) => {
 };
 
 window.addEventListener("hashchange", route);
+// The header's link during one's game asks before it navigates: asked after (as Back is), the
+// history kept two more entries, the lobby's and the room's again.
+/** @type {HTMLElement} */ (document.querySelector("header .brand")).addEventListener("click", (e) => {
+  if (!(seat && view instanceof GameView && view.seat.code === seat.code && view.inGame())) return;
+  e.preventDefault();
+  view.askToLeave();
+});
 // Leaving the page itself during one's game (Back to the site before, closing the tab, a
 // reload) is asked by the browser, in its own words: the seat would be kept, but the others may
 // claim the game a minute later (a review came to the room from another site, pressed Back

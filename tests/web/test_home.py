@@ -182,11 +182,14 @@ async def test_back_during_ones_game_asks_before_leaving_it(
     await play([alice, bob], ["c4"], start=1)  # still in the game: it goes on
     assert requests_of(site, "leave") == leaves
     # The header's link asks too (Esc says no, as Stay does); leaving then goes to the lobby,
-    # the seat kept.
+    # the seat kept. Staying leaves the browser's history as it was (it had two more entries).
+    entries = await bob.page.evaluate("history.length")
     await bob.page.click("header .brand")
     await bob.page.locator(".actions .leave-note").wait_for()
     await bob.page.keyboard.press("Escape")
     await bob.page.locator(".actions .leave-note").wait_for(state="detached")
+    assert await bob.page.evaluate("history.length") == entries
+    assert bob.page.url.endswith(f"#/room/{code}")
     await bob.page.click("header .brand")
     await bob.page.click(".actions button.leave-confirm")
     await bob.page.locator(".kept-seat").filter(has_text=code).wait_for()

@@ -30,6 +30,12 @@ async def test_a_reload_takes_the_seat_back(browser: Browser, site: GameServer) 
     await tab.goto(f"http://127.0.0.1:{site.port}/#/room/{code}")
     second = Player(alice.context, tab)
     await second.wait_ply(3)
+    # A page that did not see the move still marks where the pawn came from (c3 from c2).
+    dot = await tab.evaluate(
+        """() => { const box = document.querySelector("circle.from").getBoundingClientRect();
+            return [box.x + box.width / 2, box.y + box.height / 2]; }"""
+    )
+    assert dot == pytest.approx(await second.square_center("c2"), abs=1)
     await tab.wait_for_function("() => document.body.dataset.role === 'player'")
     # A background tab draws no animation frames: poll by time.
     await alice.page.wait_for_function("() => document.body.dataset.view === 'lobby'", polling=100)

@@ -438,6 +438,10 @@ async def test_a_rematch_every_seat_asked_waits_for_the_one_away(
     await alice.page.locator(".rematch-note").wait_for()
     await alice.page.click(".actions button.leave")  # her request stands (PROTOCOL.md 15)
     await alice.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
+    # Said as gone, not "Alice asks for a rematch" over "Alice is not in the room".
+    note = bob.page.locator(".rematch-note")
+    await note.filter(has_text="Alice asked for a rematch, then left.").wait_for()
+    assert await note.inner_text() == "Alice asked for a rematch, then left."
     await bob.page.click(".actions button:has-text('Rematch (if Alice comes back)')")
     await (
         bob.page.locator(".rematch-note")

@@ -1224,6 +1224,9 @@ export class GameView {
         // Another player's request to answer: no is a button too (PROTOCOL.md section 15).
         if (!asked && state.rematch.some((/** @type {number} */ seat) => seat !== me)) {
           buttons.push(h("button", { type: "button", class: "decline-rematch", text: "Decline", onclick: () => this.act({ type: "rematch", action: "decline" }) }));
+          // The answer's two buttons make a row of their own: with Analyse and "Decline and
+          // leave" beside them the last one wrapped alone (an outside review).
+          buttons.push(h("span", { class: "row-break", "aria-hidden": "true" }));
         }
       }
     }

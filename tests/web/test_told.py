@@ -15,7 +15,7 @@ from playwright.async_api import Browser, WebSocketRoute
 from protocol.messages import Create, Join, Joined, MoveRequest, Resign, VariantSpec
 from server.app import GameServer
 from server.config import Config
-from tests.web.pages import Player, close_all, create_room, game_between, open_player
+from tests.web.pages import Player, close_all, create_room, game_between, open_player, play
 from tests.wsclient import Client
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -401,10 +401,17 @@ async def test_a_declined_rematch_is_said_to_the_whole_room(
     15), where the page could only guess from a departure. The one declined may ask again."""
     (alice, bob), code = await game_between(browser, site)
     sam = await open_player(browser, site, "Sam", f"/#/watch/{code}")
+    await play([alice, bob], ["c2"])  # a game with a move has its Analyse button
     await alice.resign()
     await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
     await alice.page.click(".actions button:text-is('Rematch')")
     await bob.page.locator(".rematch-note").filter(has_text="Alice asks for a rematch.").wait_for()
+    # The answer's buttons make a row, the others the next ("Decline and leave" wrapped alone).
+    tops = await bob.page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll(".actions button")]
+            .map((b) => [b.textContent, Math.round(b.getBoundingClientRect().top)]))"""
+    )
+    assert tops["Accept rematch"] == tops["Decline"] < tops["Analyse"] == tops["Decline and leave"]
     await bob.page.click(".actions button:text-is('Decline')")
     # The one declined reads what the buttons under the line do (it said only who declined).
     declined = "Bob declined the rematch: “Rematch” asks again, “Leave” goes back to the lobby."

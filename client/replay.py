@@ -98,8 +98,23 @@ def _fit(text: str, width: int) -> str:
     return clip(text, width, "~")
 
 
+def _player_rows(names: list[str], width: int) -> list[str]:
+    """``Alice v Bob`` in rows of ``width`` columns, broken before a ``v``: a table row
+    cut at 20 columns lost the opponent's level ("Alexandra v Compute~", an outside review).
+    Only a single name wider than the column is cut."""
+    rows: list[str] = []
+    for index, name in enumerate(names):
+        piece = clip_name(name if index == 0 else f"v {name}", width, "~")
+        if rows and columns(rows[-1]) + 1 + columns(piece) <= width:
+            rows[-1] += " " + piece
+        else:
+            rows.append(piece)
+    return rows
+
+
 def history_text(games: list[GameSummary], now: float | None = None) -> list[str]:
-    """The finished games as a table of at most 80 columns, newest first."""
+    """The finished games as a table of at most 80 columns, newest first; players that
+    do not fit their column go on below it."""
     if not games:
         return ["No finished games yet."]
     year = time.localtime(now).tm_year
@@ -111,12 +126,11 @@ def history_text(games: list[GameSummary], now: float | None = None) -> list[str
     for game in games:
         ended_at = time.localtime(game.finished)
         ended = time.strftime("%m-%d %H:%M" if ended_at.tm_year == year else "%Y-%m-%d", ended_at)
-        players = _fit(" v ".join(game.players), width)  # "Carol v Computer L2" whole at 20
-        line = (
-            f"{game.game:>5} {ended:<11} {short_variant(game.variant):<10} {pad(players, width)} "
-            f"{game.plies:>5}  {summary_result(game)}"
-        )
+        first, *more = _player_rows(game.players, width)  # "Carol v Computer L2" whole at 20
+        before = f"{game.game:>5} {ended:<11} {short_variant(game.variant):<10} "
+        line = f"{before}{pad(first, width)} {game.plies:>5}  {summary_result(game)}"
         lines.append(_fit(line, HISTORY_WIDTH))
+        lines.extend(_fit(" " * columns(before) + row, HISTORY_WIDTH) for row in more)
     return lines
 
 

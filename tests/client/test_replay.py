@@ -357,17 +357,32 @@ async def test_history_rows_fit_80_columns_whatever_the_names(url: str) -> None:
     lines = history_text([abandoned], now=1_790_000_000.0)
     assert lines[1].endswith("Computer L1 won (abandon)"), lines
     assert all(len(line) <= 80 for line in lines), lines
+    # Players wider than their column go on below it, each name whole (the opponent's
+    # level was cut: "Alexandra v Compute~").
+    alexandra = msgspec.structs.replace(abandoned, players=["Alexandra", "Computer L2"], winner=0)
+    assert [line[29:] for line in history_text([alexandra], now=1_790_000_000.0)[1:]] == [
+        "Alexandra                3  Alexandra won (abandon)",
+        "v Computer L2",
+    ]
+    # Four names in a column narrowed to 12 by the result: only a name wider than it is cut.
+    lines = history_text(long_names, now=1_790_000_000.0)
+    assert [line[31:].split("  ")[0] for line in lines[1:]] == [
+        "Alexandra-t~",
+        "v Bartholom~",
+        "v Cunegonde",
+        "v Dagobert",
+    ], lines
 
 
 def test_history_rows_measure_wide_names_in_columns() -> None:
-    """A CJK character takes two columns: counted as one, "山田太郎山田太郎 v Bob" was
-    padded 8 columns too wide, pushing its row's moves and result out of line and past 80."""
+    """A CJK character takes two columns: counted as one, "山田太郎山田 v Bob" was
+    padded 6 columns too wide, pushing its row's moves and result out of line and past 80."""
     game = GameSummary(
         game=4,
         room=None,
         number=1,
         variant=VariantSpec(),
-        players=["山田太郎山田太郎", "Bob"],
+        players=["山田太郎山田", "Bob"],
         winner=0,
         reason="resign",
         plies=12,
@@ -377,7 +392,7 @@ def test_history_rows_measure_wide_names_in_columns() -> None:
     _, wide, narrow = history_text([game, latin], now=1_790_000_000.0)
     assert columns(wide) <= 80, wide
     # The same columns as its neighbour's: "12" and the result in line.
-    result = wide.index("山田太郎山田太郎 won (resign)")
+    result = wide.index("山田太郎山田 won (resign)")
     assert columns(wide[:result]) == narrow.index("Carol won (resign)"), [wide, narrow]
     assert columns(wide[: wide.index(" 12 ")]) == narrow.index(" 12 "), [wide, narrow]
 

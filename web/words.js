@@ -40,7 +40,7 @@ function reasonText(reason, lost, absent) {
 }
 
 /**
- * A finished game's result in one sentence ("Bob wins — on time").
+ * A finished game's result in one sentence ("Bob wins — on time"; to Bob, "You win — on time").
  * @param {any} result @param {(seat: number) => string} name
  * @param {number|null} [me] the reader's seat, when a player: a loss is said to them as theirs
  */
@@ -51,7 +51,10 @@ export function resultText(result, name, me = null) {
   if (result.winner === null || result.winner === undefined) return `Game over (${result.reason})`;
   const lost = me !== null && me !== result.winner;
   const absent = result.reason === "abandon" ? name(1 - result.winner) : undefined;
-  return `${name(result.winner)} wins — ${reasonText(result.reason, lost, absent)}`;
+  // The winner reads it as theirs, as the terminal client says it ("Alice wins" to Alice read
+  // as a spectator's line, an outside review).
+  const who = me !== null && me === result.winner ? "You win" : `${name(result.winner)} wins`;
+  return `${who} — ${reasonText(result.reason, lost, absent)}`;
 }
 
 /**

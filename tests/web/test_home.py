@@ -69,7 +69,7 @@ async def test_a_game_that_ended_while_its_tab_was_closed_is_not_offered_back(
     await play([alice, bob], ["c2", "c4"])
     await alice.page.close()
     await bob.page.click(".actions button.claim")  # enabled once Alice's grace is over
-    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
+    await bob.page.wait_for_selector(".banner:has-text('You win')")
     # A new tab, a new session: only the browser's storage remembers the room.
     page = alice.page = await alice.context.new_page()
     await page.goto(f"http://127.0.0.1:{site.port}/")
@@ -131,7 +131,7 @@ async def test_a_game_that_ends_while_the_lobby_is_shown_shows_its_result_when_g
     await alice.page.click(".actions button.leave-confirm")
     await alice.page.locator(".kept-seat").filter(has_text=code).wait_for()
     await bob.page.click(".actions button.claim")
-    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
+    await bob.page.wait_for_selector(".banner:has-text('You win')")
     await alice.page.locator(".kept-seat button").click()
     await alice.page.wait_for_selector(".banner.lost:has-text('Bob wins')")
     assert await alice.page.evaluate("() => document.body.dataset.seat") == "0"

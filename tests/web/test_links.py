@@ -135,15 +135,14 @@ async def test_a_player_who_stays_away_can_be_claimed_against(browser: Browser) 
         await bob.context.set_offline(True)
         await alice.page.wait_for_selector(".away:has-text('claim in')")
         await alice.page.click(".actions button.claim")
-        await alice.page.wait_for_selector(".banner.won:has-text('Alice wins')")
+        await alice.page.wait_for_selector(".banner.won:has-text('You win')")
         carol = await open_player(browser, site, "Carol", f"/#/watch/{code}")
         # The winner and a spectator read who stayed away, as the terminal client says it:
         # "the opponent abandoned" named nobody (to a spectator, either could be meant).
-        said = "Alice wins — Bob did not come back in time"
-        for reader, kind in ((alice, "won"), (carol, "over")):
+        for reader, kind, who in ((alice, "won", "You win"), (carol, "over", "Alice wins")):
             banner = reader.page.locator(f".banner.{kind}")
-            await banner.filter(has_text="Alice wins").wait_for()
-            assert await banner.inner_text() == said
+            await banner.filter(has_text=who).wait_for()
+            assert await banner.inner_text() == f"{who} — Bob did not come back in time"
         await bob.context.set_offline(False)
         # Bob, who stayed away, reads it as his: not "the opponent abandoned".
         lost = bob.page.locator(".banner.lost")
@@ -169,7 +168,7 @@ async def test_a_claim_made_early_by_a_stall_of_the_server_goes_again_when_due(
     claim = bob.page.locator(".actions button.claim")
     assert await claim.is_enabled()  # the page's countdown (0.5 s) ran out meanwhile
     await claim.click()
-    await bob.page.locator(".banner.won").filter(has_text="Bob wins").wait_for(timeout=5_000)
+    await bob.page.locator(".banner.won").filter(has_text="You win").wait_for(timeout=5_000)
     sent = bob.sent("claim")
     assert len(sent) == 2, sent  # the first was early, and said nothing to Bob
     assert await bob.page.locator("#toast:visible").count() == 0

@@ -53,7 +53,7 @@ async def test_two_browsers_play_a_game_with_a_wall_and_a_jump(
             - await mover.page.evaluate("window.quoridorTimes.input")
         )
     assert await alice.page.locator('rect.wall[data-wall="d3h"]').count() == 1
-    assert "Alice wins" in await alice.banner()
+    assert "You win" in await alice.banner()
     assert "Alice wins" in await bob.banner()
     print(f"click to the opponent's board: {sorted(latencies)} ms")
     # The move list shows past positions while the live game stays a click away.
@@ -167,7 +167,7 @@ async def test_draws_aborts_and_resignations(browser: Browser, site: GameServer)
     await alice.page.click("text=Resign")
     assert await alice.page.evaluate("() => document.body.dataset.status") == "playing"
     await alice.page.click("text=Really resign?")
-    await bob.page.wait_for_selector(".banner.won:has-text('Bob wins')")
+    await bob.page.wait_for_selector(".banner.won:has-text('You win')")
     await alice.page.wait_for_selector(".banner.lost")
     for player in (alice, bob):  # no moves to type once the game is over
         assert await player.page.locator("form.command").is_hidden()

@@ -124,7 +124,7 @@ async def test_a_rematch_with_a_player_who_left_says_it_waits_for_them(
 ) -> None:
     (alice, bob), _ = await game_between(browser, site)
     await alice.resign()
-    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
+    await bob.page.wait_for_selector(".banner:has-text('You win')")
     await alice.page.click(".actions button.leave")
     await alice.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
     note = bob.page.locator(".room-note")
@@ -329,7 +329,7 @@ async def test_a_rematch_says_who_asks_and_how_the_seats_turn(
     (alice, bob), code = await game_between(browser, site)
     sam = await open_player(browser, site, "Sam", f"/#/watch/{code}")
     await alice.resign()
-    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
+    await bob.page.wait_for_selector(".banner:has-text('You win')")
     await alice.page.click(".actions button:has-text('Rematch')")
     asks = bob.page.locator(".rematch-note").filter(has_text="Alice asks for a rematch.")
     await asks.wait_for()
@@ -370,7 +370,7 @@ async def test_a_rematch_says_who_asks_and_how_the_seats_turn(
     await bob.page.locator(".room-note").wait_for(state="hidden")
     # Declined on the way out: Bob resigns and asks again; Alice declines and leaves.
     await bob.resign()
-    await alice.page.wait_for_selector(".banner:has-text('Alice wins')")
+    await alice.page.wait_for_selector(".banner:has-text('You win')")
     await bob.page.click(".actions button:has-text('Rematch')")
     await alice.page.locator(".rematch-note").filter(has_text="Bob asks for a rematch.").wait_for()
     await alice.page.click(".actions button:text-is('Decline and leave')")
@@ -403,7 +403,7 @@ async def test_a_declined_rematch_is_said_to_the_whole_room(
     sam = await open_player(browser, site, "Sam", f"/#/watch/{code}")
     await play([alice, bob], ["c2"])  # a game with a move has its Analyse button
     await alice.resign()
-    await bob.page.wait_for_selector(".banner:has-text('Bob wins')")
+    await bob.page.wait_for_selector(".banner:has-text('You win')")
     await alice.page.click(".actions button:text-is('Rematch')")
     await bob.page.locator(".rematch-note").filter(has_text="Alice asks for a rematch.").wait_for()
     # The answer's buttons make a row, the others the next ("Decline and leave" wrapped alone).

@@ -125,11 +125,14 @@ def _with_field_path(message: str) -> str:
 
     msgspec names the path of a wrong value (``- at `$.variant.size```) but, for a
     missing field, only the path of the object that lacks it (nothing at the top
-    level); PROTOCOL.md promises the field's own path, so it is added here.
+    level), and none for a frame that is not an object; PROTOCOL.md promises the
+    field's own path (``$`` for the frame), so it is added here.
     """
     missing = _MISSING.match(message)
     if missing is None:
-        return message
+        # A frame that is not an object at all: its own path (an outside review read
+        # "Expected `object`, got `array`" with none).
+        return message if " - at `" in message else f"{message} - at `$`"
     name, parent = missing.group(1), missing.group(2) or "$"
     return f"Object missing required field `{name}` - at `{parent}.{name}`"
 

@@ -15,7 +15,14 @@ from typing import get_args
 import msgspec
 import pytest
 
-from protocol.codec import LONG_INTEGER, BadRequest, _requests, decode_request, request_id
+from protocol.codec import (
+    LONG_INTEGER,
+    BadRequest,
+    _requests,
+    _with_field_path,
+    decode_request,
+    request_id,
+)
 from protocol.messages import Request
 
 LIMIT = 2**53
@@ -44,7 +51,10 @@ def full_read(frame: str) -> tuple[str, str]:
         return "ok", repr(_requests.decode(frame))
     except msgspec.ValidationError as error:
         echoed = 7 if '"id": 7' in frame else None  # the frames' one valid id
-        return "refused", f"{error} (id {echoed})"
+        return (
+            "refused",
+            f"{_with_field_path(str(error))} (id {echoed})",
+        )  # path as the server says it
     except msgspec.DecodeError as error:  # leading zeros: no JSON number
         return "refused", f"{error} (id None)"
 

@@ -173,6 +173,9 @@ async def test_a_missing_field_is_named_by_its_path(table: Table) -> None:
     assert error.message == "Object missing required field `ply` - at `$.ply`"
     await table.a.send_raw('{"type": "chat"}')
     assert (await table.a.error(ErrorCode.INVALID_FIELD)).message.endswith("at `$.text`")
+    await table.a.send_raw("[1, 2]")  # not an object: the frame's own path
+    error = await table.a.error(ErrorCode.INVALID_FIELD)
+    assert error.message == "Expected `object`, got `array` - at `$`"
     await table.unchanged(before)
     lobby = table.b  # a nested object: the whole path
     await lobby.send(Leave())

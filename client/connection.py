@@ -113,12 +113,18 @@ class Backoff:
     cap: float = 15.0
     rng: random.Random | None = None
 
-    def delay(self, attempt: int) -> float:
-        """Seconds to wait before try number ``attempt`` (0 for the first retry)."""
-        ceiling = min(self.cap, self.base * 2.0 ** min(attempt, 32))
+    def delay(self, attempt: int, cap: float | None = None) -> float:
+        """Seconds to wait before try number ``attempt`` (0 for the first retry), the
+        ceiling at most ``cap`` when given (a server restarting)."""
+        longest = self.cap if cap is None else min(self.cap, cap)
+        ceiling = min(longest, self.base * 2.0 ** min(attempt, 32))
         jitter: float = (self.rng or random).uniform(0, ceiling / 2)
         return ceiling / 2 + jitter
 
+
+RESTART_CAP = 2.0
+"""The longest backoff ceiling after the server said it restarts (1012): it is back in
+seconds, and an operator's review saw players come back 8 s after it (try 6, 9.4 s)."""
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 """Where the client looks for a server unless told (``--server``, ``QUORIDOR_SERVER``)."""
@@ -295,7 +301,7 @@ class Connection:
             if not again:
                 self.post(Failed(reason))
                 return
-            if not await self._reconnect(reason):
+            if not await self._reconnect(reason, ws.close_code == CLOSE_RESTART):
                 return
 
     async def send(self, message: msgspec.Struct) -> bool:
@@ -462,13 +468,14 @@ class Connection:
         if message is not None:
             self.post(Received(message))
 
-    async def _reconnect(self, reason: str) -> bool:
-        """Try again and again, with backoff, until connected (True) or giving up (False)."""
+    async def _reconnect(self, reason: str, restarting: bool = False) -> bool:
+        """Try again and again, with backoff, until connected (True) or giving up (False);
+        every two seconds at most for a server restarting."""
         loop = asyncio.get_running_loop()
         started = loop.time()
         attempt = 0
         while not self._closing:
-            delay = self.backoff.delay(attempt)
+            delay = self.backoff.delay(attempt, RESTART_CAP if restarting else None)
             if loop.time() - started + delay > self.give_up_after:
                 self.post(Failed(f"gave up reconnecting to {self.url}: {reason}"))
                 return False

@@ -96,8 +96,8 @@ def _listen_error(host: str, port: int, error: OSError) -> str:
     if error.errno == errno.EADDRINUSE:
         return (
             f"cannot listen on {host}:{port}: the port is already in use "
-            "(another server is running there; stop it or pick another: --port, or "
-            "QUORIDOR_PORT=9000 make run)"
+            "(another server is running there; stop it or choose another port: --port, "
+            "or QUORIDOR_PORT in the environment)"
         )
     if error.errno == errno.EACCES:
         return f"cannot listen on {host}:{port}: permission denied (ports below 1024 need root)"
@@ -392,8 +392,13 @@ class GameServer:
         self.ready = False
         self.core.accepting = False
         delay = self.config.shutdown_delay
-        later = f"; the port closes in {delay:g} s (--shutdown-delay)" if delay > 0 else ""
-        log.info("stopping: /readyz answers 503, no new games%s", later)
+        # With no delay the port closes at once: /readyz has no one left to answer (an
+        # operator read the 503 in the log as a delay that --shutdown-delay 0 had not asked).
+        if delay > 0:
+            log.info("stopping: /readyz answers 503, no new games; the port closes in %g s"
+                     " (--shutdown-delay)", delay)  # fmt: skip
+        else:
+            log.info("stopping: no new games, the port closes now")
         if delay > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._hurry.wait(), delay)
@@ -410,7 +415,10 @@ class GameServer:
             await member.leave()
             self.handing_over = True
             await self._drain()
-            log.info("handing %d rooms over to the other nodes", len(self.core.rooms))
+            # Said as what happens whether or not another node runs: the last node to stop
+            # said it handed its rooms "to the other nodes" when there were none.
+            log.info("handing %s over: a running node takes them at once, else the next to "
+                     "start", counted(len(self.core.rooms), "room"))  # fmt: skip
             await member.node.hand_over(list(self.core.rooms))
         self._send_now()  # what the loop has not written yet goes before the closes
         self.core.closing_all = True

@@ -5,6 +5,9 @@
 const VERSION = "1.0";
 const TOKEN_KEY = "quoridor.resume";
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
+/** The longest wait between tries after the server said it restarts (close code 1012): it is
+ * back in seconds, and a player waited up to the 4 s step on top of it. */
+const RESTART_MS = 2000;
 /** The requests the server answers one at a time per connection, a second one in flight being
  * refused with `rate_limited` (PROTOCOL.md, "Abuse limits" of accounts): sent in turn here. */
 const ONE_AT_A_TIME = new Set(["register", "login", "logout", "change_password", "leaderboard", "profile", "my_games", "fetch_game"]);
@@ -36,6 +39,8 @@ export class Connection {
     this.prefix = Math.random().toString(36).slice(2, 7) + "-";
     this.counter = 0;
     this.attempt = 0;
+    /** The server closed with 1012 (restarting), and this page has not been welcomed since. */
+    this.restarting = false;
     /** @type {Map<string, (message: Message) => void>} */
     this.waiting = new Map();
     /** Settles when the last one-at-a-time request is answered. @type {Promise<unknown>} */
@@ -75,9 +80,10 @@ export class Connection {
     this.greeted = false;
     ws.onopen = () => this.hello();
     ws.onmessage = (event) => this.receive(JSON.parse(String(event.data)));
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      if (event.code === 1012) this.restarting = true;
       this.setStatus("offline");
       this.scheduleRetry();
     };
@@ -112,7 +118,10 @@ export class Connection {
   scheduleRetry() {
     clearTimeout(this.retry);
     if (!navigator.onLine) return; // the browser's "online" event brings us back
-    const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    const step = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    const ceiling = this.restarting ? Math.min(step, RESTART_MS) : step;
+    // Half fixed, half random: the pages of a restarted server do not all come back at once.
+    const delay = ceiling / 2 + Math.random() * ceiling / 2;
     this.attempt += 1;
     this.retry = setTimeout(() => this.open(), delay);
   }
@@ -156,6 +165,7 @@ export class Connection {
       this.greeted = true;
       this.rebase = true;
       this.attempt = 0;
+      this.restarting = false;
       this.setStatus("online");
       this.onWelcome(message);
     }

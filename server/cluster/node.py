@@ -318,12 +318,14 @@ class ClusterNode:
     async def _take_over(self, code: str) -> Location:
         started = time.monotonic()
         owner = await self._live_owner(code)
+        waited = ""
         if owner is None and (wait := await self._settled()):
             # Redis restarted: the lease may be gone only because Redis forgot it, while
             # its node, alive, is about to take it again (at its next renewal, within a
             # third of the TTL). Taking the room now closed every game of that node.
             await asyncio.sleep(wait)
             owner = await self._live_owner(code)
+            waited = f", {wait * 1000:.0f} ms of it waiting after Redis's restart"
         if owner is not None:
             return Remote(owner)
         taken = await self.ownership.take_over(code)
@@ -341,9 +343,10 @@ class ClusterNode:
             return MISSING
         self.takeovers += 1
         log.info(
-            "room taken over at epoch %d in %.0f ms",
+            "room taken over at epoch %d in %.0f ms%s",
             taken.lease.epoch,
             (time.monotonic() - started) * 1000,
+            waited,
             extra={"room": code},
         )
         return LOCAL

@@ -365,6 +365,10 @@ class Relay:
             self._link_failures[node] = (warned, failures)
             return
         more = f" ({failures - 1} more failed since the last warning)" if failures > 1 else ""
+        if isinstance(error, ConnectionRefusedError):
+            # Said plainly: an operator read only "Errno 111" after a node was killed.
+            more += "; the node looks stopped or dead: its rooms go to another node once its "
+            more += "leases lapse"
         log.warning("cannot open a node link to %s: %s%s", node, error, more)
         self._link_failures[node] = (now, 0)
 

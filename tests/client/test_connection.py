@@ -226,6 +226,46 @@ async def test_it_reconnects_with_backoff_and_gives_up_in_the_end() -> None:
     assert isinstance(events[-2], Lost)
 
 
+@pytest.mark.parametrize("close_code", [1012, None])
+async def test_a_server_restarting_is_tried_again_every_little_while(
+    close_code: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a 1012 (the server restarts, back in seconds) the backoff stops growing at
+    ``RESTART_CAP``: an operator's review saw players come back 8 s after the server did. A
+    dropped link (None: no close frame) backs off as before."""
+    monkeypatch.setattr("client.connection.RESTART_CAP", 0.1)
+    events: list[Event] = []
+    connections = 0
+
+    async def restarting(ws: ServerConnection) -> None:
+        nonlocal connections
+        connections += 1
+        await ws.recv()
+        if connections == 1:
+            await ws.send(welcome())
+            if close_code is None:
+                ws.transport.abort()
+            else:
+                await ws.close(close_code, "server restarting")
+        elif connections < 6:
+            ws.transport.abort()  # still starting: no welcome
+        else:
+            await ws.send(welcome())
+        await ws.wait_closed()
+
+    async with fake_server(restarting) as url:
+        connection = Connection(url, "Alice", events.append, backoff=Backoff(base=0.05, cap=15))
+        await connection.open()
+        reader = asyncio.create_task(connection.run())
+        await until(lambda: (connections == 6 and connection.connected) or None, 10)
+        delays = [event.retry_in for event in events if isinstance(event, Lost)]
+        assert len(delays) == 5, events
+        longest = max(delays[3:])  # ceilings 0.05, 0.1, 0.2, 0.4, 0.8 uncapped
+        assert longest <= 0.1 if close_code == 1012 else longest > 0.2, delays
+        await connection.close()
+        await asyncio.wait_for(reader, 5)
+
+
 async def test_a_busy_answer_to_a_resume_is_tried_again() -> None:
     """A cluster whose game's node just died answers a resume with ``server_busy`` until
     another node has the room: the client comes back rather than giving up."""

@@ -38,8 +38,8 @@ async def test_a_second_server_on_a_port_in_use_says_so_and_never_opens_its_data
         assert status == 1
         assert lines == [
             f"quoridor-server: cannot listen on 127.0.0.1:{first.port}: the port is already "
-            "in use (another server is running there; stop it or pick another: --port, or "
-            "QUORIDOR_PORT=9000 make run)"
+            "in use (another server is running there; stop it or choose another port: --port, "
+            "or QUORIDOR_PORT in the environment)"
         ]
         assert list(tmp_path.glob("second.db*")) == []  # noqa: ASYNC240 - not even created
         client = await Client.connect(first.url, "Alice")  # the first one serves on

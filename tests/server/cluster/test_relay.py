@@ -318,3 +318,5 @@ async def test_a_node_link_that_cannot_be_opened_is_warned_of_once_in_a_while(
             assert await relay._open("n3", "127.0.0.1") is None
     assert caplog.text.count("cannot open a node link to n2") == 1
     assert caplog.text.count("cannot open a node link to n3") == 1
+    # Refused: said as a node stopped or dead, not only as errno 111 (an operator's review).
+    assert caplog.text.count("the node looks stopped or dead") == 2

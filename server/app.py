@@ -304,7 +304,11 @@ class GameServer:
                 node = member.node.id
                 cluster = f"; node {node} of the cluster on {shown(config.redis)}"
             log.info("listening on ws://%s:%d%s", config.host, self.port, cluster)
-            log.info("%s", _where(config.host, self.port))
+            if member is None:
+                log.info("%s", _where(config.host, self.port))
+            else:  # a node's own address is not the one to give players (an operator asked)
+                log.info("any node serves any player: give players the cluster's one public "
+                         "address (its balancer), not a node's")  # fmt: skip
         except BaseException:
             self.stall_clock.stop()
             if self._server is None:  # it never started: let go of the port and the database

@@ -55,7 +55,7 @@ from protocol.messages import (
     Register,
     RequestId,
 )
-from server import accountdb, names, ratings
+from server import accountdb, names, ratings, text
 from server.accountdb import (
     RECENT_GAMES,
     CreateAccount,
@@ -79,6 +79,12 @@ from server.store import StoreError
 
 log = logging.getLogger("quoridor.accounts")
 T = TypeVar("T")
+
+ACCOUNT_NAMES_FOR = 60.0
+"""Seconds a guest's name is known as an account's or not without asking the database again
+(an account registered on another node of a cluster marks its name's guests after that)."""
+ACCOUNT_NAMES_KEPT = 4096
+"""Names kept known that way, the oldest forgotten first."""
 
 HASH_THREADS = 2
 """Threads making and checking hashes (Argon2id's default takes 64 MiB each)."""
@@ -158,6 +164,8 @@ class AccountService:
         self.registrations = KeyedBuckets(
             limits.registrations_per_hour / 3600, limits.registration_burst
         )
+        self._account_names: dict[str, tuple[float, bool]] = {}
+        """Guests' names by key: when the database was asked, and whether an account has it."""
         self._leaders: dict[str, tuple[float, int, list[accountdb.Leader]]] = {}
         """Each pool's leaders as read last: when, after how many of this server's rated
         games in the pool (``Core.rated_in``), and who."""
@@ -206,7 +214,8 @@ class AccountService:
     # -- identity --------------------------------------------------------------------
 
     async def _hello(self, ask: Ask, hello: Hello) -> list[Action]:
-        assert hello.token is not None
+        if hello.token is None:
+            return self.core.guest(ask.conn, hello, await self._account_named(hello.name))
         digest = _digest(hello.token)
         query = TokenAccount(digest, time.time())
         account: AccountRecord | None = await self._ask(query, AccountRecord | None)
@@ -214,6 +223,30 @@ class AccountService:
             message = "unknown, expired or revoked login token: log in again"
             raise _Refused(ErrorCode.BAD_TOKEN, message)
         return self.core.authenticated(ask.conn, hello, account, digest)
+
+    async def _account_named(self, name: str) -> bool:
+        """Whether an account has this guest's name (or one that folds to the same), asked
+        of the database once a minute at most for a name; False when it cannot answer (the
+        guest is greeted all the same)."""
+        key = names.name_key(text.clean(name))
+        now = self.clock()
+        known = self._account_names.get(key)
+        if known is not None and now - known[0] < ACCOUNT_NAMES_FOR:
+            return known[1]
+        try:
+            taken = await self._ask(FindAccount(key), Credentials | None) is not None
+        except StoreError as error:
+            log.warning("could not look a guest's name up: %s", error)
+            return False
+        self._remember_name(key, taken)
+        return taken
+
+    def _remember_name(self, key: str, taken: bool) -> None:
+        names_known = self._account_names
+        names_known.pop(key, None)
+        names_known[key] = (self.clock(), taken)
+        if len(names_known) > ACCOUNT_NAMES_KEPT:
+            del names_known[next(iter(names_known))]  # the oldest
 
     async def _register(self, ask: Ask, request: Register, address: str) -> Send:
         try:
@@ -238,6 +271,7 @@ class AccountService:
         if account is None:
             message = f"{name!r} (or a name that looks like it) is taken - at `$.name`"
             raise _Refused(ErrorCode.NAME_UNAVAILABLE, message)
+        self._remember_name(create.key, True)
         self.core.counters["registrations"] += 1
         log.info("account registered", extra={"conn": ask.conn})
         return await self._logged_in(ask, account, name)

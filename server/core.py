@@ -356,6 +356,11 @@ class Core:
         """A ``hello`` whose login token opened ``account``: a session playing as it."""
         return self.registry.authenticated(conn, hello, account, login)
 
+    def guest(self, conn: int, hello: Hello, taken: bool) -> list[Action]:
+        """A ``hello`` without a login token, once the database said whether an account
+        has its name (``taken``)."""
+        return self.registry.guest(conn, hello, taken)
+
     def ratings_committed(self, games: list[RatedGame]) -> list[Action]:
         """Rated games whose rating changes are on disk: show them in their rooms."""
         actions: list[Action] = []

@@ -50,7 +50,7 @@ RESERVED_PARTS = ("computer",)
 GUEST_NAMES = ("anonymous", "guest")
 """Reserved names a guest may go by all the same: they say what a guest is."""
 GUEST_MARK = " (guest)"
-"""Added to a guest's name that would pass for the server's or the computer's."""
+"""Added to a guest's name that would pass for the server's, the computer's or an account's."""
 
 
 class NameRefused(ValueError):
@@ -94,6 +94,26 @@ def guest_name(name: str) -> str:
     """A guest's (cleaned) name as shown: marked as a guest's if it would pass for the
     server's or the computer's ("admin", "Computer L5")."""
     return name + GUEST_MARK if reserved(name, guest=True) else name
+
+
+@lru_cache(maxsize=4096)  # every guest's hello on a server with accounts asks
+def could_be_account(name: str) -> bool:
+    """Whether an account may have this (cleaned) name, or one it looks like: a name of
+    characters or a length no account has needs no look in the database. (Look-alike
+    letters mixed in are no reason: "\u0430lice" with a Cyrillic a passes for "alice".)"""
+    shown = normalise(name)
+    return (
+        MIN_LENGTH <= len(shown) <= MAX_LENGTH
+        and all(char in JOINERS or _is_letter_or_digit(char) for char in shown)
+        and shown[0] not in JOINERS
+        and shown[-1] not in JOINERS
+    )
+
+
+def guest_of_account(name: str) -> str:
+    """The name of a guest going by an account's name, marked: a guest "alice" passed
+    for the registered alice in the lobby and in her rooms (an outside review)."""
+    return name + GUEST_MARK
 
 
 def name_key(name: str) -> str:

@@ -162,11 +162,27 @@ class SessionRegistry:
             return self._resume(connection, hello, looked)
         if hello.token is not None:
             return self.ask(connection, hello), None
-        session, token = Session.new(names.guest_name(name), self.context.chat_bucket())
+        if self.context.persistent and names.could_be_account(name):
+            # Is it an account's name? The database says (``guest``, once it answered).
+            return self.ask(connection, hello), None
+        return self.guest(conn, hello, taken=False), None
+
+    def guest(self, conn: int, hello: Hello, taken: bool) -> list[Action]:
+        """A guest's session for ``hello``, its name marked if it would pass for the
+        server's, the computer's or (``taken``) an account's."""
+        connection = self.connections.get(conn)
+        if connection is None:
+            return []
+        if connection.session is not None:
+            message = "hello was already said"
+            return [self.context.error(conn, ErrorCode.ALREADY_GREETED, message, hello.id)]
+        name = text.clean(hello.name)
+        shown = names.guest_of_account(name) if taken else names.guest_name(name)
+        session, token = Session.new(shown, self.context.chat_bucket())
         session.address = connection.address
         self.hold(session)
         log.debug("hello", extra={"conn": conn, "session": session.id})
-        return [self._attach(connection, session, token, hello.id)], None
+        return [self._attach(connection, session, token, hello.id)]
 
     def _resume(
         self, connection: Connection, hello: Hello, looked: bool

@@ -139,6 +139,40 @@ async def test_register_then_hello_with_the_token_plays_as_the_account(
     assert logged_in.token.encode() not in raw
 
 
+async def test_a_guest_going_by_an_accounts_name_is_marked_a_guest(server: GameServer) -> None:
+    """A guest "alice" passed for the registered Alice in the lobby and in her rooms (an
+    outside review): a guest's name that is an account's, in any case or with look-alike
+    letters, is kept with " (guest)" added; other names are left as they are, and what a
+    guest sends with its hello is served after it, in order."""
+    await register(server, "Alice")
+    for name, shown in [
+        ("Alice", "Alice (guest)"),
+        ("ALICE", "ALICE (guest)"),
+        ("\u0430lice", "\u0430lice (guest)"),  # a Cyrillic a
+        ("Alicia", "Alicia"),
+        ("Al ice", "Al ice"),  # no account can have a space
+    ]:
+        guest = await Client.connect(url(server), name)
+        assert guest.welcome is not None
+        assert (guest.welcome.name, guest.welcome.registered) == (shown, False)
+        await guest.close()
+    raw = await RawSocket.open(server.port)
+    raw.send_together([Hello(id=1, version=VERSION, name="alice"), Create(id=2), Ping(id=3)])
+    async with asyncio.timeout(5):
+        replies = await raw.messages_until(Pong)
+    assert [type(reply) for reply in replies] == [Welcome, Joined, State, Pong]
+    state = replies[2]
+    assert isinstance(state, State)
+    assert state.players[0].name == "alice (guest)"
+    raw.abandon()
+    # Registered now, the name marks the guests that come after (no minute's wait here).
+    await register(server, "Bruno")
+    guest = await Client.connect(url(server), "bruno")
+    assert guest.welcome is not None
+    assert guest.welcome.name == "bruno (guest)"
+    await guest.close()
+
+
 async def test_requests_sent_with_a_login_hello_are_served_after_it_in_order(
     server: GameServer,
 ) -> None:

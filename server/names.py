@@ -68,9 +68,10 @@ def check(name: str) -> str:
         raise NameRefused(f"a name has {MIN_LENGTH} to {MAX_LENGTH} characters")
     for char in shown:
         if not (char in JOINERS or _is_letter_or_digit(char)):
+            what = unicodedata.name(char, hex(ord(char))).lower()
+            shown_char = f"“{char}” " if char.isprintable() and not char.isspace() else ""
             raise NameRefused(
-                f"a name has only letters, digits and {' '.join(JOINERS)}; "
-                f"not {unicodedata.name(char, hex(ord(char)))}"
+                f"a name has only letters, digits and {' '.join(JOINERS)}; not {shown_char}({what})"
             )
     if shown[0] in JOINERS or shown[-1] in JOINERS:
         raise NameRefused(f"a name starts and ends with a letter or digit, not {JOINERS}")

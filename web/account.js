@@ -27,9 +27,11 @@ export function loginForm(conn, app, summary) {
     error.hidden = true;
     const reply = await conn.request({ type: kind, name: user.value.trim(), password: password.value });
     if (reply.type === "logged_in") return app.logIn({ name: reply.name, token: reply.token });
-    error.textContent = ACCOUNT_ERRORS[reply.code] ?? (reply.code === "invalid_field"
-      ? fieldError(reply.message ?? "")
-      : reply.message ?? "The server refused.");
+    error.textContent = reply.code === "name_unavailable" && reply.message
+      ? nameError(reply.message)
+      : ACCOUNT_ERRORS[reply.code] ?? (reply.code === "invalid_field"
+        ? fieldError(reply.message ?? "")
+        : reply.message ?? "The server refused.");
     error.hidden = false;
   };
   const field = (/** @type {string} */ label, /** @type {HTMLElement} */ control) => h("label", { class: "field" }, h("span", { text: label }), control);
@@ -41,6 +43,18 @@ export function loginForm(conn, app, summary) {
       h("button", { type: "button", class: "register", text: "Register", onclick: () => send("register") })),
     h("p", { class: "hint", text: "New here? Type a name (3–20 letters or digits) and a password (8 or more characters), then Register." })));
   return h("details", { class: "login" }, h("summary", { text: summary }), form);
+}
+
+/**
+ * Why the server refused a name (`name_unavailable`), in its words made a sentence: "A name
+ * has 3 to 20 characters.", "'alice' (or a name that looks like it) is taken." ("taken or not
+ * allowed" said neither, an outside review).
+ * @param {string} message
+ */
+function nameError(message) {
+  const said = message.replace(/ - at `[^`]*`$/, "").trim();
+  if (!said) return ACCOUNT_ERRORS.name_unavailable;
+  return `${said[0].toUpperCase()}${said.slice(1)}${/[.!?]$/.test(said) ? "" : "."}`;
 }
 
 /**

@@ -250,8 +250,9 @@ async def test_wrong_password_and_unknown_name_get_the_same_answer(server: GameS
         ("AIice", "taken"),  # a capital i for the letter l
         ("\u0430lice", "look-alike"),  # a Cyrillic a among Latin letters
         ("\uff41\uff4c\uff49\uff43\uff45", "taken"),  # full-width letters, NFKC-normalised
-        ("al\u200bice", "not ZERO WIDTH SPACE"),
-        ("ali\x07ce", "not 0x7"),
+        ("al\u200bice", "not (zero width space)"),
+        ("ali\x07ce", "not (0x7)"),
+        ("alice!", "not “!” (exclamation mark)"),
         ("admin", "reserved"),
         ("Computer-L3", "reserved"),
         ("QUORlDOR", "reserved"),  # a small L for the capital i (an outside review)

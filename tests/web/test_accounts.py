@@ -190,9 +190,16 @@ async def test_logout_ends_the_token_and_a_wrong_password_is_told(
     assert await page.locator(".account .me").count() == 0
     # A taken name is told too; the right password logs in (the name in any case).
     await account_form(carla, "CARLA", PASSWORD, "Register")
-    await page.wait_for_selector(
-        ".form-error:text-is('That name is taken or not allowed: choose another.')"
-    )
+    taken = "'CARLA' (or a name that looks like it) is taken."
+    await error.filter(has_text=taken).wait_for()
+    assert await error.inner_text() == taken
+    # Why a name is refused, in the server's words ("taken or not allowed" said neither).
+    for name, why in [
+        ("al", "A name has 3 to 20 characters."),
+        ("al!x", "A name has only letters, digits and _ - .; not “!” (exclamation mark)."),
+    ]:
+        await account_form(carla, name, PASSWORD, "Register")
+        await error.filter(has_text=why).wait_for()
     # A refused name or password says which, and why.
     await account_form(carla, "Carlos12", "short", "Register")
     await page.wait_for_selector(

@@ -214,6 +214,14 @@ def _account_commands(sub: Any, common: list[argparse.ArgumentParser]) -> None:
             "account", nargs="?", default=None, help="the account's name (default: --name)"
         )
     sub.add_parser("logout", parents=common, help="log out: the saved login token is revoked")
+    sub.add_parser(
+        "password",
+        parents=common,
+        help="change your password (logged in): your other logins end",
+        description="Change the password of the account you are logged in as on this server; "
+        "its other logins end. The passwords are asked for without echo (or read from the "
+        "first two lines of standard input when it is not a terminal: the current, the new).",
+    )
     board = sub.add_parser("leaderboard", parents=common, help="the best established ratings")
     board.add_argument("--pool", choices=account.POOLS, default="9x9-untimed", help="which ratings")
     board.add_argument(
@@ -401,6 +409,7 @@ RUNNERS: dict[str, Runner] = {
     "register": account.register,
     "login": account.login,
     "logout": account.logout,
+    "password": account.password,
     "leaderboard": account.leaderboard,
     "profile": account.profile,
 }

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from client.connection import ConnectError, Connection, normalize_url
 from client.printed import say
 from protocol.messages import (
+    ChangePassword,
     Error,
     GameSummary,
     Leaderboard,
@@ -165,6 +166,29 @@ async def _log_in(
         return 1
     what = "Registered and logged in" if new else "Logged in"
     say(stdout, f"{what} as {reply.name}; your games will be rated by default.")
+    return 0
+
+
+async def password(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Change the password of the account logged in on this server: every other login of
+    it ends, this one keeps the new token."""
+    token = saved_token(args.server)
+    if token is None:
+        say(stderr, "quoridor: not logged in to this server: quoridor login NAME first")
+        return 1
+    try:
+        current = _password(stdin, stderr, "Current password: ")
+        new = _password(stdin, stderr, "New password: ")
+        if stdin.isatty() and _password(stdin, stderr, "Again: ") != new:
+            raise Failure("the two new passwords differ")
+        reply = await _ask(args, ChangePassword(password=current, new_password=new), token)
+        if not isinstance(reply, LoggedIn):
+            raise Failure(f"unexpected answer {type(reply).__name__}")
+        _save(args.server, reply)
+    except Failure as failure:
+        say(stderr, f"quoridor: {failure}")
+        return 1
+    say(stdout, f"Password changed for {reply.name}; your other logins have ended.")
     return 0
 
 

@@ -46,6 +46,41 @@ export function loginForm(conn, app, summary) {
 }
 
 /**
+ * Changing one's password (PROTOCOL.md section 26), folded under a link beside "Log out": the
+ * current one and the new one. Every other login of the account ends; this page keeps its new
+ * token (`app.keepLogin`) and plays on in the same session.
+ * @param {import("./connection.js").Connection} conn
+ * @param {{keepLogin: (token: string) => void, notice: (text: string) => void}} app
+ */
+export function passwordForm(conn, app) {
+  const current = /** @type {HTMLInputElement} */ (h("input", { type: "password", name: "password", maxLength: 128, required: true, autocomplete: "current-password" }));
+  const fresh = /** @type {HTMLInputElement} */ (h("input", { type: "password", name: "new-password", minLength: 8, maxLength: 128, required: true, autocomplete: "new-password" }));
+  const error = h("p", { class: "form-error", role: "alert", hidden: true });
+  const field = (/** @type {string} */ label, /** @type {HTMLElement} */ control) => h("label", { class: "field" }, h("span", { text: label }), control);
+  const details = h("details", { class: "login password" }, h("summary", { text: "Change password" }));
+  const form = /** @type {HTMLFormElement} */ (h("form", { class: "login-form", onsubmit: async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    error.hidden = true;
+    const reply = await conn.request({ type: "change_password", password: current.value, new_password: fresh.value });
+    if (reply.type === "logged_in") {
+      app.keepLogin(reply.token);
+      form.reset();
+      /** @type {HTMLDetailsElement} */ (details).open = false;
+      app.notice("Password changed: your other logins have ended.");
+      return;
+    }
+    error.textContent = reply.code === "bad_credentials" ? "The current password is wrong."
+      : ACCOUNT_ERRORS[reply.code] ?? (reply.code === "invalid_field" ? fieldError(reply.message ?? "") : reply.message ?? "The server refused.");
+    error.hidden = false;
+  } },
+    h("div", { class: "row" }, field("Current password", current), field("New password", fresh)),
+    error,
+    h("div", { class: "row buttons" }, h("button", { type: "submit", class: "primary", text: "Change password" }))));
+  details.append(form);
+  return details;
+}
+
+/**
  * Why the server refused a name (`name_unavailable`), in its words made a sentence: "A name
  * has 3 to 20 characters.", "'alice' (or a name that looks like it) is taken." ("taken or not
  * allowed" said neither, an outside review).
@@ -65,6 +100,6 @@ function nameError(message) {
 function fieldError(message) {
   if (message.includes("`$.name`")) return "That name is not allowed: a name has 3–20 letters or digits.";
   if (message.includes("is the name")) return "The password must differ from the name.";
-  if (message.includes("`$.password`")) return "That password is not allowed: a password has 8–128 characters.";
+  if (message.includes("`$.password`") || message.includes("`$.new_password`")) return "That password is not allowed: a password has 8–128 characters.";
   return "Not allowed: a name has 3–20 letters or digits, a password 8–128 characters and differs from the name.";
 }

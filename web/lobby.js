@@ -3,7 +3,7 @@
 // join by code, quick match (rated or casual when logged in), the open rooms
 // (polled while shown), the recent games and a leaderboard per rating pool.
 import { Board } from "./board.js";
-import { loginForm } from "./account.js";
+import { loginForm, passwordForm } from "./account.js";
 import { announce, fill, h } from "./dom.js";
 import { ago, plural, variantText, wonHow } from "./words.js";
 
@@ -39,7 +39,7 @@ const CLOCKS = [["", "Untimed"], ["60+0", "1+0 bullet"], ["180+2", "3+2 blitz"],
 /**
  * @typedef {import("./connection.js").Connection} Connection
  * @typedef {{go: (hash: string) => void, notice: (text: string) => void, rename: (name: string) => void, name: () => string,
- *   account: () => string|null, logIn: (loggedIn: {name: string, token: string}) => void, logOut: () => void,
+ *   account: () => string|null, logIn: (loggedIn: {name: string, token: string}) => void, logOut: () => void, keepLogin: (token: string) => void,
  *   seated: () => boolean, keptSeat: () => string|null, checkKept: () => Promise<string>, holdsSeat: (code: string) => boolean, enter: (hash: string) => void}} App
  */
 
@@ -175,7 +175,8 @@ export class Lobby {
     if (name) {
       fill(this.accountBox, h("p", { class: "logged-in" }, "Logged in as ",
         h("a", { class: "me", href: `#/profile/${encodeURIComponent(name)}`, text: name }), " "),
-      h("button", { type: "button", class: "logout", text: "Log out", onclick: () => this.app.logOut() }));
+      h("button", { type: "button", class: "logout", text: "Log out", onclick: () => this.app.logOut() }),
+      passwordForm(this.conn, this.app));
       return;
     }
     fill(this.accountBox, this.nameForm, loginForm(this.conn, this.app, "Log in or register to play rated games"));

@@ -203,6 +203,11 @@ function logIn(loggedIn) {
   notice(`Logged in as ${loggedIn.name}`);
 }
 
+/** Keep the new login token a password change brought; the session plays on. @param {string} token */
+function keepLogin(token) {
+  localStorage.setItem(LOGIN_KEY, token);
+}
+
 async function logOut() {
   const reply = await conn.request({ type: "logout" });
   if (reply.type !== "logged_out") return notice(reply.message ?? "Could not log out");
@@ -243,7 +248,7 @@ async function remake(request) {
 }
 
 const app = {
-  go, notice, quiet, remake, rename, name: savedName, account, logIn, logOut,
+  go, notice, quiet, remake, rename, name: savedName, account, logIn, logOut, keepLogin,
   seated: () => seat !== null,
   /** The hash of the room this page is in (a replay's way back), or null. */
   roomHash: () => seat && `#/${seat.role === "player" ? "room" : "watch"}/${encodeURIComponent(seat.code)}`,

@@ -81,9 +81,35 @@ async def test_two_people_register_play_rated_and_see_ratings_and_profiles(
         assert code == 0, err
         assert [line.split()[1] for line in out.splitlines()[2:]] == ["Alice", "Bob"]
 
+        # A new password: the wrong current one is refused, then the login goes on with the
+        # new token (the old one no longer works), and the new password logs in.
+        old_token = json.loads(saved.read_text())[url]["token"]
+        code, out, err, _ = await quoridor(
+            url, alice_home, "password", stdin="not it at all\nsomething new 1\n"
+        )
+        assert (code, err) == (1, "quoridor: unknown name or wrong password\n")
+        code, out, err, _ = await quoridor(
+            url, alice_home, "password", stdin=f"{PASSWORD}\nsomething new 1\n"
+        )
+        assert (code, out) == (0, "Password changed for Alice; your other logins have ended.\n")
+        assert json.loads(saved.read_text())[url]["token"] != old_token
+        # The kept token is the new one: a hello with a revoked one would be refused.
+        code, out, err, _ = await quoridor(
+            url, alice_home, "password", stdin="something new 1\nsomething new 2\n"
+        )
+        assert (code, err) == (0, "")
         code, out, err, _ = await quoridor(url, alice_home, "logout")
         assert (code, out) == (0, "Logged out.\n")
         assert url not in json.loads(saved.read_text())
+        code, out, err, _ = await quoridor(url, alice_home, "password", stdin="a\nb\n")
+        assert (code, err) == (
+            1,
+            "quoridor: not logged in to this server: quoridor login NAME first\n",
+        )
+        code, out, err, _ = await quoridor(
+            url, alice_home, "login", "alice", stdin="something new 2"
+        )
+        assert (code, out) == (0, "Logged in as Alice; your games will be rated by default.\n")
     finally:
         await server.stop()
 

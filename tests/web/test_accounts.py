@@ -210,6 +210,27 @@ async def test_logout_ends_the_token_and_a_wrong_password_is_told(
     await account_form(carla, "CARLA", PASSWORD, "Register")
     await page.click(".login-form button:text-is('Log in')")
     await page.wait_for_selector(".account .me:text-is('Carla')")
+    # The password is changed beside "Log out" (there was no way to): the current one is
+    # asked, a wrong one is told, and the page keeps its login (a reload still logs in).
+    await page.click(".password summary")
+    form = page.locator(".password .login-form")
+    await form.locator("input[name=password]").fill("not the password")
+    await form.locator("input[name=new-password]").fill("a new password")
+    await form.locator("button:text-is('Change password')").click()
+    await form.locator(".form-error:text-is('The current password is wrong.')").wait_for()
+    await form.locator("input[name=password]").fill(PASSWORD)
+    await form.locator("button:text-is('Change password')").click()
+    toast = page.locator("#toast").filter(
+        has_text="Password changed: your other logins have ended."
+    )
+    await toast.wait_for()
+    await page.reload()
+    await page.wait_for_selector(".account .me:text-is('Carla')")
+    await page.click(".account .logout")
+    await account_form(carla, "carla", PASSWORD, "Log in")  # the old one no longer opens it
+    await error.filter(has_text="Unknown name or wrong password.").wait_for()
+    await account_form(carla, "carla", "a new password", "Log in")
+    await page.wait_for_selector(".account .me:text-is('Carla')")
     await close_all(carla)
 
 

@@ -35,6 +35,7 @@ export function tapOrClick() {
  */
 function reasonText(reason, lost, absent) {
   if (reason === "abandon" && lost) return "you did not come back in time";
+  if (reason === "resign" && lost) return "you resigned"; // "by resignation" read as the winner's
   if (reason === "abandon" && absent) return `${absent} did not come back in time`;
   return REASONS[/** @type {keyof typeof REASONS} */ (reason)] ?? reason;
 }

@@ -21,6 +21,9 @@ async def test_opening_the_home_page_after_a_finished_game_shows_the_lobby(
     (alice, bob), _ = await game_between(browser, site)
     await alice.resign()
     await alice.page.wait_for_selector(".banner:has-text('Bob wins')")
+    # Said to each as theirs: "by resignation" read as the winner's doing.
+    assert await alice.banner() == "Bob wins — you resigned"
+    assert await bob.banner() == "You win — by resignation"
     # The same tab, its session's resume token kept: `/` typed, or a tab restored there.
     await alice.page.goto(f"http://127.0.0.1:{site.port}/")
     await alice.page.wait_for_function("() => document.body.dataset.link === 'online'")

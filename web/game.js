@@ -6,7 +6,7 @@ import { $, announce, fill, h, patch, s } from "./dom.js";
 import { loginForm } from "./account.js";
 import { allowsSpectatorEval } from "./lobby.js";
 import { play, soundOf } from "./sound.js";
-import { clockText, listed, moveText, plural, resultText, retireText, retirements, roundOf, seatName, sentence, tapOrClick, variantText, withNames } from "./words.js";
+import { clockText, listed, movers, moveText, plural, resultText, retireText, retirements, roundOf, seatName, sentence, tapOrClick, variantText, withNames } from "./words.js";
 
 const LOW_TIME_MS = 20_000;
 /** A player card's word for a seat out of the game, by how it went (words.js `retirements`). */
@@ -25,8 +25,8 @@ const AGAIN = ": “Rematch” asks again, “Leave” goes back to the lobby.";
 /**
  * Where the last move's pawn stood before it: the previous state's square when this page saw
  * it, else the seat's previous step in `moves` (a reloaded page has no previous state; an
- * outside review saw the marker vanish). Null for a wall, a seat's first step after a reload,
- * and once a seat retired (the turns then skip it, so a ply no longer names its seat).
+ * outside review saw the marker vanish). Null for a wall and a seat's first step after a
+ * reload.
  * @param {any} state @param {string[]|null} previous the pawns one ply earlier
  */
 function lastFrom(state, previous) {
@@ -34,9 +34,11 @@ function lastFrom(state, previous) {
   if (!last || /[hv]$/.test(last.move)) return null;
   if (previous) return previous[last.seat];
   const moves = /** @type {string[]} */ (state.moves);
-  if (moves.some((move) => move.startsWith("retire "))) return null;
-  for (let ply = last.ply - state.variant.players; ply >= 0; ply -= state.variant.players) {
-    if (!/[hv]$/.test(moves[ply])) return moves[ply];
+  const made = movers(moves, state.variant.players);
+  let action = made.findLastIndex((mover) => mover !== null);
+  if (action < 0 || made[action]?.seat !== last.seat) return null;
+  while (--action >= 0) {
+    if (made[action]?.seat === last.seat && !/[hv]$/.test(moves[action])) return moves[action];
   }
   return null;
 }
@@ -68,21 +70,23 @@ export function moveListItems(moves, per, shown, pick, name, how = {}) {
   const items = [];
   /** The round being listed: its number and moves stay on one line. @type {HTMLElement|null} */
   let line = null;
-  let played = 0;
+  let round = 0;
+  const made = movers(moves, per);
   moves.forEach((move, action) => {
     // replay_frames has a frame after every action, retirements included: index by action.
     const frame = action + 1;
-    if (move.startsWith("retire ")) {
+    const mover = made[action];
+    if (!mover) {
       const seat = Number(move.slice(7));
       items.push(h("li", { class: "retire", text: retireText(name(seat), how[seat]) }));
       line = null; // the round goes on after it, on a line of its own
       return;
     }
-    if (played % per === 0 || !line) {
-      line = h("li", {}, played % per === 0 ? h("span", { class: "round", text: `${played / per + 1}.` }) : null);
+    if (mover.round !== round || !line) {
+      line = h("li", {}, mover.round !== round ? h("span", { class: "round", text: `${mover.round}.` }) : null);
       items.push(line);
+      round = mover.round;
     }
-    played += 1;
     line.append(h("button", { type: "button", class: frame === shown ? "shown" : "", text: move, "data-ply": frame, onclick: () => pick(frame) }));
   });
   return items;

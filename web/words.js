@@ -128,15 +128,56 @@ export function variantText(variant, clock) {
 }
 
 /**
+ * Who made each of `moves`, and in which round: the seats move in turn from seat 0, and a seat
+ * that retired ("retire N", null here) is skipped from then on (its turn, if it was, passing
+ * to the next). A round is a move by each seat still in: after a resignation in a four-player
+ * game, three (counted four to a round, the list went out of step, an outside review).
+ * @param {string[]} moves @param {number} per players
+ * @returns {({seat: number, round: number}|null)[]}
+ */
+export function movers(moves, per) {
+  const out = [];
+  const active = new Set(Array.from({ length: per }, (_, seat) => seat));
+  const after = (/** @type {number} */ seat) => {
+    for (let step = 1; step <= per; step++) if (active.has((seat + step) % per)) return (seat + step) % per;
+    return seat;
+  };
+  let turn = 0;
+  let round = 0;
+  let last = per; // the seat of the move before: a move by a seat not after it starts a round
+  for (const move of moves) {
+    if (move.startsWith("retire ")) {
+      const seat = Number(move.slice(7));
+      active.delete(seat);
+      if (seat === turn) turn = after(seat);
+      out.push(null);
+      continue;
+    }
+    if (turn <= last) round += 1;
+    out.push({ seat: turn, round });
+    last = turn;
+    turn = after(turn);
+  }
+  return out;
+}
+
+/**
  * Where an action stands as the move list numbers moves, a round of the players to a number
  * ("1. e2 e8", game.js `moveListItems`): `round`, the number of action `frame`'s round (1 for
  * the first; a retirement, "retire N", is no move and keeps the number of the move before it),
  * and `rounds`, the numbers `moves` take. What a caption counts, so that it agrees with the list.
- * @param {string[]} moves @param {number} per players, so moves per round @param {number} frame
+ * @param {string[]} moves @param {number} per players @param {number} frame
  */
 export function roundOf(moves, per, frame) {
-  const played = (/** @type {number} */ end) => moves.slice(0, end).filter((move) => !move.startsWith("retire ")).length;
-  return { round: Math.max(1, Math.ceil(played(frame) / per)), rounds: Math.ceil(played(moves.length) / per) };
+  const made = movers(moves, per);
+  const roundAt = (/** @type {number} */ end) => {
+    for (let action = end - 1; action >= 0; action--) {
+      const mover = made[action];
+      if (mover) return mover.round;
+    }
+    return 0;
+  };
+  return { round: Math.max(1, roundAt(frame)), rounds: roundAt(moves.length) };
 }
 
 /** "1 wall", "2 walls", "0 walls". @param {number} count @param {string} word */

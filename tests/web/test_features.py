@@ -133,6 +133,18 @@ async def test_four_players_from_their_own_side(browser: Browser, site: GameServ
         await player.page.wait_for_selector(".movelist .retire")
         assert await player.page.locator(".movelist .retire").inner_text() == f"{name} resigned"
         assert "resigned" in await player.page.locator('.player[data-seat="1"] .meta').inner_text()
+    # Three seats play on: a round is three moves now (counted four to a round, the list
+    # went out of step: round 3 began with Cat's move, an outside review).
+    for ply, mover in zip(range(5, 8), (players[2], players[3], players[0]), strict=True):
+        square = await mover.page.locator("circle.target").first.get_attribute("data-target")
+        assert square is not None
+        await mover.click_square(square)
+        await players[0].wait_ply(ply + 1)
+    lines = await players[0].page.locator(".movelist li").evaluate_all(
+        "items => items.map((item) => [item.querySelector('.round')?.textContent ?? '',"
+        " item.querySelectorAll('button').length])"
+    )
+    assert lines == [["1.", 4], ["2.", 1], ["", 0], ["", 2], ["3.", 1]], lines
     await close_all(*players)
 
 

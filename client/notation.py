@@ -41,3 +41,33 @@ def is_move(text: str) -> bool:
 
 def is_wall(text: str) -> bool:
     return is_move(text) and text[-1] in "hv"
+
+
+def rounds(moves: list[str], players: int) -> list[list[str]]:
+    """The moves in rounds, one move of each seat still in: the seats move in turn from seat
+    0, and one that retired (``retire N``, left out here) is skipped from then on, its turn
+    passing to the next if it was its turn. After a resignation in a four-player game a round
+    is three moves (counted four, the list went out of step with the turns).
+    """
+    active = list(range(players))
+    turn, last = 0, players
+    grouped: list[list[str]] = []
+    for move in moves:
+        if move.startswith("retire "):
+            seat = int(move.split()[1])
+            following = _after(active, seat)
+            active = [s for s in active if s != seat]
+            if seat == turn:
+                turn = following
+            continue
+        if turn <= last or not grouped:
+            grouped.append([])
+        grouped[-1].append(move)
+        last, turn = turn, _after(active, turn)
+    return grouped
+
+
+def _after(active: list[int], seat: int) -> int:
+    """The seat still in that moves after ``seat``."""
+    later = [s for s in active if s > seat]
+    return later[0] if later else active[0] if active else seat

@@ -45,7 +45,7 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import Frame, TextArea
 
-from client import commands
+from client import commands, notation
 from client.controller import Controller, Kind
 from client.layout import Plan, plan, smallest
 from client.printed import Command, command_rows, say
@@ -126,11 +126,9 @@ def board_width(size: int) -> int:
 def move_list(moves: list[str], players: int, width: int) -> list[Line]:
     """This game's moves numbered by rounds (``1. e2 e8``), as many rounds a row as fit. A
     seat out of a four-player game (``retire N``) is said in the log, not as a move."""
-    moves = [move for move in moves if not move.startswith("retire ")]
     rounds: list[str] = []
-    for start in range(0, len(moves), players):
-        number = f"{start // players + 1}."
-        rounds.append(f"{number:>4} " + " ".join(f"{m:<4}" for m in moves[start : start + players]))
+    for number, played in enumerate(notation.rounds(moves, players), 1):
+        rounds.append(f"{f'{number}.':>4} " + " ".join(f"{m:<4}" for m in played))
     if not rounds:
         return []
     cell = max(len(text) for text in rounds) + 1

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
+from client.notation import rounds
 from client.render import render_board
+from client.tui import move_list
 from protocol.messages import Create, Join, MoveRequest, TimeControl
 from tests.client.recorder import until
 from tests.client.terminal import full_screen, room_of
@@ -141,3 +143,15 @@ async def test_the_screen_is_redrawn_only_while_a_clock_runs(url: str) -> None:
         await asyncio.sleep(0.6)
         assert app.render_counter - drawn >= 3  # the clock ticks on screen by itself
         await bob.close()
+
+
+def test_the_move_list_counts_a_round_as_a_move_of_each_seat_still_in() -> None:
+    """After Ben (seat 1) resigns on his turn, three seats play on: a round is their three
+    moves (counted four to a round, round 3 began with Cat's move, the turns out of step)."""
+    moves = ["e2", "a5", "e8", "i5", "e3", "retire 1", "e7", "h5", "e4", "c5"]
+    rows = move_list(moves, 4, 200)
+    text = "".join(part for _, part in rows[0])
+    assert text.split() == "1. e2 a5 e8 i5 2. e3 e7 h5 3. e4 c5".split()
+    assert rounds(["e2", "e8", "e3"], 2) == [["e2", "e8"], ["e3"]]
+    # Out of turn (Dan, seat 3, resigns during Ben's turn): Ben still moves next.
+    assert rounds(["e2", "retire 3", "a5", "e8", "e3"], 4) == [["e2", "a5", "e8"], ["e3"]]

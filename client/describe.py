@@ -261,12 +261,14 @@ def _player_changes(before: State, after: State, me: int | None) -> list[str]:
     return changes
 
 
-RETIRED = {"resign": "resigned", "time": "ran out of time", "left": "left the game"}
+RETIRED = {"resign": "resigned", "time": "ran out of time", "left": "was removed for staying away"}
 """How a seat left a four-player game, in the browser client's words too."""
 
 
 def retire_text(name: str, how: str | None = None) -> str:
     """``Dan resigned``; ``Dan is out of the game`` where how is not known (a replay)."""
+    if how == "left" and name.lower() == "you":
+        return f"{name} were removed for staying away"
     return f"{name} {RETIRED.get(how or '', 'is out of the game')}"
 
 

@@ -62,7 +62,7 @@ function transforms(turns, n) {
  *   lastMove: string|null, lastFrom: string|null, turn: number|null,
  *   targets: string[], legalWalls: string, turns: number, interactive: boolean,
  *   premoving?: boolean, premove?: string|null, seat?: number|null, hold?: boolean, hint?: string|null,
- *   reply?: {move: string, seat: number}|null,
+ *   reply?: {move: string, seat: number}|null, out?: number[],
  * }} BoardView
  * `premoving`: the opponent's turn, when a click queues a move (a premove) for the viewer's
  * next turn: any square or groove, the server judges it then; `premove`: the one queued, drawn
@@ -232,7 +232,7 @@ export class Board {
         items.push(s("circle", { class: "target", cx: x, cy: y, r: 1.6, "data-target": target }));
       }
     }
-    view.pawns.forEach((square, seat) => items.push(this.pawn(seat, square, seat === view.turn)));
+    view.pawns.forEach((square, seat) => items.push(this.pawn(seat, square, seat === view.turn, view.out?.includes(seat))));
     g.replaceChildren(...items);
   }
 
@@ -243,12 +243,13 @@ export class Board {
     return [x + (P - G) / 2, y + (P - G) / 2];
   }
 
-  /** @param {number} seat @param {string} square @param {boolean} toMove */
-  pawn(seat, square, toMove) {
+  /** @param {number} seat @param {string} square @param {boolean} toMove
+   * @param {boolean} [out] its seat left the game: the pawn stays, an obstacle, drawn faded */
+  pawn(seat, square, toMove, out = false) {
     const [x, y] = this.center(square);
     const r = 3;
-    const cls = `pawn seat${seat}${toMove ? " to-move" : ""}`;
-    const label = `${SEAT_NAMES[seat]} pawn on ${square}`;
+    const cls = `pawn seat${seat}${toMove ? " to-move" : ""}${out ? " out" : ""}`;
+    const label = `${SEAT_NAMES[seat]} pawn on ${square}${out ? ", out of the game" : ""}`;
     switch (SHAPES[seat]) {
       case "square":
         return s("rect", { class: cls, x: x - r * 0.88, y: y - r * 0.88, width: r * 1.76, height: r * 1.76, rx: 0.6, "aria-label": label, "data-pawn": seat });

@@ -10,7 +10,7 @@ import { clockText, listed, movers, moveText, plural, resultText, retireText, re
 
 const LOW_TIME_MS = 20_000;
 /** A player card's word for a seat out of the game, by how it went (words.js `retirements`). */
-const OUT = /** @type {Record<string, string>} */ ({ resign: "resigned", time: "out of time", left: "left" });
+const OUT = /** @type {Record<string, string>} */ ({ resign: "resigned", time: "out of time", left: "removed: away" });
 /** The wide layout of style.css: the side column beside the board. */
 const WIDE = matchMedia("(min-width: 820px), (orientation: landscape) and (min-width: 560px)");
 /** The order of play, by seat. */
@@ -41,6 +41,19 @@ function lastFrom(state, previous) {
     if (made[action]?.seat === last.seat && !/[hv]$/.test(moves[action])) return moves[action];
   }
   return null;
+}
+
+/**
+ * The seats out of a four-player game: in play, those no longer `active`; once it is over
+ * (every seat `active` again, PROTOCOL.md section 17), those its moves say retired (the end
+ * screen had dropped who had resigned, an outside review).
+ * @param {any} state @returns {number[]}
+ */
+function outSeats(state) {
+  if (state.status === "finished") {
+    return state.moves.filter((/** @type {string} */ move) => move.startsWith("retire ")).map((/** @type {string} */ move) => Number(move.slice(7)));
+  }
+  return state.players.flatMap((/** @type {any} */ player, /** @type {number} */ seat) => player.active ? [] : [seat]);
 }
 
 /**
@@ -908,6 +921,7 @@ export class GameView {
       seat: this.seat.seat,
       hold: live && this.myTurn() && !this.online,
       hint: live && this.hinted?.game === state.game && this.hinted.ply === state.ply ? this.hinted.move : null,
+      out: live ? outSeats(state) : [],
     });
     // A wall waiting in the wall bar since the opponent's turn: the turn now yours, its button
     // places it rather than queue it.
@@ -923,12 +937,13 @@ export class GameView {
     const state = this.state;
     // Looking back at a move: the distances and walls left of that position.
     const shown = this.viewing !== null && this.frames ? this.frames.frames[this.viewing] ?? state : state;
+    const out = outSeats(state);
     const items = state.players.map((/** @type {any} */ player, /** @type {number} */ seat) => {
       const toMove = state.status === "playing" && state.turn === seat;
       const you = this.isPlayer && seat === this.seat.seat;
       const classes = ["player", `seat${seat}`];
       if (toMove) classes.push("to-move");
-      if (!player.active) classes.push("out");
+      if (out.includes(seat)) classes.push("out");
       if (you) classes.push("you");
       const status = !player.name ? "free seat" : player.bot ? `computer, level ${player.bot}` : player.connected ? "online" : "away";
       return h("li", { class: classes.join(" "), "data-seat": seat },
@@ -946,7 +961,7 @@ export class GameView {
             // Whole on a line of its own if need be: a phone's card with a clock split "8 to" / "go".
             h("span", { class: "to-go", text: `${shown.distances[seat] >= 0 ? shown.distances[seat] : "–"} to go` }),
             // Out of a four-player game that goes on: how, where this page saw it.
-            !player.active && state.status === "playing" ? ` · ${OUT[this.retired?.game === state.game ? this.retired.how[seat] : ""] ?? "out"}` : "",
+            out.includes(seat) ? ` · ${OUT[this.retired?.game === state.game ? this.retired.how[seat] : ""] ?? "out"}` : "",
             player.claim_in_ms !== null && player.active ? h("span", { class: "away", "data-claim": player.claim_in_ms }) : null,
             // The thinking limit of an untimed game (PROTOCOL.md section 13): shown near its end.
             toMove && (state.move_claim_in_ms ?? null) !== null && player.connected ? h("span", { class: "slow", "data-claim": state.move_claim_in_ms, "data-you": you ? "1" : "" }) : null,
@@ -1212,7 +1227,11 @@ export class GameView {
         if (slow || state.players.some((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.active && p.claim_in_ms !== null)) {
           // As the countdown (`tick`) left it, so that an unchanged button stays in place.
           const drawn = /** @type {HTMLButtonElement|null} */ (this.actions.querySelector(".claim"));
-          buttons.push(h("button", { type: "button", class: "claim", disabled: drawn?.disabled ?? true, hidden: drawn?.hidden ?? false, text: "Claim win", onclick: () => this.claim() }));
+          // With three seats or more in, a claim takes the absent out and the game goes on
+          // (PROTOCOL.md section 17): "Claim win" won nothing there (an outside review).
+          const text = seats > 2 ? "Remove from game" : "Claim win";
+          const title = seats > 2 ? "Take the player who stayed away out of the game; it goes on without them." : "";
+          buttons.push(h("button", { type: "button", class: "claim", disabled: drawn?.disabled ?? true, hidden: drawn?.hidden ?? false, text, title, onclick: () => this.claim() }));
         }
       }
       if (this.rematchOpen()) {

@@ -76,7 +76,7 @@ export function endedText(state, me) {
 }
 
 /** How a seat left a four-player game, as the terminal client says it too. */
-const RETIRED = { resign: "resigned", time: "ran out of time", left: "left the game" };
+const RETIRED = { resign: "resigned", time: "ran out of time", left: "was removed for staying away" };
 
 /**
  * A seat out of a four-player game ("retire N" in the moves): "Dan resigned", or only "Dan is
@@ -84,6 +84,7 @@ const RETIRED = { resign: "resigned", time: "ran out of time", left: "left the g
  * @param {string} who @param {string|undefined} [how] resign, time or left
  */
 export function retireText(who, how) {
+  if (how === "left" && who.toLowerCase() === "you") return `${who} were removed for staying away`;
   return `${who} ${RETIRED[/** @type {keyof typeof RETIRED} */ (how)] ?? "is out of the game"}`;
 }
 

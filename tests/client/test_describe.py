@@ -250,7 +250,8 @@ def test_a_seat_out_of_a_four_player_game_is_told_how() -> None:
     assert describe(before, resigned, 3, screen=True) == "You resigned."
     before.players[3].connected = resigned.players[3].connected = False
     before.players[3].claim_in_ms = 0
-    assert describe(before, resigned, 0, screen=True) == "Dan left the game."
+    assert describe(before, resigned, 0, screen=True) == "Dan was removed for staying away."
+    assert describe(before, resigned, 3, screen=True) == "You were removed for staying away."
     clock = ClockInfo(base_ms=60_000, increment_ms=0, remaining_ms=[1, 1, 1, 0], running=2)
     resigned.clock = clock
     assert describe(before, resigned, 0, screen=True) == "Dan ran out of time."

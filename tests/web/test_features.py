@@ -140,11 +140,32 @@ async def test_four_players_from_their_own_side(browser: Browser, site: GameServ
         assert square is not None
         await mover.click_square(square)
         await players[0].wait_ply(ply + 1)
-    lines = await players[0].page.locator(".movelist li").evaluate_all(
-        "items => items.map((item) => [item.querySelector('.round')?.textContent ?? '',"
-        " item.querySelectorAll('button').length])"
+    lines = (
+        await players[0]
+        .page.locator(".movelist li")
+        .evaluate_all(
+            "items => items.map((item) => [item.querySelector('.round')?.textContent ?? '',"
+            " item.querySelectorAll('button').length])"
+        )
     )
     assert lines == [["1.", 4], ["2.", 1], ["", 0], ["", 2], ["3.", 1]], lines
+    # The pawn of a seat out of the game stays, an obstacle, drawn faded; once the game is
+    # over (Cat and Dan resign too) the cards still say who resigned (the end screen had
+    # dropped it: every seat is `active` again then).
+    for player in players:
+        assert "out" in (await player.page.get_attribute('[data-pawn="1"]', "class") or "")
+    await players[2].resign()
+    await players[3].resign()
+    for player in players:
+        await player.page.wait_for_function("() => document.body.dataset.status === 'finished'")
+        for seat in (1, 2, 3):
+            card = player.page.locator(f'.player[data-seat="{seat}"]')
+            assert "out" in (await card.get_attribute("class") or "")
+            assert "resigned" in await card.locator(".meta").inner_text()
+            assert "out" in (
+                await player.page.get_attribute(f'[data-pawn="{seat}"]', "class") or ""
+            )
+        assert "out" not in (await player.page.get_attribute('[data-pawn="0"]', "class") or "")
     await close_all(*players)
 
 
@@ -338,3 +359,24 @@ async def no_horizontal_scroll(player: Player) -> bool:
         "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
     )
     return bool(widths[0] <= widths[1])
+
+
+async def test_a_claim_in_a_four_player_game_removes_the_absent_and_says_so(
+    browser: Browser, short_grace_site: GameServer
+) -> None:
+    """With three seats or more still in, a claim takes the absent seat out and the game goes
+    on: the button said "Claim win" and everyone then read "Dan left the game", though he was
+    removed for staying away (an outside review)."""
+    players, _ = await game_between(browser, short_grace_site, names=("Ann", "Ben", "Cat", "Dan"))
+    await players[3].page.close()
+    claim = players[0].page.locator(".actions button.claim")
+    await claim.filter(has_text="Remove from game").wait_for()
+    await players[0].page.locator(".actions button.claim:enabled").click()
+    for player in players[:3]:
+        retire = player.page.locator(".movelist .retire")
+        await retire.wait_for()
+        assert await retire.inner_text() == "Dan was removed for staying away"
+        meta = player.page.locator('.player[data-seat="3"] .meta')
+        assert "removed: away" in await meta.inner_text()
+    assert await players[0].page.evaluate("document.body.dataset.status") == "playing"
+    await close_all(*players[:3])

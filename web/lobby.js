@@ -305,9 +305,20 @@ export class Lobby {
     if (reply.type === "error") return this.app.notice(reply.message);
     if (reply.type === "queued") {
       this.queued = true;
+      // How long it has looked, and after a while who it can meet: a guest and a logged-in
+      // player (rated by default) looked for each other and never met, told nothing (a review).
+      const waited = h("span", { class: "waited" });
+      const since = Date.now();
       fill(this.queueNote, `Looking for ${variant.players === 4 ? "three opponents" : "an opponent"} (${reply.rated ? "rated, " : ""}${variantText(reply.variant, clock)})… `,
-        h("button", { type: "button", text: "Cancel", onclick: () => this.quickMatch() }));
+        waited, " ", h("button", { type: "button", text: "Cancel", onclick: () => this.quickMatch() }));
       this.queueNote.hidden = false;
+      const tick = () => {
+        if (!this.queued || !waited.isConnected) return clearInterval(timer);
+        const seconds = Math.floor((Date.now() - since) / 1000);
+        waited.textContent = seconds < 20 ? `${seconds} s` : `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}: only players who chose the same board, clock and ${reply.rated ? "rated" : "casual"} game are matched.`;
+      };
+      const timer = setInterval(tick, 1000);
+      tick();
     }
   }
 

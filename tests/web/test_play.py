@@ -193,6 +193,26 @@ async def test_quick_match_pairs_two_browsers(browser: Browser, site: GameServer
     await close_all(alice, bob)
 
 
+async def test_quick_match_says_how_long_it_looked_and_who_it_can_meet(
+    browser: Browser, site: GameServer
+) -> None:
+    """A guest and a logged-in player (rated by default) looked for each other and never met,
+    told nothing (an outside review): the note counts the wait, and after 20 s says who can
+    be matched."""
+    alice = await open_player(browser, site, "Alice")
+    await alice.page.clock.install()
+    await alice.page.select_option("select[name=size]", "5")
+    await alice.page.click("text=Quick match")
+    waited = alice.page.locator(".waited")
+    await waited.filter(has_text="0 s").wait_for()
+    await alice.page.clock.fast_forward("00:25")
+    said = "0:25: only players who chose the same board, clock and casual game are matched."
+    await waited.filter(has_text=said).wait_for()
+    await alice.page.click("button:text-is('Cancel')")
+    await waited.wait_for(state="hidden")
+    await close_all(alice)
+
+
 async def test_leave_during_a_game_asks_first(browser: Browser, site: GameServer) -> None:
     (alice, bob), code = await game_between(browser, site)
     page = alice.page

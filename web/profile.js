@@ -3,7 +3,7 @@
 // ratings per pool, the record of finished games and the recent games.
 import { h } from "./dom.js";
 import { POOLS, versus } from "./lobby.js";
-import { ago, variantText } from "./words.js";
+import { ago, variantText, wonHow } from "./words.js";
 
 const POOL_NAMES = Object.fromEntries(POOLS);
 
@@ -63,9 +63,19 @@ export class ProfileView {
       h("thead", {}, h("tr", {}, h("th", { text: "Players" }), h("th", { text: "Result" }), h("th", { text: "" }))),
       h("tbody", {}, ...games.map((game) => {
         const seat = game.players.findIndex((/** @type {string} */ p) => p.toLowerCase() === name.toLowerCase());
-        const result = game.winner === null ? (game.reason === "draw" ? "draw" : game.reason) : game.winner === seat ? "won" : "lost";
+        // How it ended too ("lost (on time)"), and, in a rated game, whose seats are all
+        // accounts, the others' names open their profiles (a review found neither).
+        const won = game.winner === seat;
+        const how = game.reason === "abandon" ? (won ? " (opponent away)" : " (away too long)")
+          : game.reason === "resign" && !won ? " (resigned)" : wonHow(game.reason);
+        const result = game.winner === null ? (game.reason === "draw" ? "draw" : game.reason) : `${won ? "won" : "lost"}${how}`;
+        const names = versus(game.players).map((part, index) => {
+          const who = game.players[index / 2];
+          if (!game.pool || index % 2 || index / 2 === seat || typeof who !== "string") return part;
+          return h("a", { href: `#/profile/${encodeURIComponent(who)}` }, part);
+        });
         return h("tr", {},
-          h("td", { class: "names" }, ...versus(game.players)),
+          h("td", { class: "names" }, ...names),
           h("td", { text: `${result} · ${game.pool ? "rated" : "casual"} · ${variantText(game.variant)} · ${ago(game.finished)}` }),
           h("td", { class: "act" }, h("button", { type: "button", text: "Replay", onclick: () => this.app.go(`#/replay/${game.game}`) })));
       })));

@@ -133,6 +133,12 @@ async def test_two_accounts_play_a_rated_game_and_see_their_new_ratings(
         assert (await row.inner_text()).strip() == str(rating)
         assert record in await player.page.locator(".profile .record").inner_text()
         assert "Alicia vs Bruno" in await player.page.locator(".recent").inner_text()
+        # How it ended, and the other player's name opens their profile (a rated game).
+        result = "won" if whose == "Alicia" else "lost"
+        assert f"{result} · rated" in await player.page.locator(".recent").inner_text()
+        other = "Bruno" if whose == "Alicia" else "Alicia"
+        assert await player.page.locator(f".recent a:has-text('{other}')").count() == 1
+        assert await player.page.locator(f".recent a:has-text('{whose}')").count() == 0
     # The leaderboard of the pool has both, the winner first. The pool is switched twice at
     # once, as a quick hand does: the server answers one account request at a time per
     # connection, so the page sends them in turn and draws the last pool picked (sent together,

@@ -57,9 +57,10 @@ export class ReplayView {
       // From a finished game's page, whose room is kept: back there (the lobby is one more step).
       back ? h("button", { type: "button", class: "leave", text: "Back to the game", onclick: () => app.go(back) })
         : h("button", { type: "button", class: "leave", text: "Lobby", onclick: () => app.go("#/") }));
+    this.title = h("div", { class: "room-title", text: `Replay of game ${game}` });
     root.replaceChildren(h("div", { class: "game replay" },
       h("div", { class: "board-area" }, host),
-      h("aside", { class: "side" }, h("div", { class: "room-title", text: `Replay of game ${game}` }), this.caption, this.bar, this.markWhy, this.players, controls, this.graph, this.legend,
+      h("aside", { class: "side" }, this.title, this.caption, this.bar, this.markWhy, this.players, controls, this.graph, this.legend,
         h("div", { class: "panel moves" }, this.list), keysHelp(false))));
     this.board = new Board(host, { onMove: () => {}, onPending: () => {} }, {
       label: "Replay board. Left and right arrows step through the moves, Home and End go to the start and the end.",
@@ -87,6 +88,11 @@ export class ReplayView {
     }
     this.summary = record.summary;
     this.moves = record.moves;
+    // What game it is, as a game page says it (it said only "Replay of game 4", a review):
+    // the variant, rated or not, and when it ended.
+    const ended = new Date(record.summary.finished * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    const { size, players } = record.summary.variant; // (the summary has no clock: not "untimed")
+    this.title.textContent = `Game ${game} · ${size}×${size}${players === 4 ? " · 4 players" : ""}${record.summary.pool ? " · rated" : ""} · ${ended}`;
     const mine = record.summary.players.indexOf(this.viewer);
     this.turns = mine < 0 ? 0 : seatTurns(record.summary.variant.players, mine);
     this.bar.setAttribute("aria-label", `${record.summary.players[0]}'s chances`);

@@ -323,11 +323,12 @@ function route() {
  * Take a seat: with the secret kept for this room, else the first free seat,
  * else watch. (`#/watch/CODE` only watches.)
  * @param {string} code @param {boolean} watchOnly
+ * @param {boolean} [named] no name to ask for first (a rated room, which a guest only watches)
  */
-async function enterRoom(code, watchOnly) {
+async function enterRoom(code, watchOnly, named = false) {
   if (seat?.code === code) return openGame();
   if (conn.status !== "online" || entering === code) return; // the welcome will bring us back
-  if (!watchOnly && !nameChosen && !account() && !localStorage.getItem(SECRET_KEY + code)) return askName(code);
+  if (!watchOnly && !named && !nameChosen && !account() && !localStorage.getItem(SECRET_KEY + code)) return askName(code);
   entering = code;
   try {
     if (seat) {
@@ -386,9 +387,13 @@ async function askName(code) {
       notice(`There is no room ${code}.`);
       return go("#/");
     }
-    if (look.type === "state") room = { status: look.status, players: look.players.map((/** @type {any} */ p) => p.name) };
+    if (look.type === "state") room = { status: look.status, players: look.players.map((/** @type {any} */ p) => p.name), rated: look.rated };
   }
   if (room && !(room.status === "waiting" && room.players.includes(null))) return offerWatch(code, room.status === "finished");
+  // A rated room takes only accounts: a guest's name would be asked for nothing (an outside
+  // review chose one, then learnt it could only watch). The room's page says why, with the
+  // log-in form that takes the seat.
+  if (room?.rated) return enterRoom(code, false, true);
   const input = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "name", maxLength: 32, required: true, value: savedName(), autocomplete: "nickname" }));
   const submit = (/** @type {Event} */ e) => {
     e.preventDefault();

@@ -250,9 +250,13 @@ async def test_a_guest_invited_to_a_rated_room_is_told_why_and_logs_in_to_take_t
         .filter(has_text="only a player logged in to an account can take the free seat")
         .wait_for()
     )
-    guest = await open_player(browser, rated_site, "Gina", f"/#/room/{code}")
+    # A visitor who never chose a name: no name is asked for a seat only an account takes (a
+    # review chose one, then learnt it could only watch): the room's note says why at once.
+    fresh = "localStorage.removeItem('quoridor.name')"
+    guest = await open_player(browser, rated_site, "", f"/#/room/{code}", script=fresh)
     note = guest.page.locator(".room-note")
     await note.filter(has_text="so you are watching").wait_for()
+    assert await guest.page.locator(".join-as").count() == 0
     await asyncio.sleep(4)  # longer than a toast stays
     assert await note.is_visible()
     # Registering from the note greets again as the account and takes the seat.

@@ -544,6 +544,15 @@ conn.onStatus = (status) => {
 };
 
 window.addEventListener("hashchange", route);
+// A log-in or log-out in another tab: the lobby follows at once (it went on saying "Logged in
+// as alice" after her log-out elsewhere, an outside review). A game page keeps its session
+// (starting a new one would leave the seat): it follows once back in the lobby.
+window.addEventListener("storage", (e) => {
+  if (e.key !== LOGIN_KEY || !(view instanceof Lobby)) return;
+  conn.restart();
+  notice(e.newValue ? `Logged in as ${account()} in another tab` : "Logged out in another tab");
+  view.showAccount();
+});
 // The header's link during one's game asks before it navigates: asked after (as Back is), the
 // history kept two more entries, the lobby's and the room's again.
 /** @type {HTMLElement} */ (document.querySelector("header .brand")).addEventListener("click", (e) => {

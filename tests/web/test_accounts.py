@@ -362,3 +362,21 @@ async def test_resigning_a_rated_game_before_the_first_moves_says_it_aborts_it(
     await alicia.page.locator(".banner").filter(has_text=said).wait_for()
     await bruno.page.locator(".banner").filter(has_text="Game aborted by Alicia before").wait_for()
     await close_all(alicia, bruno)
+
+
+async def test_a_log_out_in_another_tab_is_followed_by_the_lobby(
+    browser: Browser, rated_site: GameServer
+) -> None:
+    """The lobby went on saying "Logged in as ..." after a log-out in another tab, until a
+    reload (an outside review): it follows at once, and a log-in too."""
+    first = await signed_up(browser, rated_site, "Tabby")
+    second = await first.context.new_page()
+    await second.goto(first.page.url)
+    await second.wait_for_selector(".account .me:text-is('Tabby')")
+    await second.click(".account .logout")
+    await first.page.locator(".account .login").wait_for()
+    assert await first.page.locator(".account .me").count() == 0
+    await first.page.locator("#toast").filter(has_text="Logged out in another tab").wait_for()
+    await account_form(Player(first.context, second), "Tabby", PASSWORD, "Log in")
+    await first.page.wait_for_selector(".account .me:text-is('Tabby')")
+    await close_all(first)

@@ -110,7 +110,7 @@ async def test_a_finished_game_is_analysed_from_its_page_and_the_room_kept(
     assert alice.page.url.endswith(f"#/replay/{game}/analyse")
     assert await alice.page.locator(".eval-graph polyline").count() == 1
     title = await alice.page.locator(".room-title").inner_text()
-    assert title.startswith(f"Game {game} · 5×5 · "), title  # and when it ended
+    assert title.startswith(f"Game {game} · 5\u00d75 · "), title  # and when it ended
     assert await alice.page.locator(".stepper button", has_text="Analyse").is_hidden()  # done
     # Each player's marks on their card; Alice's own game drawn from her side (row 1 down).
     stats = await alice.page.locator(".players .stats").all_inner_texts()

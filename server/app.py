@@ -947,6 +947,8 @@ class GameServer:
         if self.accounts is None or link is None:
             self.core.asked(ask.conn)
             if isinstance(ask.request, Hello):
+                if link is not None and ask.request.token is None:  # no accounts to look in
+                    self._carry_out(self.core.guest(ask.conn, ask.request, taken=False))
                 self._release(ask.conn)
             return
         # The limits count an IPv6 address as its /64, as the connections' and the core's.

@@ -136,8 +136,8 @@ async def test_two_accounts_play_a_rated_game_and_see_their_new_ratings(
         # How it ended, and the other player's name opens their profile (a rated game).
         result = "won" if whose == "Alicia" else "lost"
         assert f"{result} · rated" in await player.page.locator(".recent").inner_text()
-        other = "Bruno" if whose == "Alicia" else "Alicia"
-        assert await player.page.locator(f".recent a:has-text('{other}')").count() == 1
+        opponent = "Bruno" if whose == "Alicia" else "Alicia"
+        assert await player.page.locator(f".recent a:has-text('{opponent}')").count() == 1
         assert await player.page.locator(f".recent a:has-text('{whose}')").count() == 0
     # The leaderboard of the pool has both, the winner first. The pool is switched twice at
     # once, as a quick hand does: the server answers one account request at a time per

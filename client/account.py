@@ -157,10 +157,7 @@ async def _log_in(
         request = (
             Register(name=name, password=password) if new else Login(name=name, password=password)
         )
-        reply = await _ask(args, request)
-        if not isinstance(reply, LoggedIn):
-            raise Failure(f"unexpected answer {type(reply).__name__}")
-        _save(args.server, reply)
+        reply = await _log_in_with(args, request)
     except Failure as failure:
         say(stderr, f"quoridor: {failure}")
         return 1
@@ -181,15 +178,24 @@ async def password(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stde
         new = _password(stdin, stderr, "New password: ")
         if stdin.isatty() and _password(stdin, stderr, "Again: ") != new:
             raise Failure("the two new passwords differ")
-        reply = await _ask(args, ChangePassword(password=current, new_password=new), token)
-        if not isinstance(reply, LoggedIn):
-            raise Failure(f"unexpected answer {type(reply).__name__}")
-        _save(args.server, reply)
+        reply = await _log_in_with(args, ChangePassword(password=current, new_password=new), token)
     except Failure as failure:
         say(stderr, f"quoridor: {failure}")
         return 1
     say(stdout, f"Password changed for {reply.name}; your other logins have ended.")
     return 0
+
+
+async def _log_in_with(
+    args: argparse.Namespace, request: Request, token: str | None = None
+) -> LoggedIn:
+    """Send a request ``logged_in`` answers (register, login, a new password) and keep the
+    login token it brings."""
+    reply = await _ask(args, request, token)
+    if not isinstance(reply, LoggedIn):
+        raise Failure(f"unexpected answer {type(reply).__name__}")
+    _save(args.server, reply)
+    return reply
 
 
 async def logout(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:

@@ -170,12 +170,9 @@ class SessionRegistry:
     def guest(self, conn: int, hello: Hello, taken: bool) -> list[Action]:
         """A guest's session for ``hello``, its name marked if it would pass for the
         server's, the computer's or (``taken``) an account's."""
-        connection = self.connections.get(conn)
-        if connection is None:
-            return []
-        if connection.session is not None:
-            message = "hello was already said"
-            return [self.context.error(conn, ErrorCode.ALREADY_GREETED, message, hello.id)]
+        connection = self._still_to_greet(conn, hello)
+        if isinstance(connection, list):
+            return connection
         name = text.clean(hello.name)
         shown = names.guest_of_account(name) if taken else names.guest_name(name)
         session, token = Session.new(shown, self.context.chat_bucket())
@@ -246,12 +243,9 @@ class SessionRegistry:
         self, conn: int, hello: Hello, account: AccountRecord, login: bytes
     ) -> list[Action]:
         """A ``hello`` whose login token opened ``account``: a session playing as it."""
-        connection = self.connections.get(conn)
-        if connection is None:
-            return []
-        if connection.session is not None:
-            message = "hello was already said"
-            return [self.context.error(conn, ErrorCode.ALREADY_GREETED, message, hello.id)]
+        connection = self._still_to_greet(conn, hello)
+        if isinstance(connection, list):
+            return connection
         session, token = Session.new(account.name, self.context.chat_bucket(), account)
         session.login = login
         # Its rooms and games count against its address as a guest's do: without it, one
@@ -261,6 +255,17 @@ class SessionRegistry:
         self.hold(session)
         log.debug("hello with a login token", extra={"conn": conn, "session": session.id})
         return [self._attach(connection, session, token, hello.id)]
+
+    def _still_to_greet(self, conn: int, hello: Hello) -> Connection | list[Action]:
+        """The connection a hello answered away from the core greets now, or the answer
+        instead: none once it is gone, ``already_greeted`` if another hello got there first."""
+        connection = self.connections.get(conn)
+        if connection is None:
+            return []
+        if connection.session is not None:
+            message = "hello was already said"
+            return [self.context.error(conn, ErrorCode.ALREADY_GREETED, message, hello.id)]
+        return connection
 
     def _attach(self, connection: Connection, session: Session, token: str, rid: RequestId) -> Send:
         connection.session = session

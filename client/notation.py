@@ -47,7 +47,9 @@ def rounds(moves: list[str], players: int) -> list[list[str]]:
     """The moves in rounds, one move of each seat still in: the seats move in turn from seat
     0, and one that retired (``retire N``, left out here) is skipped from then on, its turn
     passing to the next if it was its turn. After a resignation in a four-player game a round
-    is three moves (counted four, the list went out of step with the turns).
+    is three moves (counted four, the list went out of step with the turns). A boxed-in seat
+    that passes (PROTOCOL.md section 17) leaves no entry: the rounds after such a pass, a rare
+    four-player case, are counted one off (for display only).
     """
     active = list(range(players))
     turn, last = 0, players

@@ -132,7 +132,9 @@ export function variantText(variant, clock) {
  * Who made each of `moves`, and in which round: the seats move in turn from seat 0, and a seat
  * that retired ("retire N", null here) is skipped from then on (its turn, if it was, passing
  * to the next). A round is a move by each seat still in: after a resignation in a four-player
- * game, three (counted four to a round, the list went out of step, an outside review).
+ * game, three (counted four to a round, the list went out of step, an outside review). A
+ * boxed-in seat that passes (PROTOCOL.md section 17) leaves no entry: the seats after such a
+ * pass are counted one off, a rare four-player case, for display only.
  * @param {string[]} moves @param {number} per players
  * @returns {({seat: number, round: number}|null)[]}
  */

@@ -57,7 +57,7 @@ export function passwordForm(conn, app) {
   const fresh = /** @type {HTMLInputElement} */ (h("input", { type: "password", name: "new-password", minLength: 8, maxLength: 128, required: true, autocomplete: "new-password" }));
   const error = h("p", { class: "form-error", role: "alert", hidden: true });
   const field = (/** @type {string} */ label, /** @type {HTMLElement} */ control) => h("label", { class: "field" }, h("span", { text: label }), control);
-  const details = h("details", { class: "login password" }, h("summary", { text: "Change password" }));
+  const details = h("details", { class: "password" }, h("summary", { text: "Change password" }));
   const form = /** @type {HTMLFormElement} */ (h("form", { class: "login-form", onsubmit: async (/** @type {Event} */ e) => {
     e.preventDefault();
     error.hidden = true;

@@ -27,14 +27,9 @@ export function loginForm(conn, app, summary) {
     error.hidden = true;
     const reply = await conn.request({ type: kind, name: user.value.trim(), password: password.value });
     if (reply.type === "logged_in") return app.logIn({ name: reply.name, token: reply.token });
-    error.textContent = reply.code === "name_unavailable" && reply.message
-      ? nameError(reply.message)
-      : ACCOUNT_ERRORS[reply.code] ?? (reply.code === "invalid_field"
-        ? fieldError(reply.message ?? "")
-        : reply.message ?? "The server refused.");
+    error.textContent = reply.code === "name_unavailable" && reply.message ? nameError(reply.message) : refusalText(reply);
     error.hidden = false;
   };
-  const field = (/** @type {string} */ label, /** @type {HTMLElement} */ control) => h("label", { class: "field" }, h("span", { text: label }), control);
   const form = /** @type {HTMLFormElement} */ (h("form", { class: "login-form", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); send("login"); } },
     h("div", { class: "row" }, field("Account name", user), field("Password", password)),
     error,
@@ -56,7 +51,6 @@ export function passwordForm(conn, app) {
   const current = /** @type {HTMLInputElement} */ (h("input", { type: "password", name: "password", maxLength: 128, required: true, autocomplete: "current-password" }));
   const fresh = /** @type {HTMLInputElement} */ (h("input", { type: "password", name: "new-password", minLength: 8, maxLength: 128, required: true, autocomplete: "new-password" }));
   const error = h("p", { class: "form-error", role: "alert", hidden: true });
-  const field = (/** @type {string} */ label, /** @type {HTMLElement} */ control) => h("label", { class: "field" }, h("span", { text: label }), control);
   const details = h("details", { class: "password" }, h("summary", { text: "Change password" }));
   const form = /** @type {HTMLFormElement} */ (h("form", { class: "login-form", onsubmit: async (/** @type {Event} */ e) => {
     e.preventDefault();
@@ -69,8 +63,7 @@ export function passwordForm(conn, app) {
       app.notice("Password changed: your other logins have ended.");
       return;
     }
-    error.textContent = reply.code === "bad_credentials" ? "The current password is wrong."
-      : ACCOUNT_ERRORS[reply.code] ?? (reply.code === "invalid_field" ? fieldError(reply.message ?? "") : reply.message ?? "The server refused.");
+    error.textContent = reply.code === "bad_credentials" ? "The current password is wrong." : refusalText(reply);
     error.hidden = false;
   } },
     h("div", { class: "row" }, field("Current password", current), field("New password", fresh)),
@@ -78,6 +71,16 @@ export function passwordForm(conn, app) {
     h("div", { class: "row buttons" }, h("button", { type: "submit", class: "primary", text: "Change password" }))));
   details.append(form);
   return details;
+}
+
+/** A labelled control of the account forms. @param {string} label @param {HTMLElement} control */
+function field(label, control) {
+  return h("label", { class: "field" }, h("span", { text: label }), control);
+}
+
+/** An account request's refusal in words. @param {any} reply the error */
+function refusalText(reply) {
+  return ACCOUNT_ERRORS[reply.code] ?? (reply.code === "invalid_field" ? fieldError(reply.message ?? "") : reply.message ?? "The server refused.");
 }
 
 /**

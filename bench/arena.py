@@ -7,7 +7,8 @@ Run from the repository root::
     python bench/arena.py --match L5@0.5:L4:10   # level 5 with a 0.5 s budget
 
 A player is ``L1``..``L5`` (our levels, ``@seconds`` overrides the level's
-time budget) or ``mctsN``: OpenSpiel's generic ``MCTSBot`` with ``N``
+time budget, ``-fixed`` takes away the opening variety of levels 4 and 5:
+``L5-fixed@0.5``) or ``mctsN``: OpenSpiel's generic ``MCTSBot`` with ``N``
 simulations a move, UCT constant 2 and one random rollout per leaf
 (``RandomRolloutEvaluator``), on OpenSpiel's own quoridor game through
 ``bench.openspiel_bridge`` (which undoes its row flip).
@@ -111,15 +112,17 @@ class _Mcts:
 
 
 def _parse_player(name: str) -> tuple[str, int, float | None]:
-    """``"L5@0.5"`` -> ("level", 5, 0.5); ``"mcts1000"`` -> ("mcts", 1000, None)."""
+    """``"L5@0.5"`` -> ("level", 5, 0.5); ``"L5-fixed"`` -> ("fixed", 5, None), the level
+    without its opening variety; ``"mcts1000"`` -> ("mcts", 1000, None)."""
     if name.startswith("mcts"):
         return "mcts", int(name[4:]), None
     if name.startswith("L"):
         level, _, budget = name[1:].partition("@")
-        if int(level) not in LEVELS:
-            raise ValueError(f"no level {level}")
-        return "level", int(level), float(budget) if budget else None
-    raise ValueError(f"unknown player {name!r}: L1..L5[@seconds] or mctsN")
+        level, fixed, rest = level.partition("-fixed")
+        if int(level) not in LEVELS or rest:
+            raise ValueError(f"no level {name[1:]}")
+        return "fixed" if fixed else "level", int(level), float(budget) if budget else None
+    raise ValueError(f"unknown player {name!r}: L1..L5[-fixed][@seconds] or mctsN")
 
 
 def play(task: Task) -> Result:
@@ -137,14 +140,16 @@ def play(task: Task) -> Result:
     spiel_limit = 4 * task.size * task.size
     while game.winner is None and game.ply < min(task.ply_cap, spiel_limit):
         seat = game.turn
-        _, arg, budget = kinds[seat]
+        kind, arg, budget = kinds[seat]
         started = time.perf_counter()
         bot = bots[seat]
         if bot is not None:
             move = bot.move(game.moves)
         else:
+            variety = 0 if kind == "fixed" else None
+            seed = task.seed + game.ply
             move, _ = analyse(
-                game.moves, size=task.size, level=arg, budget=budget, seed=task.seed + game.ply
+                game.moves, size=task.size, level=arg, budget=budget, seed=seed, variety=variety
             )
         thinking[seat] += time.perf_counter() - started
         counts[seat] += 1

@@ -25,6 +25,14 @@ level name      depth nodes time s noise what it is like
 5     expert    12    -     2.0    0     deepens until its time is up
 ===== ========= ===== ===== ====== ===== =========================================
 
+In a two-player game the levels without noise (4 and 5) play a move drawn
+from those of the best move's kind (steps, or walls) that their search scored
+within a fifth of a step of it, so that the same moves against them do not
+replay the same game (``bench/arena.py``, 30 games at 0.5 s a move against the
+same level without: 13 won, 17 lost, within the noise of so few games; with
+walls drawn against a best step too, 10 of 30, so steps and walls are not
+mixed).
+
 Once neither of two players holds a wall, the levels without noise (4 and 5)
 play the exact endgame (:mod:`engine.ai.endgame`): no search, the quickest
 forced win, else a draw, else the slowest loss.
@@ -70,16 +78,21 @@ class Level:
     noise: int
     """Random slack added to root scores (a step is 10); 0 plays the best move."""
     about: str
+    variety: int = 0
+    """A move drawn from those of the best one's kind (steps or walls) scored within this of
+    it (a step is 10): the levels without noise would otherwise play the same game again
+    against the same moves, and a player who once found a win could repeat it for ever."""
 
 
 LEVELS: dict[int, Level] = {
     1: Level(1, "beginner", 1, 0.5, None, 60, "greedy; often plays a merely decent move"),
     2: Level(2, "casual", 2, 1.0, None, 27, "sees the reply, still careless"),
     3: Level(3, "club", 2, 1.0, None, 6, "sees the reply, rarely careless"),
-    4: Level(4, "strong", 3, 1.5, None, 0, "three plies, exact"),
-    5: Level(5, "expert", 12, 2.0, None, 0, "deepens until its time is up"),
+    4: Level(4, "strong", 3, 1.5, None, 0, "three plies, exact", variety=2),
+    5: Level(5, "expert", 12, 2.0, None, 0, "deepens until its time is up", variety=2),
 }
 """The levels, weakest first."""
+
 
 MOVES_AHEAD = 20
 """A move on a clock spends at most this fraction (1/20) of what is left: what is left then
@@ -146,8 +159,10 @@ def analyse(
     level: int = 3,
     budget: float | None = None,
     seed: int | None = None,
+    variety: int | None = None,
 ) -> tuple[str, Stats]:
-    """``choose_move`` plus what the search did (depth, score, nodes, time)."""
+    """``choose_move`` plus what the search did (depth, score, nodes, time). ``variety``
+    overrides the level's (0: the best move found, as the arena's ``-fixed`` players)."""
     started = time.perf_counter()
     if level not in LEVELS:
         raise ValueError(f"level must be one of {sorted(LEVELS)}, not {level}")
@@ -170,7 +185,8 @@ def analyse(
         searcher = Searcher(
             position, max_depth=settings.depth, deadline=deadline, max_nodes=settings.nodes
         )
-        move, stats = searcher.run(rng, settings.noise)
+        near = settings.variety if variety is None else variety
+        move, stats = searcher.run(rng, settings.noise, near)
     else:
         multi = MultiSearcher(position, max_depth=settings.depth, deadline=deadline)
         move, scores = multi.run(rng, settings.noise)

@@ -327,14 +327,18 @@ class Searcher:
 
     # -- the root ---------------------------------------------------------------
 
-    def run(self, rng: random.Random, noise: int = 0) -> tuple[int, Stats]:
+    def run(self, rng: random.Random, noise: int = 0, variety: int = 0) -> tuple[int, Stats]:
         """Iterative deepening from the root; returns the chosen move and stats.
 
         With ``noise``, every root move gets an exact score and the move with
         the highest score plus a uniform random amount in ``[0, noise]`` is
         played (``careless_choice``: no slack for a step that leads no nearer
-        the goal); otherwise ties are broken by the seeded shuffle of the root
-        moves.
+        the goal). With ``variety``, a move is drawn at random from those of
+        the best one's kind that the deepest finished iteration scored within
+        ``variety`` of it (each of them searched exactly, the rest with a null
+        window below them), so that an exact level does not play the same game
+        again and again.
+        Otherwise ties are broken by the seeded shuffle of the root moves.
         """
         started = time.perf_counter()
         stats = Stats()
@@ -364,17 +368,22 @@ class Searcher:
                     if noise or index == 0:
                         score = self._root_child(move, depth, -INF, INF)
                     else:
-                        score = self._root_child(move, depth, alpha, alpha + 1)
-                        if score > alpha:
-                            score = self._root_child(move, depth, alpha, INF)
+                        # The null window sits ``variety`` below the best so far: a move
+                        # that fails low is out of the draw, one that does not is scored.
+                        low = alpha - variety - 1 if variety else alpha
+                        score = self._root_child(move, depth, low, low + 1)
+                        if score > low:
+                            score = self._root_child(move, depth, low, INF)
                     iteration[move] = score
                     if score > best:
                         best, best_move = score, move
                         alpha = max(alpha, score)
-                        if depth > 1 and not noise:
+                        if depth > 1 and not noise and index:
                             chosen = best_move  # proven better than the previous best
                 scores = iteration
                 chosen = self.settled = best_move
+                if variety and abs(best) < MATE_BOUND:
+                    chosen = rng.choice(self._nearly_best(moves, iteration, best_move, variety))
                 stats.depth, stats.score = depth, best
                 # Best first next time; the rest by this iteration's scores.
                 moves.sort(key=lambda move: -iteration.get(move, -INF))
@@ -388,6 +397,17 @@ class Searcher:
         stats.elapsed = time.perf_counter() - started
         stats.scores = {pos.notation(move): score for move, score in scores.items()}
         return chosen, stats
+
+    @staticmethod
+    def _nearly_best(
+        moves: list[int], scores: dict[int, int], best: int, variety: int
+    ) -> list[int]:
+        """The moves scored within ``variety`` of ``best``'s score and of its kind (pawn moves
+        if it is one, else walls): early walls the search scored as high as the best step
+        won 10 games of 30 against the same level without them (``bench/arena.py``)."""
+        wall = best >= WALL_H
+        floor = scores[best] - variety
+        return [m for m in moves if scores[m] >= floor and (m >= WALL_H) == wall]
 
     def score_move(self, move: int, depth: int) -> int:
         """The score of one root move (legal, not winning at once) searched to ``depth``.

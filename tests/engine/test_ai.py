@@ -192,6 +192,55 @@ def test_noisy_levels_vary_with_the_seed() -> None:
     assert len({choose_move(record, level=1, seed=seed) for seed in range(30)}) > 1
 
 
+def _exact_root_scores(record: str, depth: int) -> dict[str, int]:
+    """Every root move's score at ``depth``, each searched with a full window."""
+    position = Position(Game.from_moves(record), {})
+    searcher = Searcher(position, max_depth=depth, deadline=float("inf"))
+    return searcher.run(random.Random(0), noise=1)[1].scores
+
+
+def _choices(record: str, depth: int, variety: int) -> set[str]:
+    position = Position(Game.from_moves(record), {})
+    chosen = set()
+    for seed in range(12):
+        searcher = Searcher(position, max_depth=depth, deadline=float("inf"))
+        chosen.add(position.notation(searcher.run(random.Random(seed), variety=variety)[0]))
+    return chosen
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        "b5h a3v e2v b1h c1v f5h b7v h3v c6v d5h",
+        "d2h b7h c5v g7v g3v e1h b4h f5v d8v d3v",
+    ],
+)
+def test_exact_levels_vary_among_the_nearly_best_moves_of_a_kind(record: str) -> None:
+    """Level 5 played the same game again against the same moves (an AI author saw three
+    exact repeats), so a player who found a win once could repeat it. The levels without
+    noise draw a move from those of the best one's kind (walls, or steps) scored within
+    their variety of it, and only from those."""
+    depth, variety = LEVELS[4].depth, LEVELS[4].variety
+    assert variety == LEVELS[5].variety > 0
+    assert LEVELS[4].noise == LEVELS[5].noise == 0
+    scores = _exact_root_scores(record, depth)
+    best = max(scores.values())
+    kinds = {len(move) for move, score in scores.items() if score == best}
+    assert len(kinds) == 1
+    nearly_best = {m for m, s in scores.items() if s >= best - variety and len(m) in kinds}
+    chosen = _choices(record, depth, variety)
+    assert len(chosen) > 1
+    assert chosen <= nearly_best, (chosen, nearly_best)
+    assert _choices(record, depth, 0) <= {m for m, s in scores.items() if s == best}
+
+
+def test_a_level_draws_among_its_nearly_best_moves_unless_told_not_to() -> None:
+    """f1 scores 5 and e2 4: level 4 plays either, and f1 alone without its variety."""
+    record = "b5h a3v e2v b1h c1v f5h b7v h3v c6v d5h"
+    assert len({analyse(record, level=4, seed=seed)[0] for seed in range(8)}) > 1
+    assert len({analyse(record, level=4, seed=seed, variety=0)[0] for seed in range(8)}) == 1
+
+
 @pytest.mark.parametrize("level", [1, 2])
 def test_noisy_levels_do_not_wander(level: int) -> None:
     """A careless level's pawn moves bring it nearer its goal whenever one does: with no

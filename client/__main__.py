@@ -306,7 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--file", metavar="PATH", help="a record file ('-': standard input)")
     _variant_options(replay, clock=False)
     replay.add_argument(
-        "--export", action="store_true", help="print the record (one line, then numbered)"
+        "--export",
+        action="store_true",
+        help="print the record ('#' lines, then the numbered moves), which --file reads back",
     )
     replay.add_argument(
         "--brief", action="store_true", help="plain mode: one line per move, no boards"

@@ -20,11 +20,11 @@ from client.render import board_text
 from client.replay import (
     RecordError,
     Replay,
+    export_text,
     history_hint,
     history_text,
-    numbered,
-    one_line,
     parse_record,
+    summary_result,
 )
 from protocol.codec import encode
 from protocol.messages import (
@@ -119,7 +119,11 @@ async def replay(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
                         "when every player went away): it has no result and no record to export"
                     )
                 if args.export:
-                    stdout.write(f"{record.record}\n{record.numbered}\n")
+                    summary = record.summary
+                    about = f"Game {summary.game}: {' v '.join(summary.players)}, "
+                    about += summary_result(summary)
+                    command = invoked_as(connection.url)
+                    stdout.write(export_text(record.moves, summary.variant, command, about))
                     return 0
                 shown = await _server_game(connection, record)
             else:
@@ -130,7 +134,7 @@ async def replay(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         return failed(stderr, failure)
     if args.export:  # a file: the moves the server played, which is all of them unless refused
         played = shown.moves
-        stdout.write(f"{one_line(played)}\n{numbered(played, shown.variant.players)}\n")
+        stdout.write(export_text(played, shown.variant, invoked_as(normalize_url(args.server))))
         if shown.stop is not None:
             say(stderr, f"quoridor: the record stops after move {len(played)}: {shown.stop}")
         return 0 if shown.stop is None else 1

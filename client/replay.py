@@ -64,15 +64,32 @@ def parse_record(text: str) -> list[str]:
     return moves
 
 
-def one_line(moves: list[str]) -> str:
-    """``e2 e8 e3h``."""
-    return " ".join(moves)
-
-
 def numbered(moves: list[str], players: int) -> str:
     """``1. e2 e8 2. e3h``: rounds of one move per seat, as the server numbers them."""
     rounds = [moves[start : start + players] for start in range(0, len(moves), players)]
     return " ".join(f"{index}. {' '.join(moves)}" for index, moves in enumerate(rounds, 1))
+
+
+def export_text(
+    moves: list[str], variant: VariantSpec, command: str, about: str | None = None
+) -> str:
+    """A record file as ``--export`` prints it: ``#`` lines (what game, how ``command``
+    replays the file),
+    then the numbered moves, which ``replay --file`` reads back. The moves are written once:
+    a second copy in the file would be read as more moves."""
+    flags = "".join(
+        f" --{flag} {value}"
+        for flag, value, usual in (
+            ("players", variant.players, 2),
+            ("size", variant.size, 9),
+            ("walls", variant.walls, None),
+        )
+        if value != usual
+    )
+    lines = [f"# {about}"] if about else []
+    lines.append(f"# {variant_text(variant)}: {command} replay --file FILE{flags}")
+    lines.append(numbered(moves, variant.players))
+    return "\n".join(lines) + "\n"
 
 
 def summary_result(summary: GameSummary) -> str:

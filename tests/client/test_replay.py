@@ -210,13 +210,23 @@ async def test_history_replay_and_export_of_a_finished_game(url: str) -> None:
     await reader.send(FetchGame(id="f", game=1))
     record = await reader.expect(GameRecordReply)
     await reader.close()
-    assert exported == f"{record.record}\n{record.numbered}\n"
-    assert exported == f"{' '.join(GAME)}\n{NUMBERED}\n"
-    numbered_line = exported.splitlines()[1]
-    code, again, err = await command(
-        url, "replay", "--file", "-", "--size", "5", "--walls", "3", "--export", stdin=numbered_line
+    # Written once (the README's export then --file replayed the moves twice and stopped at
+    # the second copy's first move), under comments that say how to replay it.
+    assert record.numbered == NUMBERED
+    replaying = f"2 players, 5x5, 3 walls each: {invoked_as(url)} replay --file FILE"
+    assert exported == (
+        f"# Game 1: Alice v Bob, Alice won\n# {replaying} --size 5 --walls 3\n{NUMBERED}\n"
     )
-    assert (code, again, err) == (0, exported, "")
+    code, again, err = await command(
+        url, "replay", "--file", "-", "--size", "5", "--walls", "3", "--export", stdin=exported
+    )
+    assert (code, err) == (0, "")
+    assert again == f"# {replaying} --size 5 --walls 3\n{NUMBERED}\n"
+    code, out, err = await command(
+        url, "replay", "--file", "-", "--size", "5", "--walls", "3", "--brief", stdin=exported
+    )
+    assert (code, err) == (0, "")
+    assert frame_lines(out)[-1] == "Move 7 of 7: Seat 0 moved to c5. Seat 0 reached row 5 and wins."
 
 
 class Terminal(io.StringIO):

@@ -283,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the computer's level, 1 (beginner) to 5 (expert)",
     )
     _variant_options(play)
+    _rated_option(play)
 
     sub.add_parser("list", parents=common, help="list the public rooms")
 
@@ -385,7 +386,7 @@ INTENTS: dict[str, Callable[[argparse.Namespace], Intent]] = {
     ),
     "match": lambda args: QuickMatch(variant=_variant(args), clock=args.clock, rated=args.rated),
     "play": lambda args: Create(
-        variant=_variant(args), clock=args.clock, ai=AiSpec(level=args.vs_ai)
+        variant=_variant(args), clock=args.clock, ai=AiSpec(level=args.vs_ai), rated=args.rated
     ),
     "list": lambda args: ListRooms(),
     "watch": lambda args: Watch(room=args.code),
@@ -435,13 +436,14 @@ async def _play(
     args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
 ) -> tuple[int, Controller | None]:
     """``play``, with the controller that ran (None if none did)."""
-    name = player_name(args)
+    name = typed = player_name(args)
     seats = SeatBook()
     try:
         url = normalize_url(args.server)
     except ConnectError as error:
         say(stderr, f"quoridor: {error.message}")
         return 1, None
+    name, token, guest_note = _who(args, url, name)
     if args.command == "join" and args.secret is None:
         # With --name, that player's seat only (two players of one machine share the file).
         saved = seats.find(url, args.code, name if getattr(args, "name_given", False) else None)
@@ -460,7 +462,7 @@ async def _play(
     plain_view = PlainView(stdout, ascii=args.ascii, absolute=args.absolute)
     view = plain_view if plain else tui_view
     try:
-        connection = Connection(url, name, post=lambda event: None, token=account.saved_token(url))
+        connection = Connection(url, name, post=lambda event: None, token=token)
         # A script (input not a terminal) is done when the game is; a person may want a rematch.
         scripted = not _is_terminal(stdin)
         controller = Controller(
@@ -472,7 +474,8 @@ async def _play(
             seats=seats,
         )
         controller.command = invoked_as(url)
-        controller.own_command = own_command(url, name)
+        controller.own_command = own_command(url, typed)  # a login's name needs no --name
+        controller.greeting_note = guest_note
         plain_view.controller = tui_view.controller = controller
         welcome = await connection.open()
     except ConnectError as error:
@@ -491,6 +494,27 @@ async def _play(
     finally:
         if reading is not None:
             reading.cancel()
+
+
+def _who(args: argparse.Namespace, url: str, name: str) -> tuple[str, str | None, str]:
+    """The name to play under, the login token to send, and what to tell the player: the
+    account this machine is logged in as on ``url``, unless ``--name`` names someone else
+    (two players of one machine: the second one's ``--name Bob`` took the first one's account
+    and its seat, a newcomer's review), who then plays as a guest, told so."""
+    login = account.saved_login(url)
+    if login is None:
+        return name, None, ""
+    account_name = str(login["name"])
+    if getattr(args, "name_given", False) and name.casefold() != account_name.casefold():
+        return (
+            name,
+            None,
+            (
+                f"Playing as the guest {name}: this machine is logged in as {account_name} on this "
+                f"server (leave out --name to play as {account_name})."
+            ),
+        )
+    return account_name, str(login["token"]), ""
 
 
 async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:

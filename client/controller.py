@@ -179,6 +179,8 @@ class Controller:
         self.command = "quoridor"
         """How to run this client again, in the hints (``.venv/bin/quoridor --server ...``)."""
         self.own_command = "quoridor"
+        self.greeting_note = ""
+        """Said after "Connected ...": why the player is not playing as their login."""
         """``command`` with this player's ``--name``: for the hints to come back."""
         self.inbox: asyncio.Queue[_Item] = asyncio.Queue()
         self.ready = asyncio.Event()
@@ -258,6 +260,8 @@ class Controller:
         try:
             if not isinstance(self.intent, ListRooms):
                 self.view.notice("link", f"Connected to {self.connection.url} as {welcome.name}.")
+                if self.greeting_note:
+                    self.view.notice("info", self.greeting_note)
             await self._send(self.intent, _Pending("intent"))
             while self.exit_code is None:
                 item = await self.inbox.get()
@@ -764,6 +768,7 @@ class Controller:
             )
             if text:
                 self.view.notice("event", text)
+        self._tell_rated(before, state)
         self.state = state
         self._watch_claims(state)
         self.view.changed()
@@ -772,6 +777,28 @@ class Controller:
             self._forget_seat()  # nothing left to come back to
         if over and self.exit_when_over and not _awaiting_ratings(state):
             self.finish(0)
+
+    def _tell_rated(self, before: State | None, state: State) -> None:
+        """Say so when the room this player created is rated: rooms are rated by default for a
+        logged-in player, and nothing said it, so a guest friend invited was refused and a
+        hint against the computer was refused for no reason given (a newcomer's review)."""
+        intent = self.intent
+        first = before is None or before.room != state.room
+        if not first or state.pool is None or not isinstance(intent, Create) or intent.rated:
+            return
+        if intent.ai is not None:
+            text = (
+                "A rated game: no hints or takebacks (for them, play a casual game: add "
+                "--casual to the command)."
+            )
+        elif state.status == "waiting":
+            text = (
+                "This room is rated: only players logged in can join it (for a guest, leave it "
+                "and add --casual to the command)."
+            )
+        else:
+            return
+        self.view.notice("info", text)
 
     def _went_back(self, state: State) -> bool:
         """Whether ``state`` is numbered before the one shown, in the same room."""
@@ -871,6 +898,13 @@ class Controller:
                 message = (
                     f"Room {intent.room} is full: every seat is taken. "
                     f"To watch its game: {self.command} watch {intent.room}"
+                )
+            elif error.code == ErrorCode.ACCOUNT_REQUIRED:
+                # A guest following a logged-in friend's invitation (a newcomer's review).
+                message = (
+                    f"{message[:1].upper()}{message[1:]}. To log in: {self.command} login "
+                    f"NAME (new here: {self.command} register NAME), then join again; or ask "
+                    "for a casual room (create --casual)."
                 )
             self.view.notice("error", message)
             self.finish(1)

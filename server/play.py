@@ -251,7 +251,9 @@ class Play:
         if not room.against_computer(seat):
             refusal = "only in an untimed two-player game against the computer"
         elif room.rated:
-            refusal = "not in a rated game"
+            # "not in a rated game" was read as "you are not in a rated game" (a review).
+            what = "hints" if isinstance(request, Hint) else "takebacks"
+            refusal = f"no {what} in a rated game: they are for casual games"
         elif game.turn != seat:
             refusal = "only on your turn: the computer is thinking"
         elif isinstance(request, Takeback) and (game.ply < 2 or room.movers[-2] != seat):

@@ -145,3 +145,61 @@ async def play_rated(url: str, alice_home: Path, bob_home: Path) -> tuple[str, s
     rest, alice_err = await asyncio.wait_for(alice.communicate(), WITHIN)
     assert (alice.returncode, code) == (0, 0), alice_err.decode() + bob_err
     return "".join(lines) + rest.decode(), bob_out
+
+
+async def test_a_logged_in_player_is_told_when_a_room_is_rated_and_may_play_as_a_guest(
+    tmp_path: Path,
+) -> None:
+    """A newcomer's review: logged in, ``create`` made a rated room without a word, and the
+    guest friend who ran the join command it gave was refused; ``--name Bob`` on the same
+    machine took the account (and its seat) instead of Bob's name; against the computer a
+    hint was refused with "Not in a rated game."."""
+    server = await ServerProcess(tmp_path / "q.db", *FAST_HASHING).start()
+    url = server.url
+    alice_home, guest_home = tmp_path / "alice", tmp_path / "guest"
+    try:
+        code, _, err, _ = await quoridor(url, alice_home, "register", "Alice", stdin=PASSWORD)
+        assert (code, err) == (0, "")
+        env = environment()
+        env["XDG_CONFIG_HOME"] = str(alice_home)
+        alice = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "client", "--server", url, "create",
+            env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert alice.stdout is not None
+        seen = ""
+        async with asyncio.timeout(WITHIN):
+            while "leave it" not in seen:
+                seen += (await alice.stdout.readline()).decode()
+        assert "Connected to" in seen
+        assert " as Alice." in seen
+        assert "This room is rated: only players logged in can join it" in seen
+        assert "add --casual to the command" in seen
+        found = re.search(r"joins with: .* join (\w+)", seen)
+        assert found is not None
+        code, out, err, _ = await quoridor(url, guest_home, "--name", "Bob", "join", found[1])
+        assert code == 1
+        assert f"Room {found[1]} is rated: log in to play. To log in: " in out + err
+        assert "login NAME (new here: " in out + err
+        alice.kill()
+        await alice.wait()
+
+        # The same machine, another name: a guest, told so, in a casual room.
+        code, out, err, _ = await quoridor(
+            url, alice_home, "--name", "Bob", "create", stdin="quit\n"
+        )
+        assert code == 0, err
+        assert f"Connected to {url} as Bob." in out
+        assert "Playing as the guest Bob: this machine is logged in as Alice" in out
+        assert "(leave out --name to play as Alice)" in out
+        assert "rated" not in out.replace("logged in", "")
+
+        code, out, err, _ = await quoridor(url, alice_home, "play", "--vs-ai", "1", "--size", "5")
+        assert "A rated game: no hints or takebacks" in out, out + err
+        assert "--name" not in out  # logged in, the account's name needs no --name
+        code, out, err, _ = await quoridor(
+            url, alice_home, "play", "--vs-ai", "1", "--size", "5", "--casual"
+        )
+        assert "rated" not in out, out + err
+    finally:
+        await server.stop()

@@ -713,7 +713,9 @@ async def test_the_computer_levels_are_rated_players(server: GameServer) -> None
     assert state.rated
     assert state.players[1].rating == 1500
     await alice.send(Hint())
-    await alice.error("cannot_hint")  # no help in a rated game
+    refused = await alice.error("cannot_hint")  # no help in a rated game
+    # It said "not in a rated game", read as "you are not in a rated game" (a review).
+    assert refused.message == "no hints in a rated game: they are for casual games"
     await alice.send(MoveRequest(move="e2", ply=0))
     await until(alice, lambda state: state.ply == 2)  # the computer answered
     await alice.send(Resign())  # after both moved: a result (before, an abort)

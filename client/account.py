@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from client.connection import ConnectError, Connection, normalize_url
 from client.printed import say
 from protocol.messages import (
+    PASSWORD_LENGTH,
     ChangePassword,
     Error,
     GameSummary,
@@ -134,7 +135,8 @@ async def _ask(args: argparse.Namespace, request: Request, token: str | None = N
     except ConnectError as error:
         raise Failure(error.message) from None
     if isinstance(reply, Error):
-        raise Failure(reply.message)
+        # The field's path is for programs ("- at `$.name`"); a person reads the words.
+        raise Failure(reply.message.split(" - at `$")[0])
     return reply
 
 
@@ -152,6 +154,8 @@ async def _log_in(
     name = args.account or args.name
     try:
         password = _password(stdin, stderr, f"Password for {name}: ")
+        if new:
+            _check_length(password)
         if new and stdin.isatty() and _password(stdin, stderr, "Again: ") != password:
             raise Failure("the two passwords differ")
         request = (
@@ -176,6 +180,7 @@ async def password(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stde
     try:
         current = _password(stdin, stderr, "Current password: ")
         new = _password(stdin, stderr, "New password: ")
+        _check_length(new)
         if stdin.isatty() and _password(stdin, stderr, "Again: ") != new:
             raise Failure("the two new passwords differ")
         reply = await _log_in_with(args, ChangePassword(password=current, new_password=new), token)
@@ -184,6 +189,14 @@ async def password(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stde
         return 1
     say(stdout, f"Password changed for {reply.name}; your other logins have ended.")
     return 0
+
+
+def _check_length(password: str) -> None:
+    """Before the password is asked again: the server's refusal came after both, in its
+    validator's words ("Expected `str` of length >= 8", a newcomer's review)."""
+    shortest, longest = PASSWORD_LENGTH
+    if not shortest <= len(password) <= longest:
+        raise Failure(f"a password has {shortest} to {longest} characters")
 
 
 async def _log_in_with(

@@ -29,7 +29,9 @@ Name = Annotated[str, Meta(min_length=1, max_length=32)]
 RoomCode = Annotated[str, Meta(min_length=1, max_length=32)]
 Notation = Annotated[str, Meta(min_length=1, max_length=8)]
 Seat = Annotated[int, Meta(ge=0, le=3)]
-Password = Annotated[str, Meta(min_length=8, max_length=128)]
+PASSWORD_LENGTH = (8, 128)
+"""The shortest and the longest new password (a client may check before asking twice)."""
+Password = Annotated[str, Meta(min_length=PASSWORD_LENGTH[0], max_length=PASSWORD_LENGTH[1])]
 LoginToken = Annotated[str, Meta(min_length=1, max_length=128)]
 Pool = Literal["9x9-bullet", "9x9-blitz", "9x9-rapid", "9x9-untimed", "small", "11x11", "4-player"]
 """A rating pool (PROTOCOL.md, section 26)."""

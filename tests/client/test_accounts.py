@@ -57,7 +57,13 @@ async def test_two_people_register_play_rated_and_see_ratings_and_profiles(
         assert stat.S_IMODE(saved.stat().st_mode) == 0o600
         assert json.loads(saved.read_text())[url]["name"] == "Alice"
         code, out, err, _ = await quoridor(url, bob_home, "register", "Bob", stdin="wrong")
-        assert code == 1  # too short a password
+        # Too short a password, said in words before it is asked again (it was the server's
+        # validator's "Expected `str` of length >= 8 - at `$.password`", after both).
+        assert (code, err) == (1, "quoridor: a password has 8 to 128 characters\n")
+        code, out, err, _ = await quoridor(url, bob_home, "register", "Bob!", stdin=PASSWORD)
+        assert code == 1
+        assert err.startswith("quoridor: a name has only letters"), err
+        assert "$.name" not in err
         code, out, err, _ = await quoridor(url, bob_home, "register", "Bob", stdin=PASSWORD)
         assert code == 0, err
         code, out, err, _ = await quoridor(url, bob_home, "login", "bob", stdin="not it at all")

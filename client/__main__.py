@@ -531,6 +531,12 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
     also = ""
     while True:
         kept = [s for s in book.free(url) if named is None or s.name == named]
+        playing = [s for s in book.seats(url) if s.in_use() and named in (None, s.name)]
+        if not kept and playing and not also:
+            # Its client still runs: "No game in progress" was wrong (a newcomer's review).
+            rooms = ", ".join(sorted({seat.room for seat in playing}))
+            say(stdout, f"Your game in room {rooms} is open in another terminal: play on there.")
+            return 0
         if not kept:
             whose = f"of {named}'s" if named else "of yours"
             command = own_command(url, args.name)

@@ -164,3 +164,22 @@ async def test_the_hints_to_come_back_are_the_exact_commands(url: str) -> None:
     assert f"resume your game):\n  {command} --name Bob\n" in text
     _, text = await run_client(["--server", url], "")
     assert f"Game in progress in room {room}:\n  {command} --name Bob join {room}\n" in text
+
+
+async def test_a_game_open_in_another_terminal_is_not_called_no_game(url: str) -> None:
+    """A newcomer's review: with Newbie's game open in another terminal, a plain ``quoridor
+    --name Newbie`` said "No game of Newbie's is in progress"."""
+    other = await asyncio.create_subprocess_exec("sleep", "30")  # the other terminal's client
+    try:
+        book = SeatBook()
+        seat = SavedSeat(server=url, room="opened", seat=0, secret="so", name="Newbie")
+        seat.pid, seat.saved = other.pid, time.time()
+        book._write([seat])
+        code, text = await run_client(["--server", url, "--name", "Newbie"], "")
+        assert code == 0
+        assert (
+            text.strip() == "Your game in room opened is open in another terminal: play on there."
+        )
+    finally:
+        other.kill()
+        await other.wait()

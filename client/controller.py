@@ -28,6 +28,7 @@ from typing import Literal, Protocol
 from client import commands
 from client.connection import Connected, Connection, Event, Failed, Garbled, Lost, Received
 from client.describe import (
+    aborted_why,
     after_game,
     describe,
     goal,
@@ -753,6 +754,8 @@ class Controller:
                 )
         if state.room == self.room:
             self._saw(state.event)
+        mine_ended = pending is not None and pending.what in ("abort", "resign")
+        why = aborted_why(before, state, self._my_seat(), mine_ended, self.elapsed())
         flight = self._in_flight
         if flight is not None and (
             state.status != "playing" or state.game != flight[0] or state.ply > flight[1].ply
@@ -764,7 +767,12 @@ class Controller:
         changed = before is None or before.event != state.event or before.room != state.room
         if changed and not restored:
             text = describe(
-                before, state, self.seat, brief=self.exit_when_over, screen=self.view.live_board
+                before,
+                state,
+                self.seat,
+                brief=self.exit_when_over,
+                screen=self.view.live_board,
+                why=why,
             )
             if text:
                 self.view.notice("event", text)

@@ -145,12 +145,13 @@ def seats_text(state: State, me: int | None) -> str:
     return _cap(", ".join(parts)) + "."
 
 
-def result_text(state: State, me: int | None) -> str:
+def result_text(state: State, me: int | None, why: str = "") -> str:
+    """How the game ended; ``why``: what the viewer saw end an aborted game, if known."""
     result = state.result
     if result is None:
         return "Game over."
     if result.reason == "aborted":
-        return "The game was aborted."
+        return f"The game was aborted{': ' + why if why else ''}; no result."
     if result.winner is None:
         return "Game over: a draw." if result.reason == "draw" else f"Game over ({result.reason})."
     how = REASONS.get(result.reason, result.reason)
@@ -166,6 +167,28 @@ def result_text(state: State, me: int | None) -> str:
     return f"Game over: {who(state, result.winner, me)} wins{how}."
 
 
+def aborted_why(
+    before: State | None, after: State, me: int | None, mine: bool, waited: float
+) -> str:
+    """What ended a game aborted before every seat had moved, as the viewer saw it: their own
+    abort or resign (``mine``), a first move that did not come in time (``waited`` seconds
+    since ``before``, whose countdown it outlasted), or another player. "The game was
+    aborted." alone left a newcomer guessing (a review). "" when not such a game."""
+    result = after.result
+    if result is None or result.reason != "aborted" or before is None or before.status != "playing":
+        return ""
+    if mine:
+        return "you ended it before every player had moved"
+    countdown = before.first_move_in_ms
+    if countdown is None:
+        return ""  # the game had begun: every player went away
+    if before.turn is not None and waited * 1000 >= countdown - 1000:
+        return (
+            f"{who(before, before.turn, me)} made no first move within {round(countdown / 1000)} s"
+        )
+    return "another player ended it before every player had moved"
+
+
 def match_text(state: State, me: int | None) -> str:
     match = state.match
     if match is None:
@@ -178,8 +201,10 @@ def match_text(state: State, me: int | None) -> str:
     return f"{opening(who(state, match.winner, me))} won the match: {scores}."
 
 
-def situation(state: State, me: int | None, *, brief: bool = False, elapsed: float = 0.0) -> str:
-    """Where the game stands: waiting, whose turn, or who won.
+def situation(
+    state: State, me: int | None, *, brief: bool = False, elapsed: float = 0.0, why: str = ""
+) -> str:
+    """Where the game stands: waiting, whose turn, or who won (``why``: see ``result_text``).
 
     Unless ``brief``, it lists the viewer's options on their turn and after the game.
     """
@@ -187,7 +212,7 @@ def situation(state: State, me: int | None, *, brief: bool = False, elapsed: flo
         taken = sum(p.name is not None for p in state.players)
         return f"Waiting for players: {taken} of {len(state.players)} seats taken."
     if state.status == "finished":
-        text = result_text(state, me)
+        text = result_text(state, me, why)
         match = state.match
         asked = me in state.rematch  # the answer to it says what comes next
         if me is not None and not brief and (match is None or match.over) and not asked:
@@ -354,13 +379,20 @@ def _offers(before: State, after: State, me: int | None) -> list[str]:
 
 
 def describe(
-    before: State | None, after: State, me: int | None, *, brief: bool = False, screen: bool = False
+    before: State | None,
+    after: State,
+    me: int | None,
+    *,
+    brief: bool = False,
+    screen: bool = False,
+    why: str = "",
 ) -> str:
     """One line telling what changed from ``before`` (None: nothing seen yet) to ``after``.
 
     ``brief`` leaves out the options (pawn moves, rematch) from the situation. ``screen``
     is for a view that shows the board, the status panel and the move list at all times:
     the moves and the situation are left out (but for a game's end); it may return "".
+    ``why``: what ended an aborted game, as the viewer saw it (``result_text``).
     """
     parts: list[str] = []
     if (before is None or before.room != after.room) and not screen:
@@ -412,7 +444,7 @@ def describe(
         or (after.status == "finished" and _gone(before, me) != _gone(after, me))
     )
     if (not screen and moved_on) or ended:
-        parts.append(situation(after, me, brief=brief and after.status == "finished"))
+        parts.append(situation(after, me, brief=brief and after.status == "finished", why=why))
     return " ".join(part for part in parts if part)
 
 

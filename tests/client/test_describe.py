@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from client.describe import (
+    aborted_why,
     clock_text,
     describe,
     result_text,
@@ -269,3 +270,26 @@ def test_the_thinking_limit_shows_in_its_last_minutes() -> None:
     assert "Bob has not moved: claim now" in texts
     state.move_claim_in_ms = None
     assert thinking_note(state, 0) == ""
+
+
+def test_an_aborted_game_says_what_ended_it() -> None:
+    """A newcomer's review: a first move that never came and an opponent's abort both read
+    "The game was aborted." alone."""
+    opening = msgspec.structs.replace(make_state(ply=1, turn=1), first_move_in_ms=60_000)
+    aborted = make_state(status="finished", ply=1, result=Result(winner=None, reason="aborted"))
+    assert aborted_why(opening, aborted, 0, False, 60.2) == "Bob made no first move within 60 s"
+    assert aborted_why(opening, aborted, 1, False, 60.2) == "you made no first move within 60 s"
+    assert aborted_why(opening, aborted, 0, False, 3.0) == (
+        "another player ended it before every player had moved"
+    )
+    assert aborted_why(opening, aborted, 0, True, 3.0) == (
+        "you ended it before every player had moved"
+    )
+    begun = make_state(ply=6, turn=0)  # every player went away: nothing seen to say
+    assert aborted_why(begun, aborted, 0, False, 90.0) == ""
+    why = aborted_why(opening, aborted, 0, False, 61.0)
+    assert describe(opening, aborted, 0, why=why).startswith(
+        "The game was aborted: Bob made no first move within 60 s; no result."
+    )
+    gone = msgspec.structs.replace(aborted, ply=6)
+    assert describe(begun, gone, 0).startswith("The game was aborted; no result.")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from client.connection import ConnectError, Connection, normalize_url
+from client.describe import plural
 from client.printed import say
 from protocol.messages import (
     PASSWORD_LENGTH,
@@ -273,14 +274,17 @@ def profile_text(profile: Profile) -> list[str]:
     since = time.strftime("%Y-%m-%d", time.gmtime(profile.created))
     lines = [
         f"{profile.name}" + (" (the computer)" if profile.bot else "") + f", since {since}",
-        f"{profile.played} games: {profile.won} won, {profile.lost} lost, {profile.drawn} drawn",
+        f"{plural(profile.played, 'game')}: {profile.won} won, {profile.lost} lost, "
+        f"{profile.drawn} drawn",
     ]
     for rating in profile.ratings:
         mark = "?" if rating.provisional else ""
+        # The ratings after its last games, labelled (a bare column of numbers puzzled).
         trend = " ".join(str(point.rating) for point in rating.history[-8:])
         lines.append(
-            f"  {rating.pool:<12} {rating.rating}{mark:<2} {rating.games} games "
-            f"({rating.wins}-{rating.losses}-{rating.draws})  {trend}"
+            f"  {rating.pool:<12} {rating.rating}{mark:<2} {plural(rating.games, 'game')} "
+            f"({rating.wins}-{rating.losses}-{rating.draws})"
+            + (f"  lately: {trend}" if trend else "")
         )
     if profile.recent:
         lines.append("Recent games (replay one with 'quoridor replay NUMBER'):")

@@ -907,6 +907,11 @@ class Controller:
                     f"Room {intent.room} is full: every seat is taken. "
                     f"To watch its game: {self.command} watch {intent.room}"
                 )
+            elif error.code == ErrorCode.ROOM_NOT_FOUND and isinstance(intent, Join | Watch):
+                message = (
+                    f"No room {intent.room} on this server: check the code, or see the public "
+                    f"rooms with {self.command} list"
+                )
             elif error.code == ErrorCode.ACCOUNT_REQUIRED:
                 # A guest following a logged-in friend's invitation (a newcomer's review).
                 message = (

@@ -67,7 +67,8 @@ def parse_move(text: str, size: int = 9) -> Move:
     if col >= limit or row >= limit:
         what = "wall" if orientation else "square"
         last = format_square(limit - 1, limit - 1)
-        raise NotationError(f"{text} is not a {what} on a {size}x{size} board (a1..{last})")
+        article = "an" if str(size).startswith(("8", "11", "18")) else "a"  # "an 11x11"
+        raise NotationError(f"{text} is not a {what} on {article} {size}x{size} board (a1..{last})")
     return Move(col, row, orientation)
 
 

@@ -80,7 +80,8 @@ async def test_two_people_register_play_rated_and_see_ratings_and_profiles(
 
         code, out, err, _ = await quoridor(url, bob_home, "profile", "alice")
         assert code == 0, err
-        assert "1 games: 1 won, 0 lost, 0 drawn" in out
+        assert "1 game: 1 won, 0 lost, 0 drawn" in out
+        assert "(1-0-0)  lately: " in out
         assert "9x9-untimed" in out
         assert "vs Bob" in out
         code, out, err, _ = await quoridor(url, alice_home, "leaderboard")

@@ -113,7 +113,10 @@ async def test_a_failed_join_never_takes_the_screen(url: str) -> None:
     async with full_screen(url, "Alice", Join(room="nope")) as alice:
         assert await asyncio.wait_for(alice.task, 5) == 1
         assert alice.view.app is None
-    assert alice.out.getvalue().splitlines()[-1] == "no room 'nope'"
+    # With what to do next (a newcomer's review: "no room 'abcdefghij'" alone).
+    assert " ".join(alice.out.getvalue().split()).endswith(
+        "No room nope on this server: check the code, or see the public rooms with quoridor list"
+    )
 
 
 async def test_the_screen_is_redrawn_only_while_a_clock_runs(url: str) -> None:

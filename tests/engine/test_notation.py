@@ -111,6 +111,9 @@ def test_notation_error_names_the_board() -> None:
         parse_move("i1h")
     assert str(caught.value) == "i1h is not a wall on a 9x9 board (a1..h8)"
     with pytest.raises(NotationError) as caught:
+        parse_move("a12", 11)
+    assert str(caught.value) == "a12 is not a square on an 11x11 board (a1..k11)"
+    with pytest.raises(NotationError) as caught:
         parse_move("e3x")
     assert "is not a move" in str(caught.value)
 

@@ -180,9 +180,9 @@ class Controller:
         self.command = "quoridor"
         """How to run this client again, in the hints (``.venv/bin/quoridor --server ...``)."""
         self.own_command = "quoridor"
+        """``command`` with this player's ``--name``: for the hints to come back."""
         self.greeting_note = ""
         """Said after "Connected ...": why the player is not playing as their login."""
-        """``command`` with this player's ``--name``: for the hints to come back."""
         self.inbox: asyncio.Queue[_Item] = asyncio.Queue()
         self.ready = asyncio.Event()
         """Set once the intent is answered (or the controller is done)."""

@@ -74,9 +74,8 @@ def export_text(
     moves: list[str], variant: VariantSpec, command: str, about: str | None = None
 ) -> str:
     """A record file as ``--export`` prints it: ``#`` lines (what game, how ``command``
-    replays the file),
-    then the numbered moves, which ``replay --file`` reads back. The moves are written once:
-    a second copy in the file would be read as more moves."""
+    replays the file), then the numbered moves, which ``replay --file`` reads back. The moves
+    are written once: a second copy in the file was read as more moves."""
     flags = "".join(
         f" --{flag} {value}"
         for flag, value, usual in (

@@ -7,7 +7,7 @@ Run from the repository root::
     python bench/arena.py --match L5@0.5:L4:10   # level 5 with a 0.5 s budget
 
 A player is ``L1``..``L5`` (our levels, ``@seconds`` overrides the level's
-time budget, ``-fixed`` takes away the opening variety of levels 4 and 5:
+time budget, ``-fixed`` takes away the variety of levels 4 and 5 among nearly best moves:
 ``L5-fixed@0.5``) or ``mctsN``: OpenSpiel's generic ``MCTSBot`` with ``N``
 simulations a move, UCT constant 2 and one random rollout per leaf
 (``RandomRolloutEvaluator``), on OpenSpiel's own quoridor game through
@@ -113,7 +113,7 @@ class _Mcts:
 
 def _parse_player(name: str) -> tuple[str, int, float | None]:
     """``"L5@0.5"`` -> ("level", 5, 0.5); ``"L5-fixed"`` -> ("fixed", 5, None), the level
-    without its opening variety; ``"mcts1000"`` -> ("mcts", 1000, None)."""
+    without its variety; ``"mcts1000"`` -> ("mcts", 1000, None)."""
     if name.startswith("mcts"):
         return "mcts", int(name[4:]), None
     if name.startswith("L"):

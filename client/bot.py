@@ -224,6 +224,10 @@ class Bot:
                 self.last_event = max(event, self.last_event or 0)
             case Error():
                 await self.on_error(message)
+            case Left(id=None, reason="closed"):
+                self.stop(
+                    0, f"the full server closed the finished game's room; played {self.played}"
+                )
             case Left(id=None):
                 self.stop(1, "our seat was taken back with its secret on another connection")
 

@@ -83,6 +83,12 @@ InRoom = MoveRequest | Chat | Resign | Draw | Claim | Abort | Rematch | Hint | T
 Kind = Literal["info", "event", "error", "chat", "help", "link", "situation", "command"]
 """What a notice is: the views style (and may filter) by kind."""
 
+ROOM_CLOSED = (
+    "The server is full and closed this room to make space for new games: the game is over and "
+    "kept in the history."
+)
+"""Said when the server takes a finished game's room away (``left``, reason ``closed``)."""
+
 CLAIMS_AGAIN = 3
 """Claims sent again by themselves, each after one refused as early (``_early_claim``)."""
 
@@ -636,7 +642,11 @@ class Controller:
                 if isinstance(self.intent, ListRooms):
                     self._answered_intent()
                     self.finish(0)
-            case Left(id=None):
+            case Left(id=None, reason="closed"):
+                self.view.notice("info", ROOM_CLOSED)
+                self.room = self.role = self.seat = self.secret = None
+                self.finish(0)
+            case Left(id=None):  # "reclaimed" (or a reason this client does not know)
                 self.view.notice(
                     "error", "Your seat was taken back with its secret from another connection."
                 )

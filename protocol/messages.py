@@ -456,9 +456,14 @@ class Queued(Struct, kw_only=True, tag="queued"):
 
 
 class Left(Struct, kw_only=True, tag="left"):
-    """You left the room or queue."""
+    """You left the room or queue: by your ``leave`` (``reason`` null), or the server took
+    you out of the room."""
 
     id: RequestId = None
+    reason: str | None = None
+    """Null: the answer to ``leave``. ``reclaimed``: another session took back your seat
+    with its secret. ``closed``: the server closed the room, a finished game's, to make
+    room for a new game (a string, so that clients survive new values)."""
 
 
 class RoomInfo(Struct, kw_only=True):

@@ -168,8 +168,8 @@ class Config:
     max_rooms: int = _setting(
         5000,
         "rooms the server holds at most; past it a new room takes the place of the one nobody "
-        "has been in the longest, and is refused with server_busy while every room has "
-        "somebody in it",
+        "has been in the longest, or else of the game over the longest (for the grace period "
+        "at least), and is refused with server_busy when there is none",
     )
     trusted_proxies: str = _setting(
         "",

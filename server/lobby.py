@@ -91,7 +91,7 @@ class Lobby:
         pool, refusal = self._pool(session, request.rated, spec, request.clock, request.ai)
         if refusal is not None:
             return [error(session.conn, *refusal, request.id)]
-        room = self.host.open_room(spec, public, request.clock, request.match, pool)
+        room, notices = self.host.open_room(spec, public, request.clock, request.match, pool)
         self._own(room, session, computer=request.ai is not None)
         if request.ai is not None:
             computer = self.computers.get(request.ai.level) if pool else None
@@ -99,7 +99,9 @@ class Lobby:
                 name = computer_seat_name(request.ai.level, nth)
                 bot, _ = Session.new(name, self.context.chat_bucket())
                 room.seat_bot(seat, bot, request.ai.level, request.ai.seconds, computer)
-        return self.seating.take_seat(session, room, 0, request.id, request.spectator_eval)
+        return notices + self.seating.take_seat(
+            session, room, 0, request.id, request.spectator_eval
+        )
 
     def join(self, session: Session, request: Join) -> list[Action]:
         room = self.directory.find(request.room)
@@ -184,9 +186,8 @@ class Lobby:
         """A room of its own for a group the queue paired, the first player owning it."""
         first = group[0].queued
         assert first is not None
-        room = self.host.open_room(first.variant, False, first.clock, False, pool)
+        room, actions = self.host.open_room(first.variant, False, first.clock, False, pool)
         self._own(room, group[0])
-        actions: list[Action] = []
         for seat, player in enumerate(group):
             assert player.queued is not None
             rid, player.queued = player.queued.id, None
@@ -206,10 +207,10 @@ class Lobby:
         node, who joins it at the other seat: its code, and ``session`` seated at ``seat``."""
         queued = session.queued
         assert queued is not None
-        room = self.host.open_room(queued.variant, False, queued.clock, False, pool)
+        room, notices = self.host.open_room(queued.variant, False, queued.clock, False, pool)
         self._own(room, session)
         rid, session.queued = queued.id, None
-        return room.code, self.seating.take_seat(session, room, seat, rid)
+        return room.code, notices + self.seating.take_seat(session, room, seat, rid)
 
     # -- caps and pools ------------------------------------------------------------------
 
@@ -220,8 +221,8 @@ class Lobby:
             message = "new games cannot start on this server right now; try again in a moment"
             return error(session.conn, ErrorCode.SERVICE_UNAVAILABLE, message, rid)
         if len(self.host.rooms) >= limits.max_rooms and self.host.evictable() is None:
-            # Full of rooms somebody is in: one nobody is in would be closed for this one
-            # (``RoomHost.make_room``).
+            # Full of rooms somebody is in, none with a game over for long: one would be
+            # closed for this one (``RoomHost.make_room``).
             message = f"the server holds as many rooms as it may ({limits.max_rooms}); try later"
             return error(session.conn, ErrorCode.SERVER_BUSY, message, rid)
         if len(self.rooms_of.get(rooms_key(session.address), ())) >= limits.rooms_per_address:

@@ -83,7 +83,7 @@ class CoreCollector(Collector):
             ("history_pruned", "Finished games deleted from the history by the retention rule"),
             (
                 "rooms_evicted",
-                "Rooms nobody was in, closed to make room for a new one at --max-rooms",
+                "Rooms nobody was in, or of a game over, closed for a new one at --max-rooms",
             ),
         ):
             yield CounterMetricFamily(f"quoridor_{name}", text, value=counts[name])

@@ -19,7 +19,7 @@ import secrets
 from collections.abc import Callable
 
 from protocol.codec import encode
-from protocol.messages import ErrorCode, Joined, RequestId, TimeControl, VariantSpec
+from protocol.messages import ErrorCode, Joined, Left, RequestId, TimeControl, VariantSpec
 from server import computer, ratings
 from server.accountdb import RatedGame
 from server.actions import Action, Send, Think
@@ -70,6 +70,9 @@ class RoomHost:
         self.unattended: dict[Room, None] = {}
         """The rooms nobody is connected to, the longest so first (``note``): those closed to
         make room for a new one when the server holds ``max_rooms`` (``make_room``)."""
+        self.ended: dict[Room, float] = {}
+        """The rooms whose game is over, with when it ended, the earliest first (``note``):
+        closed for a new one, after the grace period, when no room is unattended."""
         self._serial = itertools.count(1)
 
     # -- opening and forgetting rooms --------------------------------------------------
@@ -81,8 +84,10 @@ class RoomHost:
         clock: TimeControl | None,
         match: bool,
         pool: str | None = None,
-    ) -> Room:
-        self.make_room()
+    ) -> tuple[Room, list[Action]]:
+        """A new room, and the notices to the members of the room closed for it, if the
+        server was full (``make_room``)."""
+        notices = self.make_room()
         # A cluster node always has a code (leased in advance, or just after); None only
         # from a ``take_code`` that refuses, and then any fresh code will do.
         code = self.take_code() or room_code()
@@ -98,7 +103,7 @@ class RoomHost:
             spec.size,
             extra={"room": code},
         )
-        return room
+        return room, notices
 
     def collect(self, room: Room) -> None:
         """Forget a room nobody can come back to, or that no game keeps alive (and note
@@ -109,22 +114,27 @@ class RoomHost:
             return
         self._close(room)
 
-    def _close(self, room: Room) -> None:
-        """Forget ``room``, and each session whose only hold was a seat there."""
+    def _close(self, room: Room) -> list[Member]:
+        """Forget ``room``, and each session whose only hold was a seat there: the members
+        still connected to it (only ever some in a finished game's room closed for a new
+        one), now in the lobby."""
         del self.rooms[room.code]
         self._unindex(room)
         self.on_close(room)
-        self.context.journal.drop_room(room.code)
-        for holder in room.seats:
-            if holder is not None and holder.session.room is room:
-                holder.session.room = holder.session.seat = None
-                if holder.session.conn is None:
-                    self._forget(holder.session)
-        for spectator in list(room.spectators):  # only ever one that is not connected
-            room.spectators.discard(spectator)
-            if spectator.room is room:
-                spectator.room = None
-                self._forget(spectator)
+        journal = self.context.journal
+        journal.drop_room(room.code)
+        members = [h.session for h in room.seats if h is not None and h.session.room is room]
+        members += [spectator for spectator in room.spectators if spectator.room is room]
+        room.spectators.clear()
+        connected = []
+        for member in members:
+            member.room = member.seat = None
+            if member.conn is None:
+                self._forget(member)
+            else:
+                journal.session(member)
+                connected.append(member)
+        return connected
 
     def note(self, room: Room) -> None:
         """Keep ``room``'s place in the indexes up to date (``listed``, ``unattended``) after
@@ -139,47 +149,67 @@ class RoomHost:
             self.unattended.pop(room, None)
         elif room not in self.unattended:
             self.unattended[room] = None
+        if room.status != "finished":
+            self.ended.pop(room, None)
+        elif room not in self.ended:
+            self.ended[room] = self.context.clock()
 
     def _unindex(self, room: Room) -> None:
         self.listed.discard(room)
         self.unattended.pop(room, None)
+        self.ended.pop(room, None)
 
     # -- a full server -----------------------------------------------------------------
 
     def evictable(self) -> Room | None:
         """The room to close for a new one when the server is full: the one nobody has been
-        connected to the longest (none: every room has somebody in it)."""
+        connected to the longest, or else the one whose game ended the earliest, at least
+        the grace period ago (none: every room has a game in play, or one just over, or is
+        waiting for players with somebody in it)."""
         unattended = self.unattended
         while unattended:
             room = next(iter(unattended))
             if self.rooms.get(room.code) is room and not room.anyone_connected():
                 return room
             del unattended[room]  # noted late: it closed, or somebody is in it
+        ended = self.ended
+        while ended:
+            room, since = next(iter(ended.items()))
+            if self.rooms.get(room.code) is room and room.status == "finished":
+                held = self.context.clock() - since
+                return room if held >= self.context.limits.absence.grace else None
+            del ended[room]  # noted late: it closed, or a new game started in it
         return None
 
-    def make_room(self) -> None:
-        """At ``max_rooms``, close the room nobody has been connected to the longest, if
-        there is one (else the room opens anyway: ``Lobby`` refused what it could). Rooms
-        nobody is in filled an outside review's server, 510 addresses that played 2 moves
-        in 10 rooms each and went: every player away, no connection held, and everyone
-        else refused ``server_busy`` until the hard limit. A room somebody is in is never
-        closed; one nobody is in loses the rest of its grace period, and its game, aborted:
-        its players come back, if they do, to a room that is gone (PROTOCOL.md, section 1)."""
+    def make_room(self) -> list[Action]:
+        """At ``max_rooms``, close the room nobody has been connected to the longest, or the
+        one whose game ended the earliest (``evictable``), if there is one (else the room
+        opens anyway: ``Lobby`` refused what it could): a ``left`` for each member still
+        in it (``closed``). Rooms nobody is in filled an outside review's server, 510
+        addresses that played 2 moves in 10 rooms each and went: every player away, no
+        connection held, and everyone else refused ``server_busy`` until the hard limit; a
+        later one filled it for as long as it liked with finished games, each kept by a
+        silent connection. A room with a game in play and somebody in it is never closed;
+        one nobody is in loses the rest of its grace period, and its game, aborted: its
+        players come back, if they do, to a room that is gone (PROTOCOL.md, section 1)."""
         if len(self.rooms) < self.context.limits.max_rooms:
-            return
+            return []
         room = self.evictable()
         if room is None:
-            return
+            return []
         if room.status == "playing":
             room.desert(self.context.clock())
         if room.finished:
             self._archive(room)
         self.context.counters["rooms_evicted"] += 1
         log.info(
-            "room closed for a new one: the server is full, nobody is in it",
+            "room closed for a new one: the server is full, and %s",
+            "its game is over" if room.anyone_connected() else "nobody is in it",
             extra={"room": room.code},
         )
-        self._close(room)
+        members = self._close(room)
+        conns = [member.conn for member in members if member.conn is not None]
+        return [Send(conns, encode(Left(reason="closed")))] if conns else []
 
     def drop(self, code: str) -> list[Member]:
         """Stop hosting ``code`` at once, without touching its saved rows (another cluster

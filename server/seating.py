@@ -96,7 +96,7 @@ class Seating:
             previous.room = previous.seat = None
             self.context.journal.session(previous)
             if previous.conn is not None:
-                actions.append(Send([previous.conn], encode(Left(id=None))))
+                actions.append(Send([previous.conn], encode(Left(reason="reclaimed"))))
             else:
                 self._forget(previous)
         holder.session = session

@@ -489,7 +489,10 @@ conn.onMessage = (message) => {
     }
     case "left":
       if (message.id === null) {
-        notice("Your seat was taken back from another window.");
+        // The server took this window out of its room (PROTOCOL.md section 5, `left`).
+        notice(message.reason === "closed"
+          ? "The server is full and closed this finished game's room to make space for new games. The game is kept in the history."
+          : "Your seat was taken back from another window.");
         seat = null;
         go("#/");
       }

@@ -23,7 +23,7 @@ import pytest
 from client.__main__ import dispatch, parse
 from client.connection import invoked_as
 from client.seats import SavedSeat, SeatBook
-from protocol.messages import AiSpec, Create, Join, Joined, MoveRequest, State
+from protocol.messages import Abort, AiSpec, Create, Join, Joined, MoveRequest, State
 from server.app import GameServer
 from server.config import Config
 from tests.client.recorder import start, until
@@ -466,3 +466,28 @@ async def test_quitting_a_waiting_room_says_the_seat_is_kept_a_while(url: str) -
     code, text = await asyncio.wait_for(run_client(argv, "quit\n"), WITHIN)
     assert code == 0, text
     assert f"You have seat 0 in room {room.group(1)}." in text
+
+
+async def test_a_room_the_full_server_closes_is_said_and_ends_the_client() -> None:
+    """A full server gives the room of a game over for its grace period to a new game (an
+    outside review filled one with such rooms): the player still in it is told why it went,
+    and the client ends as after the game."""
+    config = Config(port=0, rate=1000, burst=1000, max_rooms=1, grace=0.3)
+    async with GameServer(config).running() as server:
+        url = f"ws://127.0.0.1:{server.port}"
+        controller, view, task = await start(url, "Alice", Create(), exit_when_over=False)
+        room = await until(lambda: controller.room)
+        bob = await Client.connect(url, "Bob")
+        await bob.send(Join(room=room))
+        await bob.expect(Joined)
+        await bob.send(Abort())
+        await until(lambda: controller.state and controller.state.result)
+        await bob.close()
+        await asyncio.sleep(0.4)
+        newcomer = await Client.connect(url, "Carol")
+        await newcomer.send(Create(id="new"))
+        assert (await newcomer.expect(Joined)).id == "new"
+        assert await asyncio.wait_for(task, WITHIN) == 0
+        assert view.has("The server is full and closed this room to make space for new games")
+        assert not view.has("taken back")
+        await newcomer.close()

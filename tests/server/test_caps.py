@@ -11,6 +11,7 @@ import pytest
 
 from protocol.messages import (
     VERSION,
+    Abort,
     AiSpec,
     Claim,
     Create,
@@ -23,6 +24,7 @@ from protocol.messages import (
     MoveRequest,
     Queued,
     QuickMatch,
+    State,
     TimeControl,
     Watch,
 )
@@ -232,6 +234,60 @@ async def test_a_full_server_closes_the_room_nobody_is_in_for_a_new_one() -> Non
         metrics = server.metrics.render().decode()
         assert "quoridor_rooms_evicted_total 2.0" in metrics
         for client in (honest, *pair, late, returning):
+            await client.close()
+
+
+async def finished_and_kept(server: GameServer, name: str) -> tuple[str, Client]:
+    """The later outside review's room: created and joined by two connections of one address,
+    aborted, left by one, and kept by the other, silent. Its code, and that connection."""
+    a, b = [await Client.connect(url(server), f"{name}{n}") for n in "ab"]
+    await a.send(Create(private=True))
+    room = (await a.expect(Joined)).room
+    await b.send(Join(room=room))
+    await b.expect(Joined)
+    await a.send(Abort(id="abort"))
+    while (await b.state()).status != "finished":
+        pass
+    await a.send(Leave(id="leave"))
+    while not isinstance(await a.recv(), Left):
+        pass
+    await a.close()
+    return room, b
+
+
+async def told_to_leave(client: Client) -> Left:
+    """The ``left`` that comes after the states ``client`` was sent before."""
+    while not isinstance(message := await client.recv(), Left):
+        assert isinstance(message, State), message
+    return message
+
+
+async def test_a_full_server_closes_the_room_of_a_game_over_for_a_new_one() -> None:
+    """255 addresses kept every new game out of a server for as long as they liked: 5000
+    aborted games, each room kept by one silent connection, so that nobody's room was ever
+    unattended. A game over for the grace period gives its room to a new one, and whoever
+    is still in it is told, back in the lobby."""
+    async for server in serve(max_rooms=2, grace=1.0):
+        first, keeper = await finished_and_kept(server, "x")
+        second, other_keeper = await finished_and_kept(server, "y")
+        honest = await Client.connect(url(server), "honest")
+        await honest.send(Create(id="early"))  # both games ended less than 1 s ago
+        assert (await honest.error(ErrorCode.SERVER_BUSY)).id == "early"
+        assert set(server.core.rooms) == {first, second}
+        await asyncio.sleep(1.1)
+        await honest.send(Create(id="new"))
+        assert (await honest.expect(Joined)).id == "new"
+        left = await told_to_leave(keeper)
+        assert (left.id, left.reason) == (None, "closed")
+        assert first not in server.core.rooms
+        assert second in server.core.rooms
+        await keeper.send(Create(id="again"))  # in the lobby: it may play again
+        assert (await keeper.expect(Joined)).id == "again"
+        assert (await told_to_leave(other_keeper)).reason == "closed"
+        assert [game.reason for game in server.core.history.short] == ["aborted", "aborted"]
+        metrics = server.metrics.render().decode()
+        assert "quoridor_rooms_evicted_total 2.0" in metrics
+        for client in (honest, keeper, other_keeper):
             await client.close()
 
 

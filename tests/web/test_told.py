@@ -141,6 +141,32 @@ async def test_a_rematch_with_a_player_who_left_says_it_waits_for_them(
     await close_all(alice, bob)
 
 
+@pytest_asyncio.fixture(loop_scope="session")
+async def one_room_site() -> AsyncIterator[GameServer]:
+    """A server full with one room, which gives a game over for 0.5 s to a new one."""
+    config = Config(port=0, rate=1000, burst=1000, grace=0.5, max_rooms=1)
+    async with GameServer(config).running() as running:
+        yield running
+
+
+async def test_a_room_closed_by_a_full_server_says_why_and_shows_the_lobby(
+    browser: Browser, one_room_site: GameServer
+) -> None:
+    (alice, bob), _ = await game_between(browser, one_room_site)
+    await alice.resign()
+    await bob.page.wait_for_selector(".banner:has-text('You win')")
+    await asyncio.sleep(0.6)
+    newcomer = await Client.connect(f"ws://127.0.0.1:{one_room_site.port}", "Carol")
+    await newcomer.send(Create(id="new"))
+    assert (await newcomer.expect(Joined)).id == "new"
+    for player in (alice, bob):
+        await player.page.wait_for_function("() => document.body.dataset.view === 'lobby'")
+        toast = player.page.locator(".toast")
+        await toast.filter(has_text="The server is full and closed this finished game").wait_for()
+    await newcomer.close()
+    await close_all(alice, bob)
+
+
 def contrast(a: list[float], b: list[float]) -> float:
     """WCAG contrast ratio of two sRGB colours (0-255)."""
 

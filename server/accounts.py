@@ -5,8 +5,8 @@ and reads no database). Answering them takes the database process and Argon2id,
 which is slow on purpose: hashes are made and checked in a small thread pool
 (argon2-cffi releases the interpreter lock while it works), so a login never
 stalls a game. The addresses with passwords waiting take turns (``HashTurns``), at
-most ``HASHES_PER_ADDRESS`` each: a flood from many addresses makes theirs wait, not
-everyone's.
+most ``HASHES_PER_ADDRESS`` each, those that sent a wrong password lately after the others:
+a flood of guesses from many addresses makes theirs wait, not everyone's.
 
 Abuse: registrations and logins are limited per address and logins also per
 account name (token buckets; the ``rate_limited`` error); an unknown name and a
@@ -95,6 +95,9 @@ first served: an outside review kept it full from about 50 addresses sending bur
 logins, each within its login limit, and honest logins were refused or waited seconds."""
 SERVED_KEPT = 10_000
 """Addresses whose last turn ``HashTurns`` remembers (the longest ago are forgotten)."""
+FAILED_KEPT = 900.0
+"""Seconds after a wrong password from an address during which its hashes go after those of
+addresses with none (``HashTurns``)."""
 COMPUTER_NAME = re.compile(r"computer\s*l?([1-5])(?:\s*\(\d+\))?", re.IGNORECASE)
 """A computer level's profile name, also as a room's second or third computer seat shows it
 ("Computer L3 (2)", ``accountdb.computer_seat_name``): one account a level."""
@@ -147,7 +150,7 @@ class AccountService:
         self.core, self.store, self.hasher, self.limits = core, store, hasher, limits
         self.clock = clock
         self.threads = ThreadPoolExecutor(HASH_THREADS, thread_name_prefix="argon2")
-        self.turns = HashTurns(HASH_THREADS, HASHES_PER_ADDRESS)
+        self.turns = HashTurns(HASH_THREADS, HASHES_PER_ADDRESS, clock)
         self._dummy: str | None = None
         """A hash of nothing anyone knows, checked for unknown names (same work, same time)."""
         per_minute = limits.logins_per_minute / 60
@@ -322,6 +325,7 @@ class AccountService:
             self.failures.give_back(key)
             raise
         if not opens or credentials is None:
+            self.turns.failed(address)
             self.core.counters["logins:failure"] += 1
             raise _Refused(ErrorCode.BAD_CREDENTIALS, "unknown name or wrong password")
         self.failures_from.give_back(pair)  # only failures count against the account
@@ -507,14 +511,21 @@ class HashTurns:
     The IP addresses with hashes waiting take turns, a hash each: the one served least
     recently goes next (one never served, or not for ``SERVED_KEPT`` addresses, first), so
     a newcomer waits for the hashes running and at most one of each address that waits,
-    not for everyone's bursts. An address has at most ``per_address`` hashes waiting or
-    running (``TooMany`` beyond): what waits is bounded by the connections, a few hundred
-    bytes each, and only the running hashes take Argon2id's memory. The thread pool is
-    handed at most ``threads`` at once, so its own queue never decides the order.
+    not for everyone's bursts. Addresses that sent a wrong password in the last
+    ``FAILED_KEPT`` seconds (``failed``) go after all the others: an outside review's 100
+    addresses guessing passwords made an honest player's every login after the first wait
+    for a hash of each of them (8 s), as the player had been served since. An address has
+    at most ``per_address`` hashes waiting or running (``TooMany`` beyond): what waits is
+    bounded by the connections, a few hundred bytes each, and only the running hashes take
+    Argon2id's memory. The thread pool is handed at most ``threads`` at once, so its own
+    queue never decides the order.
     """
 
-    def __init__(self, threads: int, per_address: int) -> None:
+    def __init__(
+        self, threads: int, per_address: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.threads, self.per_address = threads, per_address
+        self.clock = clock
         self.running = 0
         self.held: dict[str, int] = {}
         """Address -> its hashes waiting or running."""
@@ -523,6 +534,19 @@ class HashTurns:
         self.served: OrderedDict[str, int] = OrderedDict()
         """Address -> the number of its last turn, the most recent last."""
         self.turns = 0
+        self.failures: OrderedDict[str, float] = OrderedDict()
+        """Address -> when it last sent a wrong password, the most recent last."""
+
+    def failed(self, address: str) -> None:
+        """``address`` sent a wrong password (or an unknown name): it goes after the others
+        for ``FAILED_KEPT`` seconds."""
+        failures, now = self.failures, self.clock()
+        failures[address] = now
+        failures.move_to_end(address)
+        while failures and (
+            len(failures) > SERVED_KEPT or now - next(iter(failures.values())) >= FAILED_KEPT
+        ):
+            failures.popitem(last=False)
 
     @contextlib.asynccontextmanager
     async def turn(self, address: str) -> AsyncIterator[None]:
@@ -564,10 +588,13 @@ class HashTurns:
 
     def _start(self) -> None:
         """Give the free threads to the addresses whose turn it is."""
-        served = self.served
+        served, failures = self.served, self.failures
+        since = self.clock() - FAILED_KEPT
         while self.running < self.threads and self.waiting:
             # Waiting addresses are at most the connections: a scan a hash is cheap.
-            address = min(self.waiting, key=lambda key: served.get(key, 0))
+            address = min(
+                self.waiting, key=lambda key: (failures.get(key, since) > since, served.get(key, 0))
+            )
             queue = self.waiting[address]
             waiter = queue.popleft()
             if not queue:

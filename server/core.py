@@ -136,7 +136,7 @@ class Core:
         self.registry = SessionRegistry(self.context)
         self.desk = HistoryDesk(self.context)
         forget = self.registry.forget
-        self.host = RoomHost(self.context, self.desk.archive, forget)
+        self.host = RoomHost(self.context, self._game_over, forget)
         self.seating = Seating(self.context, self.host, forget)
         self.play = Play(self.context, self.host, self.registry.connections.__contains__)
         self.queue: MatchQueue = LocalQueue()
@@ -318,6 +318,11 @@ class Core:
         if self.context.unavailable is not None:
             return [self._unavailable(conn, request.id)]
         return self.play.in_room(session, request)
+
+    def _game_over(self, room: Room) -> None:
+        """A game ended in ``room``: into the history, and its walk-outs counted."""
+        self.lobby.game_over(room)
+        self.desk.archive(room)
 
     def _unavailable(self, conn: int, rid: RequestId) -> Send:
         message = f"{self.context.unavailable}: nothing was played; send it again in a moment"

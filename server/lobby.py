@@ -44,6 +44,7 @@ from server.roomhost import RoomHost
 from server.rooms import Room, spliceable
 from server.seating import Seating
 from server.sessions import Session
+from server.walkouts import Walkouts
 
 RoomsFrame = spliceable(Rooms)
 """``Rooms`` whose list arrives already encoded (``RoomDirectory.listing_json``)."""
@@ -74,6 +75,8 @@ class Lobby:
         """The computer's accounts by level (from the database; none without one)."""
         self.computer_busy: Callable[[], bool] = lambda: False
         """Whether the computer's workers are saturated (then new computer games are refused)."""
+        self.walkouts = Walkouts()
+        """Who walked out of quick-match games, and how long they wait to queue again."""
         host.on_close = self.closed
 
     # -- requests ------------------------------------------------------------------------
@@ -127,6 +130,8 @@ class Lobby:
 
     def quick_match(self, session: Session, request: QuickMatchRequest) -> list[Action]:
         if (refused := self._room_refused(session, request.id)) is not None:
+            return [refused]
+        if (refused := self._walked_out(session, request.id)) is not None:
             return [refused]
         spec = full_variant(request.variant)
         clock = request.clock
@@ -187,6 +192,7 @@ class Lobby:
         first = group[0].queued
         assert first is not None
         room, actions = self.host.open_room(first.variant, False, first.clock, False, pool)
+        room.quick = True
         self._own(room, group[0])
         for seat, player in enumerate(group):
             assert player.queued is not None
@@ -208,6 +214,7 @@ class Lobby:
         queued = session.queued
         assert queued is not None
         room, notices = self.host.open_room(queued.variant, False, queued.clock, False, pool)
+        room.quick = True
         self._own(room, session)
         rid, session.queued = queued.id, None
         return room.code, notices + self.seating.take_seat(session, room, seat, rid)
@@ -229,6 +236,23 @@ class Lobby:
             message = f"your address already has {limits.rooms_per_address} rooms open"
             return error(session.conn, ErrorCode.TOO_MANY_ROOMS, message, rid)
         return None
+
+    def _walked_out(self, session: Session, rid: RequestId) -> Send | None:
+        """The error for a player who walked out of a quick-match game and must wait."""
+        account = session.account.id if session.account is not None else None
+        wait = self.walkouts.wait(session.address, account, self.context.clock())
+        if not wait:
+            return None
+        message = (
+            f"you left a quick-match game without playing it: you may queue again in {wait:g} s "
+            "(the wait doubles with each game left so within an hour)"
+        )
+        return self.context.error(session.conn, ErrorCode.RATE_LIMITED, message, rid)
+
+    def game_over(self, room: Room) -> None:
+        """A game ended in ``room``: count its walk-outs (``server.walkouts``)."""
+        if room.quick:
+            self.walkouts.note(room, self.context.clock())
 
     def _waiting_refused(self, session: Session, rid: RequestId) -> Send | None:
         """The error for a new room to wait for players in, if the address has its share of

@@ -104,7 +104,7 @@ class Play:
                     return [
                         self._error(conn, ErrorCode.CANNOT_ABORT, message, request.id, room, now)
                     ]
-                room.finish(None, "aborted", now)
+                room.abort(seat, now)
         return self.host.after_results(room, request.id)
 
     def _move(

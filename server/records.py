@@ -55,6 +55,8 @@ class RoomRecord(msgspec.Struct, kw_only=True):
     rated: bool = False
     counts: bool = True
     """Whether the current game of a rated room counts for ratings (``Room.counts``)."""
+    quick: bool = False
+    """Opened for players the quick match paired (``Room.quick``)."""
     owners: list[str] = msgspec.field(default_factory=list)
     """Whom the room counts against (``Room.owners``): its creator's address as the caps on
     rooms count it (``address:203.0.113.7``, an IPv6 one by its /56), and ``computer:`` that

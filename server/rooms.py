@@ -208,6 +208,9 @@ class Room:
         self.match = match and spec.players == 2
         self.pool = pool
         """The rating pool when the room's games are rated; None for a casual room."""
+        self.quick = False
+        """Opened for players the quick match paired, who did not choose each other (set
+        by the lobby; ``server.walkouts``)."""
         self.rating_changes: dict[int, int] = {}
         """Shown-rating change by seat once the current game's ratings are saved."""
         self.established = ratings.PROVISIONAL_GAMES
@@ -265,6 +268,11 @@ class Room:
         self.move_since: float | None = None
         """In an untimed game, once the first moves are played: when the seat to move got its
         turn (``move_claim_due``)."""
+        self.quitters: list[int] = []
+        """The seats taken out of the game: resigned, out of time, claimed against
+        (``server.walkouts``)."""
+        self.aborter: int | None = None
+        """The seat that aborted the game (``abort``)."""
         self.nobody_played = False
         """The game was aborted because nobody played it: a first move did not come in time,
         or the person left the computer before it began (in a match's first game: a later
@@ -603,8 +611,14 @@ class Room:
             and all(h is not None and (h.bot is not None or h.allows_eval) for h in self.seats)
         )
 
+    def abort(self, seat: int, now: float) -> list[Result]:
+        """``seat`` ends the game with no result (before every seat has moved: ``Play``)."""
+        self.aborter = seat
+        return self.finish(None, "aborted", now)
+
     def remove(self, seat: int, reason: Reason, now: float) -> list[Result]:
         """Take ``seat`` out of the game (resigned, flagged, claimed); the games it ended."""
+        self.quitters.append(seat)
         if self._opening() and self.spec.players == 4:
             return self.finish(None, reason, now)  # aborted (``finish``): nobody plays on
         if self.spec.players == 2:

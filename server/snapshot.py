@@ -57,6 +57,7 @@ def room_record(room: Room, now: float) -> RoomRecord:
         clock=clock,
         rated=room.rated,
         counts=room.counts,
+        quick=room.quick,
         owners=list(room.owners),
     )
 
@@ -142,7 +143,7 @@ def restore_room(
     # A game's start was logged where it started: not again; a waiting room's is to come.
     room.announced = record.number if record.started else record.number - 1
     room.started, room.result = record.started, record.result
-    room.counts = record.counts
+    room.counts, room.quick = record.counts, record.quick
     room.owners = tuple(record.owners)
     for action in record.actions:
         room.game.apply(action)

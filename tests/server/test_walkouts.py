@@ -1,0 +1,153 @@
+"""Walking out of quick-match games (``server.walkouts``): an outside review's one address
+took every honest pairing by keeping a connection queued and leaving each game it was
+paired into. Over real sockets, each player at an address of its own (a trusted proxy's
+``X-Forwarded-For``)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from protocol.messages import (
+    Abort,
+    ErrorCode,
+    Joined,
+    Leave,
+    Left,
+    MoveRequest,
+    Queued,
+    QuickMatch,
+    Rematch,
+    Resign,
+    State,
+)
+from server.app import GameServer
+from server.config import Config
+from tests.wsclient import Client
+
+
+async def serving(first_move: float) -> AsyncIterator[GameServer]:
+    config = Config(
+        port=0, rate=1000, burst=1000, trusted_proxies="127.0.0.1", first_move=first_move
+    )
+    async with GameServer(config).running() as running:
+        yield running
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[GameServer]:
+    async for running in serving(first_move=60.0):
+        yield running
+
+
+@pytest.fixture
+async def hasty() -> AsyncIterator[GameServer]:
+    """First moves must come within 0.5 s."""
+    async for running in serving(first_move=0.5):
+        yield running
+
+
+async def player(server: GameServer, address: str) -> Client:
+    return await Client.connect(f"ws://127.0.0.1:{server.port}", "p", address=address)
+
+
+async def paired(*clients: Client) -> str:
+    """Queue ``clients`` in turn; the room they were paired into."""
+    for client in clients:
+        await client.send(QuickMatch())
+        await client.expect(Queued)
+    rooms = {(await client.expect(Joined)).room for client in clients}
+    assert len(rooms) == 1
+    return rooms.pop()
+
+
+async def over(client: Client) -> State:
+    while (state := await client.state()).status != "finished":
+        pass
+    return state
+
+
+async def leave(client: Client) -> None:
+    """Leave the room or queue (the states that came before are read past)."""
+    await client.send(Leave(id="leave"))
+    while not isinstance(message := await client.recv(), Left):
+        assert isinstance(message, State | Joined), message
+
+
+async def refused_for(client: Client) -> str:
+    """``client``, in the lobby, asks for a quick match: why it was refused."""
+    await client.send(QuickMatch(id="again"))
+    error = await client.error(ErrorCode.RATE_LIMITED)
+    assert error.id == "again"
+    return error.message
+
+
+async def queues(client: Client) -> None:
+    """Out of its room, ``client`` queues again at once (and leaves the queue)."""
+    await leave(client)
+    await client.send(QuickMatch(id="again"))
+    assert (await client.expect(Queued)).id == "again"
+    await leave(client)
+
+
+async def test_walking_out_of_pairings_makes_the_address_wait_longer_each_time(
+    hasty: GameServer,
+) -> None:
+    server = hasty
+    attacker = [await player(server, "203.0.113.9") for _ in range(3)]
+    honest = await player(server, "198.51.100.1")
+    await paired(attacker[0], honest)
+    await attacker[1].send(QuickMatch())  # queued ahead for the next honest player
+    await attacker[1].expect(Queued)
+    await attacker[0].send(Abort())
+    assert (await over(honest)).result.reason == "aborted"  # type: ignore[union-attr]
+    assert "queue again in 15 s" in await refused_for(attacker[2])
+    # The player left behind is not made to wait. The connection queued ahead still meets
+    # them, and leaves the game unplayed: its first move (seat 0, the first queued) does
+    # not come within the limit (0.5 s here).
+    await leave(honest)
+    await honest.send(QuickMatch())
+    await honest.expect(Queued)
+    await honest.expect(Joined)
+    assert (await over(honest)).result.reason == "aborted"  # type: ignore[union-attr]
+    message = await refused_for(attacker[2])
+    assert "queue again in 30 s" in message
+    assert "doubles with each game left so within an hour" in message
+    await queues(honest)  # nobody to capture it now
+    for client in (*attacker, honest):
+        await client.close()
+
+
+async def playing(client: Client) -> None:
+    """Read until the room's game is in play (past the seats' turning)."""
+    while not isinstance(message := await client.recv(), State) or message.status != "playing":
+        pass
+
+
+async def test_resigning_before_a_move_is_walking_out_and_a_played_game_is_not(
+    server: GameServer,
+) -> None:
+    first, second = await player(server, "203.0.113.1"), await player(server, "203.0.113.2")
+    await paired(first, second)
+    await first.send(MoveRequest(move="e2", ply=0))
+    while (await second.state()).ply != 1:
+        pass
+    await second.send(Resign())  # moved nothing: walked out
+    assert (await over(first)).result.winner == 0  # type: ignore[union-attr]
+    await leave(second)
+    assert "15 s" in await refused_for(second)
+    await queues(first)  # a win is no walk-out
+    # A rematch is chosen by both: leaving it unplayed is not walking out of a pairing.
+    third, fourth = await player(server, "203.0.113.3"), await player(server, "203.0.113.4")
+    await paired(third, fourth)
+    await third.send(Resign())  # walked out of the pairing: third waits, not fourth
+    await over(third)
+    for client in (third, fourth):
+        await client.send(Rematch())
+    await playing(fourth)
+    await fourth.send(Resign())  # seat 0 of the rematch (the seats turned), no move
+    await over(third)
+    await queues(fourth)
+    for client in (first, second, third, fourth):
+        await client.close()

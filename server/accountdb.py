@@ -275,10 +275,16 @@ def add_computers(db: sqlite3.Connection, now: float) -> None:
 # -- answering ---------------------------------------------------------------------
 
 
+READS = (TopRatings, ProfileOf, GamesOf, GameById)
+"""The queries that only read (finished games, ratings, profiles): a reader's
+(``server.database``, ``ReaderRequest``), whose long answers then keep no commit waiting."""
+
+
 def answer(db: sqlite3.Connection, query: AccountQuery) -> object:
     """Run one query in a transaction of its own; its answer."""
     with db:
-        db.execute("BEGIN IMMEDIATE")
+        # A read sees one snapshot, and takes no lock that a commit would wait for.
+        db.execute("BEGIN" if isinstance(query, READS) else "BEGIN IMMEDIATE")
         return _HANDLERS[type(query)](db, query)
 
 

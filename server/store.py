@@ -12,12 +12,17 @@ server may send the next batch before the last one's reply, and replies come
 back in order, each handed to its callback as soon as it arrives (no task
 switch). If the process dies, every request fails, and the server stops
 rather than acknowledge what it cannot save.
+
+A second process, the reader, answers the queries that only read (``accountdb.READS``:
+finished games, profiles, leaderboards) beside it, so that long reads keep no commit
+waiting; if it dies, those go to the first process again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import fcntl
+import logging
 import os
 import sys
 from collections import deque
@@ -27,7 +32,7 @@ from typing import Any, TypeVar, cast
 
 import msgspec
 
-from server.accountdb import AccountQuery, RatedGame
+from server.accountdb import READS, AccountQuery, RatedGame
 from server.database import (
     DONE,
     Batch,
@@ -35,6 +40,7 @@ from server.database import (
     LoadRequest,
     OpenRequest,
     PruneRequest,
+    ReaderRequest,
     Request,
     Synchronous,
     WriteReply,
@@ -42,6 +48,8 @@ from server.database import (
     frame,
 )
 from server.retention import Retention
+
+log = logging.getLogger("quoridor.store")
 
 T = TypeVar("T")
 CLOSE_WITHIN = 10.0
@@ -183,41 +191,44 @@ class Store:
         """Never more than 0: a database process that dies stops the server."""
         self._channel: _Channel | None = None
         self._transport: asyncio.SubprocessTransport | None = None
+        self._reader: _Channel | None = None
+        """The reader's channel while it answers (None once it is gone)."""
+        self._reader_channel: _Channel | None = None
+        self._reader_transport: asyncio.SubprocessTransport | None = None
         self._lock: int | None = None
 
     async def open(self) -> tuple[int, int]:
         """Start the process, create or open the database and migrate it; the schema
         versions before and after. Raises ``StoreLocked`` if another server holds it."""
         self._lock = _lock(self.path)
-        environment = dict(os.environ)
-        # The same code as this server, wherever it was started from.
-        environment["PYTHONPATH"] = os.pathsep.join(
-            filter(None, [str(_ROOT), environment.get("PYTHONPATH")])
-        )
-        loop = asyncio.get_running_loop()
-        self._transport, self._channel = await loop.subprocess_exec(
-            lambda: _Channel(lambda reason: self.lost(reason)),
-            sys.executable,
-            "-m",
-            "server.database",
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=None,
-            env=environment,
-        )
+        self._transport, self._channel = await _start(lambda reason: self.lost(reason))
         try:
-            before, after = await self._call(
-                OpenRequest(str(self.path), self.synchronous, self.retention), tuple[int, int]
-            )
+            opening = OpenRequest(str(self.path), self.synchronous, self.retention)
+            before, after = await self._call(opening, tuple[int, int])
+            # Once the schema is there (migrated): the reader only reads it.
+            self._reader_transport, reader = await _start(self._reader_lost)
+            self._reader_channel = reader
+            await _call(reader, ReaderRequest(str(self.path)), type(None))
+            self._reader = reader if reader.lost is None else None
         except BaseException:
             await self.close()  # a database it cannot open (or migrate): no process left over
             raise
         return before, after
 
+    def _reader_lost(self, reason: str) -> None:
+        log.warning("the database reader is gone (%s); reads go to the writer", reason)
+        self._reader = None
+
     @property
     def pid(self) -> int | None:
         """The database process's id while it runs (for diagnostics and tests)."""
         return self._transport.get_pid() if self._transport is not None else None
+
+    @property
+    def reader_pid(self) -> int | None:
+        """The reader process's id while it answers (for diagnostics and tests)."""
+        transport = self._reader_transport
+        return transport.get_pid() if transport is not None and self._reader else None
 
     async def load(self) -> Loaded:
         loaded: Loaded = await self._call(LoadRequest(), Loaded)
@@ -237,7 +248,11 @@ class Store:
 
     async def ask(self, query: AccountQuery, reply: Any) -> Any:
         """Run one account query (``server.accountdb``) after everything sent before it; its
-        answer decoded as ``reply`` (a type, or a union such as ``int | None``)."""
+        answer decoded as ``reply`` (a type, or a union such as ``int | None``). A query
+        that only reads (``READS``) goes to the reader, and sees what was committed when it
+        runs (what the server acknowledged), not a batch still being committed."""
+        if self._reader is not None and isinstance(query, READS):
+            return await _call(self._reader, query, reply)
         return await self._call(query, reply)
 
     def _written(self, reply: WriteReply) -> None:
@@ -261,22 +276,16 @@ class Store:
         self._channel_or_closed().send(WriteRequest(batch), answered)
 
     async def close(self) -> None:
-        """Close the database (the process ends at the end of its input)."""
-        transport, channel = self._transport, self._channel
+        """Close the database (the processes end at the end of their input)."""
+        processes = [
+            (self._reader_transport, self._reader_channel),
+            (self._transport, self._channel),
+        ]
+        self._reader_transport = self._reader_channel = self._reader = None
         self._transport = self._channel = None
-        if transport is None or channel is None:
-            self._unlock()
-            return
-        channel.on_lost = None  # its end is asked for now
-        pipe = transport.get_pipe_transport(0)
-        if pipe is not None:
-            pipe.close()
-        try:
-            await asyncio.wait_for(asyncio.shield(channel.exited), CLOSE_WITHIN)
-        except TimeoutError:
-            transport.kill()  # stuck: what it had not committed was never acknowledged
-            await channel.exited
-        transport.close()
+        for transport, channel in processes:
+            if transport is not None and channel is not None:
+                await _stop(transport, channel)
         self._unlock()
 
     def _unlock(self) -> None:
@@ -285,20 +294,57 @@ class Store:
             self._lock = None
 
     async def _call(self, request: Request, reply: type[T]) -> T:
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-        def answered(answer: bytes | BaseException) -> None:
-            if future.done():
-                return
-            if isinstance(answer, BaseException):
-                future.set_exception(answer)
-            else:
-                future.set_result(answer)
-
-        self._channel_or_closed().send(request, answered)
-        return msgspec.msgpack.decode(await future, type=reply)
+        return await _call(self._channel_or_closed(), request, reply)
 
     def _channel_or_closed(self) -> _Channel:
         if self._channel is None:
             raise StoreError("the database is not open")
         return self._channel
+
+
+async def _start(on_lost: Callable[[str], None]) -> tuple[asyncio.SubprocessTransport, _Channel]:
+    """A database process (``python -m server.database``), not yet told what to open."""
+    environment = dict(os.environ)
+    # The same code as this server, wherever it was started from.
+    environment["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(_ROOT), environment.get("PYTHONPATH")])
+    )
+    return await asyncio.get_running_loop().subprocess_exec(
+        lambda: _Channel(on_lost),
+        sys.executable,
+        "-m",
+        "server.database",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=None,
+        env=environment,
+    )
+
+
+async def _stop(transport: asyncio.SubprocessTransport, channel: _Channel) -> None:
+    """Close a database process's input and wait for it to end (killed if it will not)."""
+    channel.on_lost = None  # its end is asked for now
+    pipe = transport.get_pipe_transport(0)
+    if pipe is not None:
+        pipe.close()
+    try:
+        await asyncio.wait_for(asyncio.shield(channel.exited), CLOSE_WITHIN)
+    except TimeoutError:
+        transport.kill()  # stuck: what it had not committed was never acknowledged
+        await channel.exited
+    transport.close()
+
+
+async def _call(channel: _Channel, request: Request, reply: type[T]) -> T:
+    future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    def answered(answer: bytes | BaseException) -> None:
+        if future.done():
+            return
+        if isinstance(answer, BaseException):
+            future.set_exception(answer)
+        else:
+            future.set_result(answer)
+
+    channel.send(request, answered)
+    return msgspec.msgpack.decode(await future, type=reply)

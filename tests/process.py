@@ -67,7 +67,7 @@ class ServerProcess:
             self.log += line
 
     def children(self) -> list[int]:
-        """The server's child processes (its database process)."""
+        """The server's child processes (its database processes, the writer and the reader)."""
         assert self.process is not None
         return children(self.process.pid)
 

@@ -18,7 +18,7 @@ from server import ratings
 from server.actions import Send
 from server.journal import Journal
 from server.ratelimit import TokenBucket
-from server.rooms import Absence, Room
+from server.rooms import Absence, LogBudget, Room
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,8 @@ class Context:
         """Events for the metrics: ``move:<outcome>``, ``error:<code>``, resumes, flags..."""
         self.journal = Journal()
         """Changes for the database (off until an adapter with one turns it on)."""
+        self.log_budget = LogBudget()
+        """What the event logs of every room hold together (``Room.remember``)."""
         self.clustered = False
         """True on a node of a cluster: sessions and rooms may live on other nodes."""
         self.unavailable: str | None = None

@@ -47,6 +47,11 @@ class CoreCollector(Collector):
         yield rooms
         yield GaugeMetricFamily("quoridor_sessions", "Sessions held", value=len(core.sessions))
         yield GaugeMetricFamily(
+            "quoridor_room_log_bytes",
+            "Bytes the rooms' event logs hold for replays, together (256 MiB budget)",
+            value=core.context.log_budget.held,
+        )
+        yield GaugeMetricFamily(
             "quoridor_queued",
             "Players waiting for a quick match",
             value=sum(map(len, core.queues.values())),

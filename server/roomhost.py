@@ -92,6 +92,7 @@ class RoomHost:
         # from a ``take_code`` that refuses, and then any fresh code will do.
         code = self.take_code() or room_code()
         room = Room(code, spec, public, self.context.clock(), clock, match, pool)
+        room.log_budget = self.context.log_budget
         room.serial = next(self._serial)
         room.established = self.context.limits.provisional_games
         room.rated_together = self.context.rated_together
@@ -121,6 +122,7 @@ class RoomHost:
         del self.rooms[room.code]
         self._unindex(room)
         self.on_close(room)
+        room.forget_log()
         journal = self.context.journal
         journal.drop_room(room.code)
         members = [h.session for h in room.seats if h is not None and h.session.room is room]
@@ -219,6 +221,7 @@ class RoomHost:
             return []
         self._unindex(room)
         self.on_close(room)
+        room.forget_log()
         members = [h.session for h in room.seats if h is not None and h.bot is None]
         members += room.spectators
         members = [member for member in members if member.room is room]
@@ -494,6 +497,7 @@ class RoomHost:
         now, limits = context.clock(), context.limits
         bonus, chat = limits.restart_bonus, context.chat_bucket()
         room = restore_room(record, sessions, now, bonus, chat, accounts)
+        room.log_budget = context.log_budget  # empty after a restart: nothing to give back
         room.serial = next(self._serial)
         room.established = limits.provisional_games
         room.rated_together = self.context.rated_together

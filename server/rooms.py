@@ -51,6 +51,27 @@ LOG_LENGTH = 512
 LOG_BYTES = 1 << 20
 """...and at most this many bytes of them: a state carries the game's moves, so in a very
 long game each one is large, and the log must not grow with the square of its length."""
+LOG_BUDGET = 256 << 20
+"""Bytes the logs of all the rooms of a server may hold together before each room that logs
+an event keeps only ``LOG_FLOOR`` of its own (``LogBudget``): 5000 rooms of 1000-ply games
+would have held 1 MiB each, 5 GiB (an outside review's 1.4 MiB a room, extrapolated)."""
+LOG_FLOOR = 64 << 10
+"""The bytes of log a room keeps over the budget: a few whole states of the longest game,
+enough for a dropped connection's last few events; a resume that needs more gets the state."""
+
+
+class LogBudget:
+    """The bytes of every room's log of one server, together (``Room.remember``)."""
+
+    def __init__(self, limit: int = LOG_BUDGET) -> None:
+        self.limit = limit
+        self.held = 0
+
+    def cap(self) -> int:
+        """How many bytes of log a room may keep now."""
+        return LOG_BYTES if self.held <= self.limit else LOG_FLOOR
+
+
 MATCH_GAMES = 2
 
 
@@ -236,6 +257,8 @@ class Room:
         """Their frames, in the same order. Two deques rather than one of pairs: a pair is
         one more object per move for the young garbage collections to walk."""
         self._log_bytes = 0
+        self.log_budget = LogBudget()
+        """The server's (set by the room host): what its rooms' logs hold together."""
         self.number = 0
         """Which game of the room this is (1 once the first starts)."""
         self.announced = 0
@@ -445,14 +468,26 @@ class Room:
         return [pair for pair in zip(events, self.log_frames, strict=True) if pair[0] > last_event]
 
     def remember(self, event: int, frame: bytes) -> None:
-        """Keep an event for replay: the last LOG_LENGTH, within LOG_BYTES (always the last)."""
-        events, frames = self.log_events, self.log_frames
+        """Keep an event for replay: the last LOG_LENGTH, within LOG_BYTES, or LOG_FLOOR
+        while the server's logs are over their budget (always the last)."""
+        events, frames, budget = self.log_events, self.log_frames, self.log_budget
         events.append(event)
         frames.append(frame)
         self._log_bytes += len(frame)
-        while len(events) > 1 and (len(events) > LOG_LENGTH or self._log_bytes > LOG_BYTES):
+        budget.held += len(frame)
+        cap = budget.cap()
+        while len(events) > 1 and (len(events) > LOG_LENGTH or self._log_bytes > cap):
             events.popleft()
-            self._log_bytes -= len(frames.popleft())
+            dropped = len(frames.popleft())
+            self._log_bytes -= dropped
+            budget.held -= dropped
+
+    def forget_log(self) -> None:
+        """Give the log's bytes back to the server's budget (the room is closed)."""
+        self.log_budget.held -= self._log_bytes
+        self._log_bytes = 0
+        self.log_events.clear()
+        self.log_frames.clear()
 
     # -- seats -----------------------------------------------------------------
 

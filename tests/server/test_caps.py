@@ -305,6 +305,7 @@ async def test_games_every_player_left_are_aborted_after_the_grace_period() -> N
         assert [game.reason for game in server.core.history.short] == ["aborted"] * 3
         metrics = server.metrics.render().decode()
         assert 'quoridor_rooms{status="playing"} 0.0' in metrics
+        assert "quoridor_room_log_bytes 0.0" in metrics  # their logs were given back
         honest = await Client.connect(url(server), "honest")
         await honest.send(Watch(room=rooms[0]))
         await honest.error(ErrorCode.ROOM_NOT_FOUND)

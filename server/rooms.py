@@ -67,10 +67,6 @@ class LogBudget:
         self.limit = limit
         self.held = 0
 
-    def cap(self) -> int:
-        """How many bytes of log a room may keep now."""
-        return LOG_BYTES if self.held <= self.limit else LOG_FLOOR
-
 
 MATCH_GAMES = 2
 
@@ -475,7 +471,7 @@ class Room:
         frames.append(frame)
         self._log_bytes += len(frame)
         budget.held += len(frame)
-        cap = budget.cap()
+        cap = LOG_BYTES if budget.held <= budget.limit else LOG_FLOOR  # a move's path: inline
         while len(events) > 1 and (len(events) > LOG_LENGTH or self._log_bytes > cap):
             events.popleft()
             dropped = len(frames.popleft())

@@ -189,6 +189,9 @@ class Controller:
         """``command`` with this player's ``--name``: for the hints to come back."""
         self.greeting_note = ""
         """Said after "Connected ...": why the player is not playing as their login."""
+        self.invitation: str | None = None
+        """The command the others join this player's new room with (the full screen shows it
+        while the room waits for them)."""
         self.inbox: asyncio.Queue[_Item] = asyncio.Queue()
         self.ready = asyncio.Event()
         """Set once the intent is answered (or the controller is done)."""
@@ -694,6 +697,7 @@ class Controller:
                 others = "Your opponent joins" if two else "Your opponents join"
                 text += f" {others} with:"
                 command = f"{self.command} join {joined.room}"
+                self.invitation = command
             if command and self.view.live_board:
                 # The full screen's log is narrower than the command: it gets rows of its
                 # own, to be read (or typed) as one command.

@@ -323,6 +323,30 @@ class TuiView:
         label = f" {self.scroll} lines back: PgDn " if self.scroll else ""
         return [("class:grid", rule * 2 + label + rule * 200)]
 
+    def bottom_rule(self) -> StyleAndTextTuples:
+        """The rule above the prompt; while this player's room waits for the others, the
+        command they join with, on a row of its own the whole width of the screen: in the
+        log beside the board it was broken over rows that a mouse could not copy without
+        the board's edge (a newcomer's review)."""
+        rule = "-" if self.ascii else "─"
+        width = self.terminal()[0]
+        controller = self.controller
+        state = controller.state if controller is not None else None
+        command = controller.invitation if controller is not None else None
+        if state is None or state.status != "waiting" or command is None:
+            return [("class:grid", rule * width)]
+        label = "Others join with: " if state.variant.players == 4 else "Your opponent joins with: "
+        if columns(label + command) + 2 > width:
+            label = "Join: "
+        if columns(label + command) + 2 > width:
+            return [("class:grid", rule * width)]  # too long for the row: in the log only
+        return [
+            ("class:grid", rule + " "),
+            ("", label),
+            ("class:command", command),
+            ("class:grid", " " + rule * (width - columns(label + command) - 3)),
+        ]
+
     def help_text(self) -> StyleAndTextTuples:
         return [("", commands.SCREEN_HELP)]
 
@@ -366,7 +390,6 @@ class TuiView:
             complete_while_typing=False,
             accept_handler=accept,
         )
-        rule = "-" if self.ascii else "─"
         bar = "|" if self.ascii else "│"
         log = FormattedTextControl(
             self.log_fragments,
@@ -410,7 +433,7 @@ class TuiView:
                 ),
                 DynamicContainer(lambda: beside if self.plan().beside else below),
                 ConditionalContainer(
-                    Window(height=1, char=rule, style="class:grid"), filter=titled
+                    Window(FormattedTextControl(self.bottom_rule), height=1), filter=titled
                 ),
                 input_area,
             ],

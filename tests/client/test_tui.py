@@ -45,6 +45,24 @@ async def test_a_player_types_a_whole_game_and_wins(url: str) -> None:
     )
 
 
+async def test_the_join_command_has_a_row_of_its_own_while_the_room_waits(url: str) -> None:
+    """In the log beside the board it was broken over rows that a mouse could not copy
+    without the board's edge (a newcomer's review): the row above the prompt shows it whole
+    until the opponent comes."""
+    command = "quoridor --server ws://127.0.0.1:8765"
+    async with full_screen(url, "Alice", Create(), command=command) as alice:
+        code = await room_of(alice)
+        rows = await alice.showing(f"join {code}")
+        # Shorter words when the whole sentence would not fit the row.
+        assert rows[-2].startswith(f"─ Join: {command} join {code} ─")
+        assert len(rows[-2]) == 80
+        bob = await Client.connect(url, "Bob")
+        await bob.send(Join(room=code))
+        await alice.at(0)
+        assert await until(lambda: alice.text()[-2] == "─" * 80)
+        await bob.close()
+
+
 async def test_a_rejected_wall_shows_the_reason_and_play_goes_on(url: str) -> None:
     async with full_screen(url, "Alice", Create()) as alice:
         bob = await Client.connect(url, "Bob")

@@ -558,13 +558,14 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
                 command = own_command(url, named or seat.name or default_name())
                 say(
                     stdout,
-                    f"Game in progress in room {seat.room}:",
+                    f"Your game in room {seat.room}:",
                     Command(f"{command} join {seat.room}"),
                 )
             return 0
         say(
             stdout,
-            f"You {also}have a game in progress in {where} on {url}. Resume it? [Y/n]",
+            # Not "in progress": it may have been decided since (a newcomer's review).
+            f"You {also}have a game in {where} on {url}. Resume it? [Y/n]",
             end=" ",
         )
         answer = (await read_answer(stdin)).strip().lower()

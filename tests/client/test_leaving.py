@@ -124,7 +124,7 @@ async def test_a_plain_quoridor_offers_the_game_in_progress(url: str) -> None:
     task = asyncio.create_task(dispatch(parse(["--server", url]), keyboard, out, io.StringIO()))
     await until(lambda: "Resume it? [Y/n]" in out.getvalue() or None)
     assert out.getvalue().startswith(
-        f"You have a game in progress in room {room.group(1)} (seat 0, as Alice) on {url}."
+        f"You have a game in room {room.group(1)} (seat 0, as Alice) on {url}. Resume it?"
     )
     keyboard.press("")  # Enter: yes
     await until(lambda: f"You have seat 0 in room {room.group(1)}." in out.getvalue() or None)
@@ -357,8 +357,8 @@ async def test_the_resume_question_and_its_hint_wrap_at_spaces(
     out = Terminal()
     assert await dispatch(parse(["--server", url]), Keyboard("n\n"), out, io.StringIO()) == 0
     assert unbroken(out.getvalue().splitlines(), 60) == [
-        "You have a game in progress in room k3m9qr2xvb (seat 0, as",
-        "Alice) on ws://127.0.0.1:9. Resume it? [Y/n] Later, then:",
+        "You have a game in room k3m9qr2xvb (seat 0, as Alice) on",
+        "ws://127.0.0.1:9. Resume it? [Y/n] Later, then:",
         f"  {invoked_as(url)} --name Alice join k3m9qr2xvb",
     ]
 
@@ -376,8 +376,9 @@ async def test_a_name_of_wide_characters_is_wrapped_by_its_columns(
     assert await dispatch(parse(["--server", url]), Keyboard("n\n"), out, io.StringIO()) == 0
     command = f"{invoked_as(url)} --name '山田太郎山田太郎山田' join k3m9qr2xvb"
     assert unbroken(out.getvalue().splitlines(), 80) == [
-        "You have a game in progress in room k3m9qr2xvb (seat 0, as 山田太郎山田太郎山田)",
-        "on ws://127.0.0.1:9. Resume it? [Y/n] Later, then:",
+        # 72 columns: counted by characters, 62, and the address would have fitted after it.
+        "You have a game in room k3m9qr2xvb (seat 0, as 山田太郎山田太郎山田) on",
+        "ws://127.0.0.1:9. Resume it? [Y/n] Later, then:",
         f"  {command}",
     ]
 

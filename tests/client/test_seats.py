@@ -131,7 +131,7 @@ async def test_rooms_gone_are_all_dropped_in_one_run(url: str) -> None:
     task = asyncio.create_task(dispatch(parse(["--server", url]), keyboard, out, io.StringIO()))
     await until(lambda: "Resume it? [Y/n]" in out.getvalue() or None)
     keyboard.press("")
-    await until(lambda: "You also have a game in progress in room gone1" in out.getvalue() or None)
+    await until(lambda: "You also have a game in room gone1" in out.getvalue() or None)
     keyboard.press("")
     assert await asyncio.wait_for(task, 5) == 1
     assert "Room gone2 is gone" in out.getvalue()
@@ -163,7 +163,7 @@ async def test_the_hints_to_come_back_are_the_exact_commands(url: str) -> None:
     assert f"To come back:\n  {command} --name Bob join {room}\n" in text
     assert f"resume your game):\n  {command} --name Bob\n" in text
     _, text = await run_client(["--server", url], "")
-    assert f"Game in progress in room {room}:\n  {command} --name Bob join {room}\n" in text
+    assert f"Your game in room {room}:\n  {command} --name Bob join {room}\n" in text
 
 
 async def test_a_game_open_in_another_terminal_is_not_called_no_game(url: str) -> None:

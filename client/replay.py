@@ -22,7 +22,7 @@ from client.describe import (
     short_variant,
     variant_text,
 )
-from client.notation import is_move
+from client.notation import is_move, rounds
 from client.printed import Command
 from client.render import Line, pawn_glyph
 from client.width import clip, clip_name, columns, pad
@@ -144,7 +144,10 @@ def history_text(games: list[GameSummary], now: float | None = None) -> list[str
         ended = time.strftime("%m-%d %H:%M" if ended_at.tm_year == year else "%Y-%m-%d", ended_at)
         first, *more = _player_rows(game.players, width)  # "Carol v Computer L2" whole at 20
         before = f"{game.game:>5} {ended:<11} {short_variant(game.variant):<10} "
-        line = f"{before}{pad(first, width)} {game.plies:>5}  {summary_result(game)}"
+        # Moves as the move lists count them, a round each (the browser's too): 39 plies of
+        # two players are 20 moves; "83" beside a list that ended at "42." read as a mistake.
+        moves = -(-game.plies // game.variant.players)
+        line = f"{before}{pad(first, width)} {moves:>5}  {summary_result(game)}"
         lines.append(_fit(line, HISTORY_WIDTH))
         lines.extend(_fit(" " * columns(before) + row, HISTORY_WIDTH) for row in more)
     return lines
@@ -220,6 +223,14 @@ class Replay:
         """The moves that were played, one per frame after the first."""
         return [frame.last_move or "" for frame in self.frames[1:]]
 
+    def numbered(self, index: int) -> str:
+        """``Move 2 of 20``: frame ``index``'s move as the move lists number them, by
+        rounds (the browser's replay too); by plies, "Move 3 of 39" beside a history that
+        counts 20 moves read as two counts."""
+        players = self.variant.players
+        moves = self.moves
+        return f"Move {len(rounds(moves[:index], players))} of {len(rounds(moves, players))}"
+
     def mover(self, index: int) -> int | None:
         """The seat that made the move leading to frame ``index`` (a ``retire N``: seat N)."""
         if index <= 0:
@@ -266,6 +277,7 @@ class Replay:
             ],
             spectators=0,
             result=result,
+            moves=self.moves[:index],
         )
 
     # -- in words -------------------------------------------------------------------
@@ -282,10 +294,10 @@ class Replay:
             mover = self.names[self.mover(index) or 0]
             move = frame.last_move or "?"
             if move.startswith("retire "):
-                parts.append(f"Move {index} of {self.last}: {opening(retire_text(mover))}.")
+                parts.append(f"{self.numbered(index)}: {opening(retire_text(mover))}.")
             else:
                 verb = "placed a wall at" if move.endswith(("h", "v")) else "moved to"
-                parts.append(f"Move {index} of {self.last}: {opening(mover)} {verb} {move}.")
+                parts.append(f"{self.numbered(index)}: {opening(mover)} {verb} {move}.")
         result = self.outcome(index)
         if frame.winner is not None:
             where = goal(self.variant.players, self.variant.size, frame.winner)

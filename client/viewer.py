@@ -71,7 +71,7 @@ class ReplayViewer:
         return [
             (
                 "class:title",
-                f" Quoridor replay   {replay.title}   move {replay.index} of {replay.last} ",
+                f" Quoridor replay   {replay.title}   {replay.numbered(replay.index).lower()} ",
             )
         ]
 

@@ -32,8 +32,12 @@ def make_state(
     connected: Sequence[bool] | None = None,
     draw_offers: Sequence[int] = (),
     rematch: Sequence[int] = (),
+    moves: Sequence[str] | None = None,
 ) -> State:
+    """A state; its ``moves`` as many as ``ply`` (the last one ``last``) unless given."""
     players = len(pawns)
+    if moves is None:
+        moves = ["e2"] * (ply - 1) + [last or "e2"] if ply else []
     return State(
         event=event,
         room=room,
@@ -61,4 +65,5 @@ def make_state(
         clock=clock,
         draw_offers=list(draw_offers),
         rematch=list(rematch),
+        moves=list(moves),
     )

@@ -198,7 +198,7 @@ def test_the_status_panel_names_glyphs_walls_distances_and_the_turn() -> None:
     assert lines[2] == "  player     walls to go"  # "to go", as the browser says "5 to go"
     assert lines[3] == "● Alice          7     5 ◀ you"
     assert lines[4] == "◆ Bob            9     6"
-    assert lines[5] == "Ply 4   last: ◆ e3h"
+    assert lines[5] == "Move 3   last: ◆ e3h"  # four moves played: the third round's first
     assert lines[-1] == "Your move."
 
 

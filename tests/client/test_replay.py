@@ -102,19 +102,19 @@ async def test_a_record_file_is_replayed_frame_by_frame(url: str, tmp_path: Path
     assert (code, err) == (0, "")
     assert frame_lines(out) == [
         "Start: seat 0 against seat 1; 2 players, 5x5, 3 walls each. Seat 0 to move.",
-        "Move 1 of 7: Seat 0 moved to c2. Seat 1 to move.",
-        "Move 2 of 7: Seat 1 moved to c4. Seat 0 to move.",
-        "Move 3 of 7: Seat 0 placed a wall at d3h. Seat 1 to move.",
-        "Move 4 of 7: Seat 1 moved to c3. Seat 0 to move.",
-        "Move 5 of 7: Seat 0 moved to c4. Seat 1 to move.",
-        "Move 6 of 7: Seat 1 moved to c2. Seat 0 to move.",
-        "Move 7 of 7: Seat 0 moved to c5. Seat 0 reached row 5 and wins.",
+        "Move 1 of 4: Seat 0 moved to c2. Seat 1 to move.",
+        "Move 1 of 4: Seat 1 moved to c4. Seat 0 to move.",
+        "Move 2 of 4: Seat 0 placed a wall at d3h. Seat 1 to move.",
+        "Move 2 of 4: Seat 1 moved to c3. Seat 0 to move.",
+        "Move 3 of 4: Seat 0 moved to c4. Seat 1 to move.",
+        "Move 3 of 4: Seat 1 moved to c2. Seat 0 to move.",
+        "Move 4 of 4: Seat 0 moved to c5. Seat 0 reached row 5 and wins.",
     ]
     frames = out.split("\n\n")
     assert len(frames) == 9  # eight frames, each with its board, and the end
     assert frames[3] == "\n".join(
         [
-            "Move 3 of 7: Seat 0 placed a wall at d3h. Seat 1 to move.",
+            "Move 2 of 4: Seat 0 placed a wall at d3h. Seat 1 to move.",
             "    a   b   c   d   e",
             "  +---+---+---+---+---+",
             "5 |   |   |   |   |   | 5",
@@ -140,7 +140,7 @@ async def test_a_refused_move_ends_the_replay_there(url: str) -> None:
     assert code == 1
     assert err == ""
     assert frame_lines(out)[-1] == (
-        "Move 3 of 3: Seat 0 placed a wall at e3h. Seat 1 to move. "
+        "Move 2 of 2: Seat 0 placed a wall at e3h. Seat 1 to move. "
         "The record stops here: move 4 (e3v): wall e3v crosses e3h."
     )
     assert len(frame_lines(out)) == 4
@@ -175,9 +175,10 @@ async def test_history_replay_and_export_of_a_finished_game(url: str) -> None:
     header, row, *hints = out.splitlines()
     assert header.split() == ["GAME", "ENDED", "VARIANT", "PLAYERS", "MOVES", "RESULT"]
     assert row.split()[0] == "1"
-    assert " ".join(row.split()[3:]) == "5x5 3w Alice v Bob 7 Alice won"
+    # 7 plies of two players: 4 moves, as the move list and the browser count them.
+    assert " ".join(row.split()[3:]) == "5x5 3w Alice v Bob 4 Alice won"
     assert header.index("RESULT") == row.index("Alice won")  # the headings over their columns
-    assert header.index("MOVES") + len("MOVES") == row.index("7  Alice") + 1
+    assert header.index("MOVES") + len("MOVES") == row.index("4  Alice") + 1
     assert max(len(line) for line in out.splitlines()) <= 80
     # Commands to type as this client was run, with the server's address.
     assert hints == [
@@ -194,13 +195,13 @@ async def test_history_replay_and_export_of_a_finished_game(url: str) -> None:
     assert (code, err) == (0, "")
     assert frame_lines(out) == [
         "Start: Alice against Bob; 2 players, 5x5, 3 walls each. Alice to move.",
-        "Move 1 of 7: Alice moved to c2. Bob to move.",
-        "Move 2 of 7: Bob moved to c4. Alice to move.",
-        "Move 3 of 7: Alice placed a wall at d3h. Bob to move.",
-        "Move 4 of 7: Bob moved to c3. Alice to move.",
-        "Move 5 of 7: Alice moved to c4. Bob to move.",
-        "Move 6 of 7: Bob moved to c2. Alice to move.",
-        "Move 7 of 7: Alice moved to c5. Alice reached row 5 and wins.",
+        "Move 1 of 4: Alice moved to c2. Bob to move.",
+        "Move 1 of 4: Bob moved to c4. Alice to move.",
+        "Move 2 of 4: Alice placed a wall at d3h. Bob to move.",
+        "Move 2 of 4: Bob moved to c3. Alice to move.",
+        "Move 3 of 4: Alice moved to c4. Bob to move.",
+        "Move 3 of 4: Bob moved to c2. Alice to move.",
+        "Move 4 of 4: Alice moved to c5. Alice reached row 5 and wins.",
     ]
 
     # The export is the server's own record, and a file of it exports the same.
@@ -226,7 +227,7 @@ async def test_history_replay_and_export_of_a_finished_game(url: str) -> None:
         url, "replay", "--file", "-", "--size", "5", "--walls", "3", "--brief", stdin=exported
     )
     assert (code, err) == (0, "")
-    assert frame_lines(out)[-1] == "Move 7 of 7: Seat 0 moved to c5. Seat 0 reached row 5 and wins."
+    assert frame_lines(out)[-1] == "Move 4 of 4: Seat 0 moved to c5. Seat 0 reached row 5 and wins."
 
 
 class Terminal(io.StringIO):
@@ -264,10 +265,10 @@ async def test_a_game_that_ended_otherwise_says_how(url: str) -> None:
     code, out, _ = await command(url, "replay", "1", "--brief")
     assert code == 0
     assert frame_lines(out)[-1] == (
-        "Move 3 of 3: Alice placed a wall at d3h. Game over: Alice wins (by resignation)."
+        "Move 2 of 2: Alice placed a wall at d3h. Game over: Alice wins (by resignation)."
     )
     code, out, _ = await command(url, "history")
-    assert out.splitlines()[1].split()[-4:] == ["3", "Alice", "won", "(resign)"]
+    assert out.splitlines()[1].split()[-4:] == ["2", "Alice", "won", "(resign)"]
 
 
 async def test_a_game_not_in_the_history(url: str) -> None:
@@ -326,7 +327,7 @@ async def test_the_full_screen_replay_moves_on_keys(
             await until(functools.partial(showing, viewer, index))
         replay.go(3)
         title = "".join(fragment[1] for fragment in viewer.title())
-        assert title == " Quoridor replay   Game 1: Alice vs Bob   move 3 of 7 "
+        assert title == " Quoridor replay   Game 1: Alice vs Bob   move 2 of 4 "
         panel = "".join(fragment[1] for fragment in viewer.panel())
         assert "Alice placed a wall at d3h. Bob to move." in panel
         moves = "".join(fragment[1] for fragment in viewer.moves())
@@ -371,7 +372,7 @@ async def test_history_rows_fit_80_columns_whatever_the_names(url: str) -> None:
     # level was cut: "Alexandra v Compute~").
     alexandra = msgspec.structs.replace(abandoned, players=["Alexandra", "Computer L2"], winner=0)
     assert [line[29:] for line in history_text([alexandra], now=1_790_000_000.0)[1:]] == [
-        "Alexandra                3  Alexandra won (abandon)",
+        "Alexandra                2  Alexandra won (abandon)",
         "v Computer L2",
     ]
     # Four names in a column narrowed to 12 by the result: only a name wider than it is cut.
@@ -404,7 +405,7 @@ def test_history_rows_measure_wide_names_in_columns() -> None:
     # The same columns as its neighbour's: "12" and the result in line.
     result = wide.index("山田太郎山田 won (resign)")
     assert columns(wide[:result]) == narrow.index("Carol won (resign)"), [wide, narrow]
-    assert columns(wide[: wide.index(" 12 ")]) == narrow.index(" 12 "), [wide, narrow]
+    assert columns(wide[: wide.index(" 6 ")]) == narrow.index(" 6 "), [wide, narrow]
 
 
 async def test_exporting_an_aborted_game_says_it_was_aborted(url: str) -> None:

@@ -9,6 +9,7 @@ results (``RoomHost.after_results``). In a cluster this runs on the room's owner
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 
 from engine.ai.evaluation import Evaluation as EngineEvaluation
@@ -145,7 +146,14 @@ class Play:
             message = "it is your move, and you have thought past the thinking limit: move first"
             return self._error(conn, ErrorCode.CANNOT_CLAIM, message, request.id, room, now)
         if not claimable:
-            message = "nobody has been away past the grace period, nor past the thinking limit"
+            # When, said in words (the state's countdowns say it too, but a terminal player
+            # who typed ``claim`` read only "too early", a newcomer's review).
+            wait = room.claim_wait(now, seat)
+            message = (
+                "nobody has been away past the grace period, nor past the thinking limit"
+                if wait is None
+                else f"too early: you may claim in {math.ceil(wait)} s"
+            )
             return self._error(conn, ErrorCode.CANNOT_CLAIM, message, request.id, room, now)
         for gone in claimable:
             if room.status == "playing":

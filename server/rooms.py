@@ -583,6 +583,19 @@ class Room:
             seats.append(self.game.turn)
         return seats
 
+    def claim_wait(self, now: float, claimant: int) -> float | None:
+        """Seconds until ``claimant`` may claim against another seat (``claimable``); None
+        while nobody is away and the seat to move has no thinking limit running."""
+        moments = [
+            h.gone_since + h.grace
+            for seat in self.active_seats()
+            if seat != claimant and (h := self.holder(seat)).gone_since is not None
+        ]
+        due = self.move_claim_due()
+        if due is not None and self.game.turn != claimant:
+            moments.append(due)
+        return max(0.0, min(moments) - now) if moments else None
+
     def claim_reason(self, seat: int) -> Reason:
         """Why a claimed seat loses: it stayed away (``abandon``), or it was here and did not
         move within the thinking limit (``time``, as a flag would)."""

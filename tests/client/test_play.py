@@ -601,7 +601,7 @@ async def test_an_answer_with_no_offer_on_the_table_is_said_not_sent(url: str) -
 async def test_a_claim_made_early_by_a_stall_of_the_server_goes_again_when_due() -> None:
     """The server's clock leaves out its own stalls (PROTOCOL.md section 12), the client counts
     down in real time: after a stall it says "type claim" before the server allows it. The
-    refusal ("nobody has been away past the grace period") is not shown: the claim goes again
+    refusal ("too early: you may claim in 1 s") is not shown: the claim goes again
     once the refusal's countdown has run out."""
     config = Config(port=0, rate=1000, burst=1000, deliberate_grace=0.5)
     async with GameServer(config).running() as server:

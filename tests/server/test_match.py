@@ -128,15 +128,17 @@ def test_back_inside_the_grace_period_nothing_to_claim() -> None:
     gone = driver.last_state(b)
     assert not gone.players[0].connected
     assert gone.players[0].claim_in_ms == 60_000
-    driver.clock.advance(59)
-    error(driver.send(b, Claim()), ErrorCode.CANNOT_CLAIM)
+    driver.clock.advance(58.5)
+    early = error(driver.send(b, Claim()), ErrorCode.CANNOT_CLAIM)
+    assert early.message == "too early: you may claim in 2 s"  # said, in whole seconds up
     again = driver.open()
     driver.send(again, Hello(version=VERSION, name="p0", resume=token))
     back = driver.last_state(b)
     assert back.players[0].connected
     assert back.players[0].claim_in_ms is None
     driver.clock.advance(10)
-    error(driver.send(b, Claim()), ErrorCode.CANNOT_CLAIM)
+    nobody = error(driver.send(b, Claim()), ErrorCode.CANNOT_CLAIM)
+    assert "nobody has been away past the grace period" in nobody.message
 
 
 def test_claim_after_the_grace_period() -> None:

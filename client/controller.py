@@ -437,6 +437,10 @@ class Controller:
                 self._lines.popleft()
                 self.view.notice("info", f"{command.notation}: not sent, the game is over.")
                 continue
+            if isinstance(command, commands.Hint | commands.Takeback) and not self._may_send_move():
+                # A script's ``e2`` then ``hint``: asked while the computer thought, refused
+                # ("only on your turn", a newcomer's review); it waits for the turn, as a move.
+                break
             if isinstance(command, commands.Move) and not self._may_send_move():
                 if self._told is not command:
                     self._told = command

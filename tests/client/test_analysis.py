@@ -106,6 +106,22 @@ async def test_hint_and_takeback_against_the_computer(url: str) -> None:
     await task
 
 
+async def test_a_script_s_hint_after_its_move_waits_for_its_turn(url: str) -> None:
+    """Piped in right behind a move, ``hint`` went while the computer thought and came back
+    refused ("only on your turn"): a script's hint waits for the turn, as its moves do."""
+    from protocol.messages import AiSpec, Create
+    from tests.client.recorder import start
+
+    alice, view, task = await start(url, "Alice", Create(ai=AiSpec(level=1, seconds=0.3)))
+    await view.wait_for("Room ")
+    alice.type("e2")
+    alice.type("hint")
+    await view.wait_for("Hint: the computer would play ", within=20)
+    assert not view.texts("error")
+    alice.type("quit")
+    await task
+
+
 def test_the_new_words_parse() -> None:
     from client import commands
 

@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import contextlib
 import getpass
+import io
 import os
 import shlex
 import signal
@@ -32,6 +33,7 @@ from client.connection import (
     normalize_url,
 )
 from client.controller import Controller, Intent
+from client.layout import smallest
 from client.plain import PlainView, read_once_answered
 from client.printed import Command, say
 from client.seats import SeatBook
@@ -453,6 +455,9 @@ async def _play(
     plain = (
         args.plain or args.command == "list" or not (_is_terminal(stdin) and _is_terminal(stdout))
     )
+    if not plain and (refusal := _too_small(intent, stdout)):
+        say(stderr, *refusal)
+        return 1, None
     tui_view = TuiView(
         name,
         ascii=args.ascii,
@@ -494,6 +499,31 @@ async def _play(
     finally:
         if reading is not None:
             reading.cancel()
+
+
+def _too_small(intent: object, stdout: TextIO) -> list[str | Command]:
+    """What to say instead of starting a game whose board this terminal cannot show: the
+    full screen said so, but the game had begun, its first move's countdown running (a
+    newcomer's review). Empty when it fits, or when the board's size is not known yet (a
+    room joined by its code: the full screen says so then)."""
+    variant = getattr(intent, "variant", None)
+    if not isinstance(variant, VariantSpec):
+        return []
+    try:
+        columns, rows = os.get_terminal_size(stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return []
+    least = smallest(variant.size)
+    if columns >= least[0] and rows >= least[1]:
+        return []
+    program = invoked_as(normalize_url(DEFAULT_SERVER))  # the client alone, as typed
+    again = f"{program} --plain {shlex.join(sys.argv[1:])}".rstrip()
+    return [
+        f"This terminal is {columns}x{rows}: a {variant.size}x{variant.size} board needs at "
+        f"least {least[0]}x{least[1]}. Make the window larger and run the command again, or "
+        "play in words, a line an event, with --plain:",
+        Command(again),
+    ]
 
 
 def _who(args: argparse.Namespace, url: str, name: str) -> tuple[str, str | None, str]:

@@ -4,6 +4,7 @@ leaving, Ctrl-C with a move queued, premoves on the full screen, one reconnectio
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import io
 import os
 import pty
@@ -12,8 +13,10 @@ import re
 import select
 import signal
 import stat
+import struct
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -492,3 +495,27 @@ async def test_a_room_the_full_server_closes_is_said_and_ends_the_client() -> No
         assert view.has("The server is full and closed this room to make space for new games")
         assert not view.has("taken back")
         await newcomer.close()
+
+
+async def test_a_terminal_too_small_for_the_board_starts_no_game(server: GameServer) -> None:
+    """The full screen said the terminal was too small once the game had begun, its first
+    move's countdown running (a newcomer's review): now nothing is asked of the server, and
+    the command to play in words is given."""
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 18, 60, 0, 0))
+    url = f"ws://127.0.0.1:{server.port}"
+    argv = ["--server", url, "--name", "Ann", "create", "--computer", "1"]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "client", *argv, stdin=terminal, stdout=terminal,
+        stderr=asyncio.subprocess.PIPE, env=environment(),
+    )  # fmt: skip
+    os.close(terminal)
+    try:
+        _, err = await asyncio.wait_for(process.communicate(), WITHIN)
+        assert process.returncode == 1
+        said = " ".join(err.decode().split())
+        assert said.startswith("This terminal is 60x18: a 9x9 board needs at least 69x20.")
+        assert said.endswith(f"--plain --server {url} --name Ann create --computer 1")
+        assert server.core.rooms == {}
+    finally:
+        os.close(controller)

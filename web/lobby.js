@@ -186,13 +186,40 @@ export class Lobby {
     this.leaders = h("tbody");
     this.pool = /** @type {HTMLSelectElement} */ (h("select", { name: "pool", "aria-label": "Rating pool", onchange: () => this.showLeaders() },
       ...POOLS.map(([value, text]) => h("option", { value, text }))));
+    this.mine = h("p", { class: "my-rating", hidden: true });
     return h("section", { class: "card wide" },
       h("div", { class: "card-head" }, h("h2", { text: "Leaderboard" }), this.pool),
-      h("table", { class: "list leaderboard" }, h("thead", {}, h("tr", {}, h("th", { text: "#" }), h("th", { text: "Player" }), h("th", { text: "Rating" }), h("th", { text: "W–L–D" }))), this.leaders));
+      h("table", { class: "list leaderboard" }, h("thead", {}, h("tr", {}, h("th", { text: "#" }), h("th", { text: "Player" }), h("th", { text: "Rating" }), h("th", { text: "W–L–D" }))), this.leaders),
+      this.mine);
+  }
+
+  /**
+   * Under the leaderboard, a logged-in player's own rating in the pool shown (the leaderboard
+   * lists established ratings only, and a player looked for theirs in vain: a review). The
+   * profile is asked for once a lobby, as the leaderboard is: ratings move only when games end.
+   * @param {string} pool
+   */
+  async showMine(pool) {
+    const name = this.app.account();
+    if (!name) return void (this.mine.hidden = true);
+    if (this.myProfileOf !== name) {
+      this.myProfileOf = name;
+      this.myProfile = this.conn.request({ type: "profile", name });
+    }
+    const profile = await this.myProfile;
+    if (pool !== this.pool.value || name !== this.app.account()) return;
+    if (profile.type !== "profile_info") return void (this.mine.hidden = true);
+    const mine = profile.ratings.find((/** @type {any} */ r) => r.pool === pool);
+    const label = this.pool.selectedOptions[0]?.text ?? pool;
+    this.mine.textContent = mine
+      ? `Your ${label} rating: ${mine.rating}${mine.provisional ? " (provisional)" : ""} · ${plural(mine.games, "game")}: ${mine.wins} won, ${mine.losses} lost, ${mine.draws} drawn.`
+      : `No ${label} rating of yours yet: play a rated game to get one.`;
+    this.mine.hidden = false;
   }
 
   async showLeaders() {
     const pool = this.pool.value;
+    this.showMine(pool);
     const reply = await this.conn.request({ type: "leaderboard", pool, limit: 10 });
     if (pool !== this.pool.value) return; // another pool was picked meanwhile: its answer draws
     if (reply.type !== "leaderboard_list") {

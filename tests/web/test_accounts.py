@@ -157,6 +157,12 @@ async def test_two_accounts_play_a_rated_game_and_see_their_new_ratings(
     await alicia.page.wait_for_selector(".leaderboard td a:text-is('Bruno')")
     leaders = await alicia.page.locator(".leaderboard tbody tr").all_inner_texts()
     assert [line.split("\t")[1] for line in leaders] == ["Alicia", "Bruno"]
+    # Under it, her own rating in the pool shown (the leaderboard's are established only).
+    mine = alicia.page.locator(".my-rating")
+    await mine.filter(has_text=f"rating: {new_alicia}").wait_for()
+    assert "1 game: 1 won, 0 lost, 0 drawn" in await mine.inner_text()
+    await alicia.page.select_option("select[name=pool]", "9x9-blitz")
+    await mine.filter(has_text="No 9×9 blitz rating of yours yet").wait_for()
     await close_all(alicia, bruno, guest)
 
 

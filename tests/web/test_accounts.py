@@ -162,7 +162,7 @@ async def test_two_accounts_play_a_rated_game_and_see_their_new_ratings(
     await mine.filter(has_text=f"rating: {new_alicia}").wait_for()
     assert "1 game: 1 won, 0 lost, 0 drawn" in await mine.inner_text()
     await alicia.page.select_option("select[name=pool]", "9x9-blitz")
-    await mine.filter(has_text="No 9×9 blitz rating of yours yet").wait_for()
+    await mine.filter(has_text="No 9\N{MULTIPLICATION SIGN}9 blitz rating of yours yet").wait_for()
     await close_all(alicia, bruno, guest)
 
 

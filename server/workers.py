@@ -6,9 +6,16 @@ executor's first-come-first-served queue, decide who goes next:
 
 - a lower ``priority`` first (a computer's move in a game in progress before an
   analysis someone asked for);
-- then the group with the fewest searches running, and among those the one served
-  least recently (a group is an address: all the rooms against the computer that
-  one address opened, and their hints), so addresses take turns;
+- then the group with the fewest searches running (a group is an address: all the
+  rooms against the computer that one address opened, and their hints), and among
+  those the search that would be done first in a fair share of the workers' time
+  (start-time fair queueing: each search is tagged, as it comes, with when its group's
+  share would have run it, from the group's searches before it, or from the share's
+  clock if it has none, so no group banks time while idle, plus what a search of its
+  group takes, as measured). Addresses that think little go before those that think
+  long: eight addresses playing level 5 (2 s a search) made a level-1 player wait 7.6 s
+  a move when the addresses took turns a search each (an outside review);
+- then the group served least recently;
 - then the owner served least recently (an owner is a room, or a session: whoever
   the work is for), so one address's rooms take turns among themselves;
 - then the oldest.
@@ -44,7 +51,7 @@ import os
 import signal
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -78,6 +85,10 @@ class _Job:
     owner: str = field(compare=False)
     group: str = field(compare=False)
     long: bool = field(compare=False)
+    start: float = field(compare=False)
+    """When its group's fair share of the workers would start it (``WorkerPool._rank``)."""
+    done_by: float = field(compare=False)
+    """...and have done it: ``start`` and what a search of its group takes."""
     work: Callable[[], Any] = field(compare=False)
     future: asyncio.Future[Any] = field(compare=False)
     wanted: Callable[[], bool] = field(compare=False)
@@ -100,6 +111,12 @@ class WorkerPool:
         self._long = 0
         self._served: dict[str, int] = {}
         """When each owner and group with work waiting or running last got a worker."""
+        self._last: dict[str, float] = {}
+        """The ``done_by`` of the last search of each group with work waiting or running."""
+        self._virtual = 0.0
+        """The fair share's clock: the ``start`` of the search started last."""
+        self._cost: OrderedDict[str, float] = OrderedDict()
+        """Seconds a search of each group takes, as measured (a moving average)."""
         self._numbers = itertools.count()
         self._executor: ProcessPoolExecutor | None = None
         self._closed = False
@@ -151,8 +168,12 @@ class WorkerPool:
         if priority > MOVE and len(self._waiting) >= self.queued_limit:
             raise PoolFull("the server's computer players are all busy; try again in a minute")
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        name = GROUP + (group or owner)
+        # After the group's searches still to do, or from the share's clock (none banked).
+        start = max(self._virtual, self._last.get(name, self._virtual))
+        done_by = self._last[name] = start + self._cost.get(name, FIRST_COST)
         job = _Job(
-            priority, next(self._numbers), owner, GROUP + (group or owner), long, work, future,
+            priority, next(self._numbers), owner, name, long, start, done_by, work, future,
             wanted,
         )  # fmt: skip
         self._waiting.append(job)
@@ -186,6 +207,7 @@ class WorkerPool:
             self._waiting.remove(job)
             if job.future.cancelled() or not job.wanted():
                 job.future.cancel()
+                self._idle(job.group)
                 continue
             self._start(job)
 
@@ -194,6 +216,13 @@ class WorkerPool:
         for job in [job for job in self._waiting if job.owner == owner and not job.wanted()]:
             self._waiting.remove(job)
             job.future.cancel()
+            self._idle(job.group)
+
+    def _idle(self, group: str) -> None:
+        """Forget where ``group`` stands in the fair share once it has nothing left: it
+        comes back on the share's clock."""
+        if not self._running[group] and all(job.group != group for job in self._waiting):
+            self._last.pop(group, None)
 
     @property
     def _busy(self) -> int:
@@ -205,10 +234,17 @@ class WorkerPool:
             return False
         return not job.long or self._long < self.long_at_once
 
-    def _rank(self, job: _Job) -> tuple[int, int, int, int, int]:
-        served = self._served.get
-        group = (self._running[job.group], served(job.group, -1))
-        return job.priority, *group, served(job.owner, -1), job.number
+    def _rank(self, job: _Job) -> tuple[int, int, float, int, int, int]:
+        served, group = self._served.get, job.group
+        running = self._running[group]
+        return (
+            job.priority,
+            running,
+            job.done_by,
+            served(group, -1),
+            served(job.owner, -1),
+            job.number,
+        )
 
     def _start(self, job: _Job) -> None:
         if self._executor is None:
@@ -221,18 +257,29 @@ class WorkerPool:
         self._running[job.group] += 1
         self._long += job.long
         self._served[job.owner] = self._served[job.group] = next(self._numbers)
+        self._virtual = max(self._virtual, job.start)
         loop = asyncio.get_running_loop()
         done = self._executor.submit(job.work)
-        done.add_done_callback(functools.partial(_back_to, loop, self._finish, job))
+        started = time.monotonic()
+        done.add_done_callback(functools.partial(_back_to, loop, self._finish, job, started))
 
-    def _finish(self, job: _Job, ended: Future[Any]) -> None:
+    def _charge(self, group: str, seconds: float) -> None:
+        """``group`` had a worker for ``seconds``: what its searches take, on average."""
+        cost = self._cost.pop(group, None)
+        self._cost[group] = seconds if cost is None else cost + (seconds - cost) * COST_WEIGHT
+        if len(self._cost) > COSTS_KEPT:
+            self._cost.popitem(last=False)  # the least recently measured: a newcomer again
+
+    def _finish(self, job: _Job, started: float, ended: Future[Any]) -> None:
         self._long -= job.long
+        self._charge(job.group, time.monotonic() - started)
         for name in (job.owner, job.group):
             self._running[name] -= 1
             if not self._running[name]:
                 del self._running[name]
                 if not any(name in (other.owner, other.group) for other in self._waiting):
                     del self._served[name]  # nothing left: forget it (owners come and go)
+                    self._last.pop(name, None)
         if not job.future.done():
             if ended.cancelled():
                 job.future.cancel()
@@ -246,16 +293,23 @@ class WorkerPool:
 
 def _back_to(
     loop: asyncio.AbstractEventLoop,
-    finish: Callable[[_Job, Future[Any]], None],
+    finish: Callable[[_Job, float, Future[Any]], None],
     job: _Job,
+    started: float,
     ended: Future[Any],
 ) -> None:
     """Hand a finished search to the event loop (from the executor's thread), unless the
     loop is already gone (a search that outlived the server)."""
     with contextlib.suppress(RuntimeError):
-        loop.call_soon_threadsafe(finish, job, ended)
+        loop.call_soon_threadsafe(finish, job, started, ended)
 
 
+FIRST_COST = 1.0
+"""Seconds a search of a group not measured yet is taken to take."""
+COST_WEIGHT = 0.3
+"""The weight of a group's latest search in its measured cost (a moving average)."""
+COSTS_KEPT = 10_000
+"""Groups whose searches' cost the pool remembers."""
 GROUP = "group:"
 """Prefix of a group's name in the counters, apart from the owners' names."""
 SATURATION = 4

@@ -38,6 +38,28 @@ async def test_a_second_owner_goes_before_the_first_owners_backlog() -> None:
     assert finished == ["a0", "b0", "a1", "a2"]
 
 
+async def test_an_address_that_thinks_little_goes_before_those_that_think_long() -> None:
+    """Eight addresses playing level 5 (2 s a search) made a level-1 player wait 7.6 s a
+    move when addresses took turns a search each (an outside review): the pool shares its
+    workers' time, so a group whose searches are short goes before groups whose are long."""
+    pool = WorkerPool(workers=1)
+    await pool.submit("warm-up", nap(0), MOVE, group="quick")  # measured: a short search
+    finished: list[str] = []
+
+    async def run(group: str, seconds: float) -> None:
+        await pool.submit(f"room:{group}", nap(seconds), MOVE, group=group)
+        finished.append(group)
+
+    running = asyncio.create_task(run("long0", 0.3))
+    await asyncio.sleep(0.05)  # long0 runs
+    longs = [asyncio.create_task(run(f"long{n}", 0.1)) for n in (1, 2, 3)]
+    await asyncio.sleep(0.05)
+    quick = asyncio.create_task(run("quick", 0.01))  # came last, goes next
+    await asyncio.gather(running, *longs, quick)
+    pool.shutdown()
+    assert finished == ["long0", "quick", "long1", "long2", "long3"]
+
+
 async def test_moves_go_before_analysis() -> None:
     pool = WorkerPool(workers=1)
     finished: list[str] = []

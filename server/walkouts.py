@@ -74,9 +74,6 @@ class Walkouts:
         for key in [k for k, r in self._records.items() if now - r.last >= MEMORY]:
             del self._records[key]
 
-    def __len__(self) -> int:
-        return len(self._records)
-
 
 def keys(address: str, account: int | None) -> list[str]:
     found = [f"address:{rooms_key(address)}"] if address else []

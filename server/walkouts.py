@@ -4,10 +4,10 @@ The quick match pairs whoever waits the longest, so one address that kept one co
 queued and walked out of every game it was paired into (leaving, aborting, resigning) took
 every honest pairing of an outside review's server: 48 of 48 in 40 s, each honest player
 queueing again only to meet it again. A player who walks out of the first game of a
-quick-match room before making a move there waits before queueing again, 15 s the first
-time, the wait doubling with each walk-out within the hour (15 minutes at most), as the
-serious sites' queues do (lichess's "playban"). Counted by address (an IPv6 one by its /56)
-and, logged in, by account, as the caps on rooms are.
+quick-match room before every seat has made its first move (``walked_out``) waits before
+queueing again, 15 s the first time, the wait doubling with each walk-out within the hour
+(15 minutes at most), as the serious sites' queues do (lichess's "playban"). Counted by
+address (an IPv6 one by its /56) and, logged in, by account, as the caps on rooms are.
 """
 
 from __future__ import annotations
@@ -82,18 +82,22 @@ def keys(address: str, account: int | None) -> list[str]:
 
 def walked_out(room: Room) -> list[int]:
     """The seats that walked out of the game that just ended in ``room``, if it is the first
-    game of a quick-match room: those that ended it before making a move there (their
-    resignation, their absence claimed or past its grace, their first move not made in
-    time), and one that sent ``abort``, moved or not. Nobody walks out of a game played to
-    its end, nor of a rematch, which the players chose."""
+    game of a quick-match room and it ended before every seat had made its first move (while
+    ``abort`` is allowed): the seats that ended it, by ``abort``, by resigning, by their
+    absence claimed, or by not making their first move in time or staying away until it was
+    aborted. A seat that moved once and resigned before its opponent's first move walked out
+    too (an outside review found that one move first got round the rule). Nobody walks out
+    of a game played past its first moves, nor of a rematch, which the players chose."""
     result = room.result
     if not room.quick or room.number != 1 or result is None:
         return []
     if result.reason in ("goal", "draw", "ply_cap"):
         return []
     moved = set(room.movers)
+    if len(moved) >= room.spec.players:
+        return []  # every seat played: a game, however short
     if room.quitters or room.aborter is not None:
-        quit = {seat for seat in room.quitters if seat not in moved}
+        quit = set(room.quitters)
         return sorted(quit if room.aborter is None else {*quit, room.aborter})
     # Ended with nobody taken out: the first move did not come, or every player went away.
     idle = [seat for seat in range(room.spec.players) if seat not in moved]

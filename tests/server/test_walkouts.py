@@ -138,6 +138,28 @@ async def test_resigning_before_a_move_is_walking_out_and_a_played_game_is_not(
     await leave(second)
     assert "15 s" in await refused_for(second)
     await queues(first)  # a win is no walk-out
+    # One move, then resigning before the opponent's first: walked out all the same (an
+    # outside review got round the rule so).
+    mover, other = await player(server, "203.0.113.5"), await player(server, "203.0.113.6")
+    await paired(mover, other)  # mover queued first: seat 0
+    await mover.send(MoveRequest(move="e2", ply=0))
+    while (await other.state()).ply != 1:
+        pass
+    await mover.send(Resign())
+    await over(other)
+    await leave(mover)
+    assert "15 s" in await refused_for(mover)
+    await queues(other)
+    # Once both have moved it is a game, however short: resigning it is no walk-out.
+    late = await player(server, "203.0.113.7")
+    await paired(other, late)
+    for ply, (client, square) in enumerate(((other, "e2"), (late, "e8"))):
+        await client.send(MoveRequest(move=square, ply=ply))
+        while (await other.state()).ply != ply + 1:
+            pass
+    await other.send(Resign())
+    await over(late)
+    await queues(other)
     # A rematch is chosen by both: leaving it unplayed is not walking out of a pairing.
     third, fourth = await player(server, "203.0.113.3"), await player(server, "203.0.113.4")
     await paired(third, fourth)
@@ -149,5 +171,5 @@ async def test_resigning_before_a_move_is_walking_out_and_a_played_game_is_not(
     await fourth.send(Resign())  # seat 0 of the rematch (the seats turned), no move
     await over(third)
     await queues(fourth)
-    for client in (first, second, third, fourth):
+    for client in (first, second, mover, other, late, third, fourth):
         await client.close()

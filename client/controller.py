@@ -452,11 +452,13 @@ class Controller:
             await self._command(command)
         if self._input_ended and not self._lines and self.exit_code is None:
             state = self.state
+            asked = any(p.what in ("hint", "takeback") for p in self._pending.values())
             stuck = (
                 state is not None
                 and state.status == "playing"
                 and state.turn == self.seat
                 and self._in_flight is None
+                and not asked  # a script's last hint is answered before it leaves
             )
             if stuck:
                 self._leave_at_end_of_input()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import re
 
@@ -199,3 +200,15 @@ def test_a_long_game_is_drawn_in_80_columns() -> None:
     rows = chart(shown, worst)
     assert max(columns(row) for row in rows) <= 80
     assert squeezed(values[:74], marks[:74], 74) == (values[:74], marks[:74], 1)
+
+
+async def test_a_script_ending_with_hint_hears_the_hint_before_it_leaves(url: str) -> None:
+    """``printf 'e2\\nhint\\n' | quoridor play --vs-ai 1``: the input ended on the player's
+    turn and the client left before the hint came back (a newcomer's review)."""
+    from tests.client.test_leaving import run_client
+
+    argv = ["--server", url, "--name", "Ann", "play", "--vs-ai", "1"]
+    code, text = await asyncio.wait_for(run_client(argv, "e2\nhint\n"), 30)
+    assert code == 0
+    assert "Hint: the computer would play " in text
+    assert text.index("Hint: the computer") < text.index("End of input: leaving.")

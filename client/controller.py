@@ -40,7 +40,7 @@ from client.describe import (
 )
 from client.notation import is_wall
 from client.offers import DrawOffers
-from client.printed import Command, as_lines
+from client.printed import Command, ProseAndCommand, as_lines
 from client.render import view_turns
 from client.seats import SavedSeat, SeatBook
 from protocol.messages import (
@@ -710,7 +710,7 @@ class Controller:
                 self.view.notice("info", text)
                 self.view.notice("command", command)
             else:
-                self.view.notice("info", f"{text} {command}" if command else text)
+                self.view.notice("info", ProseAndCommand(text, command) if command else text)
         self.view.changed()
 
     def _seats_turned(self, seat: int | None) -> str:

@@ -13,7 +13,7 @@ import threading
 from typing import TextIO
 
 from client.controller import Controller, Kind
-from client.printed import INDENT, Command, command_rows, terminal_width
+from client.printed import INDENT, Command, ProseAndCommand, command_rows, terminal_width
 from client.render import board_text
 from client.status import status_lines
 from client.width import columns, wrap
@@ -46,6 +46,10 @@ class PlainView:
         width = terminal_width(self.out)
         if width is None:
             return text.split("\n")
+        if isinstance(text, ProseAndCommand):
+            # The command whole on rows of its own: after the prose it was broken between
+            # the rows like any words, no continuation (a newcomer's review).
+            return self.rows(text.prose) + self.rows(Command(INDENT + text.command))
         if isinstance(text, Command) and columns(text) > width:
             return command_rows(text.strip(), width)  # over rows, as a shell reads them
         rows: list[str] = []

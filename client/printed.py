@@ -25,6 +25,20 @@ class Command(str):
     """A command to copy: printed alone on an indented row and never broken."""
 
 
+class ProseAndCommand(str):
+    """A sentence ending in a command to copy: one line for a file or a pipe (what a script
+    reads: "... joins with: quoridor join k3m9qr2xvb"), and on a terminal the prose wrapped
+    with the command on rows of its own (``client.plain``)."""
+
+    prose: str
+    command: str
+
+    def __new__(cls, prose: str, command: str) -> ProseAndCommand:
+        said = super().__new__(cls, f"{prose} {command}")
+        said.prose, said.command = prose, command
+        return said
+
+
 def rows(parts: Iterable[str], width: int | None) -> list[str]:
     """``parts`` as printed rows: prose wrapped between words to ``width`` columns (a word wider
     than that, a URL say, stays whole; None: not wrapped), each ``Command`` on an indented

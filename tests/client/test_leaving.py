@@ -25,6 +25,8 @@ import pytest
 
 from client.__main__ import dispatch, parse
 from client.connection import invoked_as
+from client.plain import PlainView
+from client.printed import ProseAndCommand
 from client.seats import SavedSeat, SeatBook
 from protocol.messages import Abort, AiSpec, Create, Join, Joined, MoveRequest, State
 from server.app import GameServer
@@ -519,3 +521,23 @@ async def test_a_terminal_too_small_for_the_board_starts_no_game(server: GameSer
         assert server.core.rooms == {}
     finally:
         os.close(controller)
+
+
+def test_the_opponent_s_command_stays_whole_in_plain_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a terminal it was wrapped with the prose before it, "... with: quoridor" / "--server
+    ... join CODE" (a newcomer's review); to a pipe it stays on the sentence's one line."""
+    said = ProseAndCommand(
+        "You have seat 0 in room k3m9qr2xvb. Your opponent joins with:",
+        "quoridor --server ws://127.0.0.1:8765 join k3m9qr2xvb",
+    )
+    monkeypatch.setenv("COLUMNS", "60")
+    terminal = Terminal()
+    PlainView(terminal).notice("info", said)
+    assert terminal.getvalue().splitlines() == [
+        "You have seat 0 in room k3m9qr2xvb. Your opponent joins",
+        "  with:",
+        "  quoridor --server ws://127.0.0.1:8765 join k3m9qr2xvb",
+    ]
+    pipe = io.StringIO()
+    PlainView(pipe).notice("info", said)
+    assert pipe.getvalue() == f"{said.prose} {said.command}\n"

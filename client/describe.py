@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from client.notation import rounds
 from protocol.messages import ClockInfo, PlayerInfo, RoomInfo, State, TimeControl, VariantSpec
 
 REASONS = {
@@ -226,7 +227,7 @@ def situation(
         return "Your move."
     moves = ", ".join(state.legal_pawn_moves) or "none"
     text = (
-        f"Your move (ply {state.ply}). Pawn moves: {moves}. "
+        f"Your move (move {move_number(state)}). Pawn moves: {moves}. "
         f"Walls left: {_listing(state, me, [str(n) for n in state.walls_left])}. "
         f"Steps to go: {_listing(state, me, [distance_text(n) for n in state.distances])}."
     )
@@ -411,7 +412,7 @@ def describe(
         parts.append(match_text(after, me))
         if after.last_move is not None and not screen:
             last = after.last_move
-            parts.append(f"Last move: {who(after, last.seat, me)} {last.move} (ply {last.ply}).")
+            parts.append(f"Last move: {who(after, last.seat, me)} {last.move}.")
     else:
         parts += _player_changes(before, after, me)
         if after.spectators != before.spectators:
@@ -474,3 +475,11 @@ def rooms_text(rooms: list[RoomInfo], command: str = "quoridor") -> list[str]:
     lines.append(f"Join one:  {command} join ROOM")
     lines.append(f"Watch one: {command} watch ROOM")
     return lines
+
+
+def move_number(state: State) -> int:
+    """The move being played (the last one played, in a game over) as the move list numbers
+    it, a round of every seat still in each (``42. i9``): "ply 83" beside it read as another
+    count, and "ply 0" as no move at all (newcomers' reviews)."""
+    upcoming = [""] if state.status == "playing" else []
+    return len(rounds(state.moves + upcoming, state.variant.players)) or 1

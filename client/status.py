@@ -14,6 +14,7 @@ from client.describe import (
     clock_text,
     low_time,
     match_text,
+    move_number,
     opening,
     plural,
     rating_text,
@@ -22,7 +23,6 @@ from client.describe import (
     time_control_text,
     who,
 )
-from client.notation import rounds
 from client.render import Line, pawn_glyph
 from client.width import clip_name, pad
 from protocol.messages import State, TimeControl
@@ -76,10 +76,7 @@ def status_lines(
         if (note := claim_note(state, seat, me, elapsed))
     ]
     last = state.last_move
-    # The move as the move list numbers it, a round each (``42. i9``): "Ply 83" beside it
-    # read as another count (a newcomer's review). In play, the move being played.
-    upcoming = [""] if state.status == "playing" else []
-    number = len(rounds(state.moves + upcoming, state.variant.players)) or 1
+    number = move_number(state)  # as the move list numbers it (not "Ply 83" beside "42.")
     info = f"Game {state.game}, move {number}" if state.game > 1 else f"Move {number}"
     if last is not None:
         info += f"   last: {pawn_glyph(last.seat, ascii)} {last.move}"

@@ -33,7 +33,7 @@ def test_the_game_starts_when_the_second_player_sits_down() -> None:
     before = make_state(status="waiting", names=("Alice", None))
     after = make_state(event=2, legal=("d1", "f1", "e2"))
     assert describe(before, after, 0) == (
-        "Bob took seat 1. The game starts. Your move (ply 0). Pawn moves: d1, f1, e2. "
+        "Bob took seat 1. The game starts. Your move (move 1). Pawn moves: d1, f1, e2. "
         "Walls left: you 10, Bob 10. Steps to go: you 8, Bob 8."
     )
     assert describe(before, after, 1) == "The game starts. Alice to move."
@@ -42,7 +42,7 @@ def test_the_game_starts_when_the_second_player_sits_down() -> None:
 def test_moves_and_walls_are_told_by_who_played_them() -> None:
     before = make_state(event=5, ply=4, turn=0)
     wall = make_state(event=6, ply=5, turn=1, walls=("e3h",), last="e3h", last_seat=0)
-    assert describe(before, wall, 1).startswith("Alice placed a wall at e3h. Your move (ply 5).")
+    assert describe(before, wall, 1).startswith("Alice placed a wall at e3h. Your move (move 3).")
     assert describe(before, wall, 0) == "You placed a wall at e3h. Bob to move."
     step = make_state(event=6, ply=5, turn=1, last="e2", last_seat=0, pawns=("e2", "e9"))
     assert describe(before, step, None) == "Alice moved to e2. Bob to move."

@@ -169,7 +169,7 @@ async def test_a_rematch_turns_the_seats(url: str) -> None:
     game_two = await alice_view.wait_for("Game 2 starts.")
     assert "Seat 0 Bob, seat 1 Alice (you). You race to row 1." in game_two
     bob.type("e2")  # Bob opens the second game
-    await alice_view.wait_for("Bob moved to e2. Your move (ply 1).")
+    await alice_view.wait_for("Bob moved to e2. Your move (move 1).")
     for controller in (alice, bob):
         controller.type("quit")
     await asyncio.gather(*tasks)
@@ -282,7 +282,7 @@ async def test_playing_the_computer(url: str) -> None:
     assert "Seat 0 Alice (you), seat 1 Computer" in first
     assert not view.has("Your opponent joins with")
     alice.type("e2")
-    assert (await view.wait_for("Your move (ply 2)", within=10)).startswith("Computer")
+    assert (await view.wait_for("Your move (move 2)", within=10)).startswith("Computer")
     alice.type("quit")
     await task
 
@@ -369,7 +369,9 @@ async def test_play_vs_ai_in_plain_mode(url: str) -> None:
         async def your_move(ply: int) -> str:
             """The line that says it is Alice's move at ``ply``; the first pawn move it offers."""
             line = await until(
-                lambda: next((x for x in out.getvalue().splitlines() if f"(ply {ply})" in x), None),
+                lambda: next(
+                    (x for x in out.getvalue().splitlines() if f"(move {ply // 2 + 1})" in x), None
+                ),
                 within=10,
             )
             offered = line.split("Pawn moves: ")[1].split(".")[0]

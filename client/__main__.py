@@ -33,15 +33,18 @@ from client.connection import (
     normalize_url,
 )
 from client.controller import Controller, Intent
+from client.describe import result_text
 from client.layout import smallest
 from client.plain import PlainView, read_once_answered
 from client.printed import Command, say
-from client.seats import SeatBook
+from client.seats import SavedSeat, SeatBook
 from client.tui import TuiView, run_tui
 from protocol.messages import (
     MAX_WALLS,
     AiSpec,
     Create,
+    Error,
+    ErrorCode,
     Join,
     ListRooms,
     QuickMatch,
@@ -558,9 +561,32 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
     book = SeatBook()
     # Two players of one machine share the seats file: with --name, that player's seats only.
     named = args.name if getattr(args, "name_given", False) else None
+    looks = Looks(args, url)
+    try:
+        return await _resume(args, url, book, named, looks, stdin, stdout, stderr)
+    finally:
+        await looks.close()
+
+
+async def _resume(
+    args: argparse.Namespace,
+    url: str,
+    book: SeatBook,
+    named: str | None,
+    looks: Looks,
+    stdin: TextIO,
+    stdout: TextIO,
+    stderr: TextIO,
+) -> int:
     also = ""
     while True:
         kept = [s for s in book.free(url) if named is None or s.name == named]
+        if kept and (decided := await looks.decided(kept[0])) is not None:
+            # Over or gone while its player was away: said, forgotten, and the next one.
+            say(stdout, decided)
+            book.forget(url, kept[0].room, kept[0].secret)
+            also = "also "
+            continue
         playing = [s for s in book.seats(url) if s.in_use() and named in (None, s.name)]
         if not kept and playing and not also:
             # Its client still runs: "No game in progress" was wrong (a newcomer's review).
@@ -585,6 +611,10 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         where = f"room {saved.room} (seat {saved.seat}, as {saved.name or 'you'})"
         if not _is_terminal(stdin):
             for seat in kept:
+                if (decided := await looks.decided(seat)) is not None:
+                    say(stdout, decided)
+                    book.forget(url, seat.room, seat.secret)
+                    continue
                 command = own_command(url, named or seat.name or default_name())
                 say(
                     stdout,
@@ -611,6 +641,61 @@ async def resume(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
         if controller is None or not controller.seat_refused:
             return code
         also = "also "  # that one was gone (and is forgotten): the next, if any
+
+
+class Looks:
+    """Whether the games of the seats kept are still going, asked of the server: the seats
+    file only knows a game was not over when its player left, and plain ``quoridor`` offered
+    to resume games decided since (a newcomer's review). Each room is watched for a moment
+    and left, as the browser's lobby does; one connection for them all, opened at the first."""
+
+    def __init__(self, args: argparse.Namespace, url: str) -> None:
+        self.args, self.url = args, url
+        self.connection: Connection | None = None
+        self.unreachable = False
+
+    async def decided(self, seat: SavedSeat) -> str | None:
+        """What to say instead of offering ``seat``: its room is gone, or its game over;
+        None while it goes on (or the server cannot be asked: then it is offered as before)."""
+        connection = await self._connected(seat)
+        if connection is None:
+            return None
+        try:
+            seen = await connection.look(seat.room)
+        except ConnectError:
+            return None
+        if isinstance(seen, Error):
+            if seen.code != ErrorCode.ROOM_NOT_FOUND:
+                return None
+            room = seat.room
+            return (
+                f"Your game in room {room} is gone: it ended, or was aborted, while you were away."
+            )
+        if seen.status != "finished":
+            return None
+        ended = result_text(seen, seat.seat)
+        return f"Your game in room {seat.room} ended while you were away. {ended}"
+
+    async def _connected(self, seat: SavedSeat) -> Connection | None:
+        if self.connection is None and not self.unreachable:
+            name, token, _ = _who(self.args, self.url, seat.name or default_name())
+            connection = Connection(self.url, name, post=lambda event: None, token=token)
+            try:
+                async with asyncio.timeout(LOOK_WITHIN):
+                    await connection.open()
+            except (ConnectError, TimeoutError):
+                self.unreachable = True  # offered as before; joining says what is wrong
+                return None
+            self.connection = connection
+        return self.connection
+
+    async def close(self) -> None:
+        if self.connection is not None:
+            await self.connection.close()
+
+
+LOOK_WITHIN = 3.0
+"""Seconds to reach the server before offering the seats kept without asking it."""
 
 
 async def read_answer(stdin: TextIO) -> str:

@@ -43,9 +43,12 @@ from protocol.messages import (
     Error,
     ErrorCode,
     Hello,
+    Leave,
     Request,
     ServerMessage,
+    State,
     Sync,
+    Watch,
     Welcome,
 )
 
@@ -322,10 +325,34 @@ class Connection:
         the reading loop; other messages are skipped. Raises ConnectError
         when the link drops or the server says nothing in time.
         """
+        request.id = request_id = f"ask-{next(self._asked)}"
+        return await self.ask_until(request, lambda message: message.id == request_id, within)
+
+    async def look(self, room: str, within: float = 10.0) -> State | Error:
+        """Room ``room``'s state, watched for a moment and left (the player's kept seat
+        there, to tell whether its game is still going: ``quoridor`` with no command), or
+        the error that refused the ``watch`` (``room_not_found``: gone)."""
+        request = Watch(room=room, id=f"ask-{next(self._asked)}")
+        seen = await self.ask_until(
+            request,
+            lambda m: (
+                (isinstance(m, State) and m.room == room)
+                or (isinstance(m, Error) and m.id == request.id)
+            ),
+            within,
+        )
+        if isinstance(seen, State):
+            await self.ask(Leave(), within)
+        assert isinstance(seen, State | Error)
+        return seen
+
+    async def ask_until(
+        self, request: Request, done: Callable[[ServerMessage], bool], within: float = 30.0
+    ) -> ServerMessage:
+        """Send ``request`` and return the first message ``done`` accepts (others skipped)."""
         ws = self.ws
         if ws is None:
             raise ConnectError("not connected")
-        request.id = request_id = f"ask-{next(self._asked)}"
         try:
             await ws.send(encode(request), text=True)
             async with asyncio.timeout(within):
@@ -335,7 +362,7 @@ class Connection:
                         message = decode_server_message(frame)
                     except msgspec.DecodeError as exc:
                         raise ConnectError(garbled_text(frame, exc), retry=False) from None
-                    if message is not None and message.id == request_id:
+                    if message is not None and done(message):
                         return message
         except ConnectionClosed as closed:
             said = closed.rcvd

@@ -28,7 +28,7 @@ from client.connection import invoked_as
 from client.plain import PlainView
 from client.printed import ProseAndCommand
 from client.seats import SavedSeat, SeatBook
-from protocol.messages import Abort, AiSpec, Create, Join, Joined, MoveRequest, State
+from protocol.messages import Abort, AiSpec, Create, Join, Joined, MoveRequest, Resign, State
 from server.app import GameServer
 from server.config import Config
 from tests.client.recorder import start, until
@@ -409,24 +409,41 @@ def test_two_terminals_of_one_user_keep_two_seats_of_one_room(state_home: Path) 
 
 
 async def test_a_kept_game_that_is_gone_is_told_so_and_forgotten(url: str) -> None:
-    """The room of a kept seat no longer exists (its game was aborted, say): the answer says
-    so in words, and the seat is never offered again."""
+    """The room of a kept seat no longer exists (its game was aborted, say): asked of the
+    server before anything is offered, it is said so in words, and never offered again."""
     book = SeatBook()
     book.keep(SavedSeat(server=url, room="gone4ever", seat=0, secret="s" * 24, name="Alice"))
     keyboard, out = SlowKeyboard(), io.StringIO()
     task = asyncio.create_task(dispatch(parse(["--server", url]), keyboard, out, io.StringIO()))
-    await until(lambda: "Resume it? [Y/n]" in out.getvalue() or None)
-    keyboard.press("")  # Enter: yes
     assert await asyncio.wait_for(task, 5) == 1
     rows = out.getvalue().splitlines()
-    gone = next(i for i, row in enumerate(rows) if "gone4ever is gone" in row)
-    assert rows[gone].endswith(
-        "Room gone4ever is gone (its game ended or was aborted): nothing to go back to."
+    assert "Resume it?" not in out.getvalue()
+    assert rows[0] == (
+        "Your game in room gone4ever is gone: it ended, or was aborted, while you were away."
     )
     # Then what to do instead (a newcomer review: it ended there, with status 1).
-    assert rows[gone + 1] == f"No other game of yours is in progress on {url}. Start one:"
-    assert rows[gone + 2].endswith(" create")
+    assert rows[1] == f"No other game of yours is in progress on {url}. Start one:"
+    assert rows[2].endswith(" create")
     assert book.seats(url) == []
+
+
+async def test_a_kept_game_decided_while_away_is_told_with_its_result(url: str) -> None:
+    """Alice quit, and Bob resigned meanwhile: plain ``quoridor`` asked "Resume it?" of a game
+    that was over (a newcomer's review). It says how the game ended, and forgets it."""
+    room_code, bob = await alice_leaves_a_game(url)
+    room = re.search(r"(\w+)", room_code)
+    assert room is not None
+    await bob.send(Resign())
+    while (await bob.state()).status != "finished":
+        pass
+    code, text = await run_client(["--server", url], "", tty=True)
+    assert code == 1
+    assert "Resume it?" not in text
+    assert text.startswith(
+        f"Your game in room {room.group(1)} ended while you were away. Game over: you win"
+    )
+    assert SeatBook().seats(url) == []
+    await bob.close()
     _, text = await run_client(["--server", url], "")
     assert "No game of yours is in progress" in text
 

@@ -637,6 +637,7 @@ async def _resume(
         args.seat, args.secret = saved.seat, saved.secret
         args.spectator_eval = False  # a reclaim keeps what the seat allowed
         args.name = named or saved.name or default_name()
+        await looks.close()  # not held open for the whole game
         code, controller = await _play(args, stdin, stdout, stderr)
         if controller is None or not controller.seat_refused:
             return code
@@ -690,8 +691,10 @@ class Looks:
         return self.connection
 
     async def close(self) -> None:
-        if self.connection is not None:
-            await self.connection.close()
+        """Close the connection (a later look opens another)."""
+        connection, self.connection = self.connection, None
+        if connection is not None:
+            await connection.close()
 
 
 LOOK_WITHIN = 3.0

@@ -191,8 +191,6 @@ class Store:
         """Never more than 0: a database process that dies stops the server."""
         self._channel: _Channel | None = None
         self._transport: asyncio.SubprocessTransport | None = None
-        self._reader: _Channel | None = None
-        """The reader's channel while it answers (None once it is gone)."""
         self._reader_channel: _Channel | None = None
         self._reader_transport: asyncio.SubprocessTransport | None = None
         self._lock: int | None = None
@@ -206,10 +204,8 @@ class Store:
             opening = OpenRequest(str(self.path), self.synchronous, self.retention)
             before, after = await self._call(opening, tuple[int, int])
             # Once the schema is there (migrated): the reader only reads it.
-            self._reader_transport, reader = await _start(self._reader_lost)
-            self._reader_channel = reader
-            await _call(reader, ReaderRequest(str(self.path)), type(None))
-            self._reader = reader if reader.lost is None else None
+            self._reader_transport, self._reader_channel = await _start(self._reader_lost)
+            await _call(self._reader_channel, ReaderRequest(str(self.path)), type(None))
         except BaseException:
             await self.close()  # a database it cannot open (or migrate): no process left over
             raise
@@ -217,7 +213,12 @@ class Store:
 
     def _reader_lost(self, reason: str) -> None:
         log.warning("the database reader is gone (%s); reads go to the writer", reason)
-        self._reader = None
+
+    @property
+    def _reader(self) -> _Channel | None:
+        """The reader's channel while it answers (None once it is gone)."""
+        reader = self._reader_channel
+        return reader if reader is not None and reader.lost is None else None
 
     @property
     def pid(self) -> int | None:
@@ -281,7 +282,7 @@ class Store:
             (self._reader_transport, self._reader_channel),
             (self._transport, self._channel),
         ]
-        self._reader_transport = self._reader_channel = self._reader = None
+        self._reader_transport = self._reader_channel = None
         self._transport = self._channel = None
         for transport, channel in processes:
             if transport is not None and channel is not None:

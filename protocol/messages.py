@@ -618,6 +618,10 @@ class State(Struct, kw_only=True, tag="state"):
     """In an untimed game between people, once every seat has moved: milliseconds until the
     others may claim the game from the seat to move for not moving (0: they may now); null
     otherwise."""
+    quick: bool = False
+    """Whether the quick match opened this room: a player who ends its first game before
+    every seat has moved (``abort``, ``resign``, staying away) waits before their next
+    ``quick_match`` (PROTOCOL.md, section 4, walking out). A client warns before that."""
 
 
 class Moved(Struct, kw_only=True, tag="moved"):

@@ -1076,6 +1076,7 @@ class Room:
             first_move_in_ms=self._first_move_in(now),
             spectator_eval=self.evaluable(),
             move_claim_in_ms=self._move_claim_in(now),
+            quick=self.quick,
         )
 
     def _walls_hex(self, mask: int) -> str:

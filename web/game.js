@@ -10,6 +10,8 @@ import { clockText, listed, movers, moveText, plural, resultText, retireText, re
 
 const LOW_TIME_MS = 20_000;
 /** A player card's word for a seat out of the game, by how it went (words.js `retirements`). */
+/** Said before an ending that walks out of a quick match's pairing (PROTOCOL.md section 4). */
+const WALKOUT = "Ending a quick match's game before every player has moved makes you wait before your next quick match (15 s, longer each time).";
 const OUT = /** @type {Record<string, string>} */ ({ resign: "resigned", time: "out of time", left: "removed: away" });
 /** The wide layout of style.css: the side column beside the board. */
 const WIDE = matchMedia("(min-width: 820px), (orientation: landscape) and (min-width: 560px)");
@@ -151,6 +153,7 @@ export class GameView {
     this.previous = /** @type {any} */ (null);
     /** How the seats out of this four-player game went, where this page saw it. @type {{game: number, how: Record<number, string>}|null} */
     this.retired = null;
+    /** Which ending waits for its confirmation ("resign", "abort"), false for none. @type {false|"resign"|"abort"} */
     this.confirming = false;
     /** Whether Leave, pressed during a game this page plays, waits for its confirmation. */
     this.leaving = false;
@@ -1214,15 +1217,21 @@ export class GameView {
     if (this.isPlayer) {
       const me = /** @type {number} */ (this.seat.seat);
       if (state.status === "playing" && state.players[me].active) {
+        const seats = state.players.filter((/** @type {any} */ p) => p.active).length;
+        // Ending a quick match's first game before every first move costs a wait before the
+        // next quick match (PROTOCOL.md section 4, walking out): said before, not after.
+        const walkout = state.quick === true && state.game === 1 && state.ply < seats;
+        const ask = (/** @type {"resign"|"abort"} */ what) => { this.confirming = what; this.renderActions(); };
         if (this.confirming) {
-          buttons.push(h("button", { type: "button", class: "danger", text: "Really resign?", onclick: () => { this.confirming = false; this.act({ type: "resign" }); } }));
+          const what = this.confirming === "abort" ? "abort" : "resign";
+          if (walkout) buttons.push(h("p", { class: "leave-note walkout-note", role: "alert", text: WALKOUT }));
+          buttons.push(h("button", { type: "button", class: "danger", text: `Really ${what}?`, onclick: () => { this.confirming = false; this.act({ type: what }); } }));
           buttons.push(h("button", { type: "button", text: "Keep playing", onclick: () => { this.confirming = false; this.renderActions(); } }));
         } else {
-          buttons.push(h("button", { type: "button", text: "Resign", onclick: () => { this.confirming = true; this.renderActions(); } }));
+          buttons.push(h("button", { type: "button", text: "Resign", onclick: () => ask("resign") }));
+          buttons.push(...this.drawButtons(me));
+          if (state.ply < seats) buttons.push(h("button", { type: "button", text: "Abort", onclick: () => walkout ? ask("abort") : this.act({ type: "abort" }) }));
         }
-        buttons.push(...this.drawButtons(me));
-        const seats = state.players.filter((/** @type {any} */ p) => p.active).length;
-        if (state.ply < seats) buttons.push(h("button", { type: "button", text: "Abort", onclick: () => this.act({ type: "abort" }) }));
         const slow = (state.move_claim_in_ms ?? null) !== null && state.turn !== me;
         if (slow || state.players.some((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.active && p.claim_in_ms !== null)) {
           // As the countdown (`tick`) left it, so that an unchanged button stays in place.
@@ -1276,7 +1285,7 @@ export class GameView {
         ? h("button", { type: "button", disabled: true, text: "No evaluation here" })
         : h("button", { type: "button", text: this.following ? "Hide evaluation" : "Follow evaluation", onclick: () => this.follow() }));
     }
-    this.confirming = this.confirming && state.status === "playing";
+    if (state.status !== "playing") this.confirming = false;
     // Asked whether to leave, the question and its two answers stand alone: with the other
     // buttons beside them they took a row more, too many for a phone's side column.
     const leave = this.leaveButtons();
@@ -1374,7 +1383,8 @@ export class GameView {
     const clock = state.clock ? ", your clock keeps running" : "";
     const text = computer
       ? "Leave the game? The computer does not wait: unless you come back within about 15 s (the lobby's “Back to your game” brings you back), the game is lost."
-      : `Leave the game? Your seat is kept for you (the lobby's “Back to your game” brings you back)${clock}, but after a short while away, ${others} may claim the game.`;
+      : `Leave the game? Your seat is kept for you (the lobby's “Back to your game” brings you back)${clock}, but after a short while away, ${others} may claim the game.`
+        + (state.quick === true && state.game === 1 && state.ply < state.players.length ? ` ${WALKOUT}` : "");
     return [
       h("p", { class: "leave-note", role: "alert", text }),
       h("button", { type: "button", class: "danger leave-confirm", text: "Leave anyway", onclick: () => { this.leaving = false; this.app.leave(true); } }),

@@ -11,7 +11,9 @@ import pytest
 
 from protocol.messages import (
     Abort,
+    Create,
     ErrorCode,
+    Join,
     Joined,
     Leave,
     Left,
@@ -172,4 +174,26 @@ async def test_resigning_before_a_move_is_walking_out_and_a_played_game_is_not(
     await over(third)
     await queues(fourth)
     for client in (first, second, mover, other, late, third, fourth):
+        await client.close()
+
+
+async def test_the_state_tells_a_quick_match_room_from_a_room_created(server: GameServer) -> None:
+    """``state.quick``: clients warn before an abort or a resignation that costs a wait."""
+    first, second = await player(server, "203.0.113.1"), await player(server, "203.0.113.2")
+    await paired(first, second)
+    while (state := await first.state()).status != "playing":
+        pass
+    assert state.quick
+    assert state.game == 1
+    await first.send(Abort())
+    assert (await over(second)).quick
+    host, guest = await player(server, "203.0.113.3"), await player(server, "203.0.113.4")
+    await host.send(Create())
+    room = (await host.expect(Joined)).room
+    await guest.send(Join(room=room))
+    await guest.expect(Joined)
+    while (state := await guest.state()).status != "playing":
+        pass
+    assert not state.quick
+    for client in (first, second, host, guest):
         await client.close()

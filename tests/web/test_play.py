@@ -190,6 +190,21 @@ async def test_quick_match_pairs_two_browsers(browser: Browser, site: GameServer
     for player in (alice, bob):
         await player.wait_ply(1)
     assert "away" not in await alice.page.locator(".players").inner_text()
+    # Before every first move, aborting or resigning costs a wait before the next quick
+    # match (PROTOCOL.md section 4): the page says so before, and asks.
+    second = bob if first is alice else alice
+    await second.page.click(".actions button:has-text('Abort')")
+    note = second.page.locator(".walkout-note")
+    assert "wait before your next quick match" in await note.inner_text()
+    await second.page.click("text=Keep playing")
+    assert await note.count() == 0
+    assert await second.page.evaluate("() => document.body.dataset.status") == "playing"
+    await second.click_square("d6")
+    for player in (alice, bob):
+        await player.wait_ply(2)
+    await first.page.click(".actions button:has-text('Resign')")  # a game now: no wait
+    await first.page.wait_for_selector("text=Really resign?")
+    assert await first.page.locator(".walkout-note").count() == 0
     await close_all(alice, bob)
 
 

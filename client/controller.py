@@ -179,7 +179,7 @@ class Controller:
         self.interactive = interactive
         """A person types (not a script): ask before resigning or leaving a running game."""
         self.seats = seats
-        self.asking: commands.Resign | commands.Quit | None = None
+        self.asking: commands.Resign | commands.Quit | commands.Abort | None = None
         """The command waiting for the player's yes."""
         self.link_note = ""
         """While reconnecting: the last attempt, in words (one line the views update)."""
@@ -496,12 +496,15 @@ class Controller:
         self.view.changed()
         if isinstance(command, commands.Yes) or type(command) is type(asked):
             return asked  # yes (or the same command again: Ctrl-C twice)
-        staying = "Not resigning." if isinstance(asked, commands.Resign) else "Staying."
+        staying = {commands.Resign: "Not resigning.", commands.Abort: "Not aborting."}.get(
+            type(asked), "Staying."
+        )
         self.view.notice("info", staying)
         return None if isinstance(command, commands.No) else command
 
-    def _ask(self, command: commands.Resign | commands.Quit) -> bool:
-        """Ask before resigning or leaving a running game; True when asked (wait)."""
+    def _ask(self, command: commands.Resign | commands.Quit | commands.Abort) -> bool:
+        """Ask before resigning or leaving a running game, or aborting one when that walks
+        out of a quick match's pairing; True when asked (wait)."""
         state = self.state
         running = (
             self.interactive
@@ -513,28 +516,34 @@ class Controller:
         )
         if not running or state is None or self.asking is not None:
             return False
+        walkout = walks_out(state)
+        if isinstance(command, commands.Abort) and not walkout:
+            return False
         self.asking = command
         computer = any(p.bot is not None for p in state.players if p.seat != self.seat)
-        if isinstance(command, commands.Resign):
-            question = "Resign this game? y and Enter resigns; anything else plays on."
+        warning = f"{WALKOUT} " if walkout else ""
+        if isinstance(command, commands.Abort):
+            question = f"Abort this game? {warning}y and Enter aborts; anything else plays on."
+        elif isinstance(command, commands.Resign):
+            question = f"Resign this game? {warning}y and Enter resigns; anything else plays on."
         elif computer:  # it never claims: the server ends the game once the grace is over
             question = (
                 "Leave this game against the computer? It does not wait: unless you come back "
-                "within about 15 s, the game is lost. y and Enter (or Ctrl-C again) leaves, "
-                "n stays."
+                f"within about 15 s, the game is lost. {warning}y and Enter (or Ctrl-C again) "
+                "leaves, n stays."
             )
         else:
             question = (
                 f"Leave this game in progress? Your seat stays yours, but {opponents(state)} "
-                "may claim the game if you stay away. y and Enter (or Ctrl-C again) leaves, "
-                "n stays."
+                f"may claim the game if you stay away. {warning}y and Enter (or Ctrl-C again) "
+                "leaves, n stays."
             )
         self.view.notice("situation", question)
         return True
 
     async def _command(self, command: commands.Command, confirmed: bool = False) -> None:
         if (
-            isinstance(command, commands.Resign | commands.Quit)
+            isinstance(command, commands.Resign | commands.Quit | commands.Abort)
             and not confirmed
             and self._ask(command)
         ):
@@ -1030,6 +1039,20 @@ class Controller:
             await self._send(self.intent, _Pending("intent"))
         else:
             self.view.notice("link", "Reconnected.")
+
+
+WALKOUT = (
+    "Ending a quick match's game before every player has moved makes you wait before your "
+    "next quick match (15 s, longer each time)."
+)
+"""Said before an ending that walks out of a quick match's pairing (PROTOCOL.md, section 4)."""
+
+
+def walks_out(state: State) -> bool:
+    """Whether ending the game now walks out of a quick match's pairing: its first game,
+    before every seat has moved (``state.quick``)."""
+    seats = sum(1 for player in state.players if player.active)
+    return state.quick and state.game == 1 and state.ply < seats
 
 
 def claim_wait(state: State, seat: int | None) -> int | None:

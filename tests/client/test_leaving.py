@@ -28,7 +28,18 @@ from client.connection import invoked_as
 from client.plain import PlainView
 from client.printed import ProseAndCommand
 from client.seats import SavedSeat, SeatBook
-from protocol.messages import Abort, AiSpec, Create, Join, Joined, MoveRequest, Resign, State
+from protocol.messages import (
+    Abort,
+    AiSpec,
+    Create,
+    Join,
+    Joined,
+    MoveRequest,
+    Queued,
+    QuickMatch,
+    Resign,
+    State,
+)
 from server.app import GameServer
 from server.config import Config
 from tests.client.recorder import start, until
@@ -218,6 +229,31 @@ async def test_resigning_and_leaving_a_running_game_are_asked_first(url: str) ->
     assert view.has("You left a game in progress")
     assert alice.state is not None
     assert alice.state.result is None  # she left; she did not resign
+    await bob.close()
+
+
+async def test_ending_a_quick_match_before_every_first_move_is_asked_first(url: str) -> None:
+    """Aborting or resigning before both have moved walks out of the pairing (a wait before
+    the next quick match): asked, with the wait said, as the browser asks."""
+    alice, view, task = await start(url, "Alice", QuickMatch(), interactive=True)
+    bob = await Client.connect(url, "Bob")
+    await bob.send(QuickMatch())
+    await bob.expect(Queued)
+    await bob.expect(Joined)
+    await view.wait_for("Your move (move 1)")
+    alice.type("abort")
+    asked = await view.wait_for("Abort this game?")
+    assert "makes you wait before your next quick match" in asked
+    alice.type("n")
+    await view.wait_for("Not aborting.")
+    alice.type("resign")
+    assert "makes you wait before your next quick match" in await view.wait_for("Resign this")
+    alice.type("y")
+    assert await asyncio.wait_for(task, WITHIN) == 0
+    assert alice.state is not None
+    assert alice.state.quick
+    assert alice.state.result is not None
+    assert alice.state.result.reason == "resign"
     await bob.close()
 
 

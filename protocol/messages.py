@@ -613,7 +613,8 @@ class State(Struct, kw_only=True, tag="state"):
     spectator_eval: bool = False
     """Whether spectators may follow the computer's evaluation of this game (``live_eval``):
     an untimed two-player game whose every player allowed it (``spectator_eval`` in their
-    ``create`` or ``join``), or one between computers. A client offers it only then."""
+    ``create`` or ``join``; against the computer, its player's alone). A client offers it only
+    then."""
     move_claim_in_ms: int | None = None
     """In an untimed game between people, once every seat has moved: milliseconds until the
     others may claim the game from the seat to move for not moving (0: they may now); null

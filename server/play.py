@@ -300,7 +300,7 @@ class Play:
         elif request.on and not room.evaluable():
             refusal = (
                 "this room has no evaluation: only untimed two-player games whose players all "
-                "let spectators see it, or games between computers"
+                "let spectators see it"
             )
         if refusal is not None:
             return [self._error(conn, ErrorCode.CANNOT_EVALUATE, refusal, request.id)]

@@ -65,7 +65,9 @@ def status_lines(
         line = _player_line(state, player.seat, me, ascii, elapsed, name_width, link)
         if away(state, player.seat) and _columns(line) + len(" away") <= width:
             line.append(("class:offline", " away"))
-        if width < 37:  # no room for "you": the name is in bold
+        # No room for "you" (a narrow panel, or a rating change beside the rating once a
+        # rated game ends: it wrapped "you" onto a row of its own): the name is in bold.
+        if width < 37 or _columns(line) > width:
             line = [fragment for fragment in line if fragment != ("class:me", " you")]
         lines.append(line)
     # The countdowns on rows of their own: beside the player they wrapped the row at 80

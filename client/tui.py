@@ -40,6 +40,7 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
@@ -330,22 +331,42 @@ class TuiView:
         the board's edge (a newcomer's review)."""
         rule = "-" if self.ascii else "─"
         width = self.terminal()[0]
-        controller = self.controller
-        state = controller.state if controller is not None else None
-        command = controller.invitation if controller is not None else None
-        if state is None or state.status != "waiting" or command is None:
+        invitation = self.invitation(width - 2)
+        if invitation is None:
             return [("class:grid", rule * width)]
-        label = "Others join with: " if state.variant.players == 4 else "Your opponent joins with: "
-        if columns(label + command) + 2 > width:
-            label = "Join: "
-        if columns(label + command) + 2 > width:
-            return [("class:grid", rule * width)]  # too long for the row: in the log only
+        label, command = invitation
         return [
             ("class:grid", rule + " "),
             ("", label),
             ("class:command", command),
             ("class:grid", " " + rule * (width - columns(label + command) - 3)),
         ]
+
+    def invitation(self, width: int) -> tuple[str, str] | None:
+        """While this player's room waits for the others: what to say before the command
+        they join with, and the command, in ``width`` columns (None: not waiting, or too
+        long for them)."""
+        controller = self.controller
+        state = controller.state if controller is not None else None
+        command = controller.invitation if controller is not None else None
+        if state is None or state.status != "waiting" or command is None:
+            return None
+        label = "Others join with: " if state.variant.players == 4 else "Your opponent joins with: "
+        if columns(label + command) > width:
+            label = "Join: "
+        return None if columns(label + command) > width else (label, command)
+
+    def prompt_invitation(self) -> StyleAndTextTuples:
+        """The join command after an empty prompt, where the screen has no row for it above
+        (a board too tall for the title and the rule: 11x11 at 80x24, a newcomer's review);
+        typing hides it."""
+        if self.plan().title:
+            return []
+        invitation = self.invitation(self.terminal()[0] - 4)
+        if invitation is None:
+            return []
+        label, command = invitation
+        return [("class:coord", f"  {label}"), ("class:command", command)]
 
     def help_text(self) -> StyleAndTextTuples:
         return [("", commands.SCREEN_HELP)]
@@ -389,6 +410,12 @@ class TuiView:
             completer=_MoveCompleter(self),
             complete_while_typing=False,
             accept_handler=accept,
+            input_processors=[
+                ConditionalProcessor(
+                    AfterInput(self.prompt_invitation),
+                    filter=Condition(lambda: not input_area.text),
+                )
+            ],
         )
         bar = "|" if self.ascii else "│"
         log = FormattedTextControl(

@@ -7,7 +7,7 @@ import asyncio
 from client.notation import rounds
 from client.render import render_board
 from client.tui import move_list
-from protocol.messages import Create, Join, MoveRequest, TimeControl
+from protocol.messages import Create, Join, MoveRequest, TimeControl, VariantSpec
 from tests.client.recorder import until
 from tests.client.terminal import full_screen, room_of
 from tests.wsclient import Client
@@ -61,6 +61,33 @@ async def test_the_join_command_has_a_row_of_its_own_while_the_room_waits(url: s
         await alice.at(0)
         assert await until(lambda: alice.text()[-2] == "─" * 80)
         await bob.close()
+
+
+async def test_a_board_too_tall_for_the_join_row_shows_it_after_the_prompt(url: str) -> None:
+    """11x11 at 80x24 leaves no row for the title and the rule above the prompt: the join
+    command stood only in the log, broken over four rows (a newcomer's review). It follows
+    the empty prompt instead, and typing hides it."""
+    command = "quoridor --server ws://127.0.0.1:8765"
+    create = Create(variant=VariantSpec(players=4, size=11))
+    async with full_screen(url, "Carol", create, command=command) as carol:
+        code = await room_of(carol)
+        rows = await carol.showing(f"join {code}")
+        assert rows[-1].rstrip() == f">   Others join with: {command} join {code}"
+        app = await until(lambda: carol.view.app)
+        await until(lambda: app.render_counter > 0 or None)  # on screen: keys go to the prompt
+        carol.type("e2")
+        await until(lambda: app.current_buffer.text == "e2" or None)
+        assert await until(lambda: carol.text()[-1].startswith("> e2") or None)
+        assert "join" not in carol.text()[-1]
+        carol.type("\x7f\x7f\x7f")  # backspaces: empty again, and it is back
+        assert await until(lambda: f"join {code}" in carol.text()[-1] or None)
+        others = [await Client.connect(url, name) for name in ("Dan", "Eve", "Fay")]
+        for other in others:
+            await other.send(Join(room=code))
+        await carol.at(0)
+        assert await until(lambda: carol.text()[-1].rstrip() == ">" or None)
+        for other in others:
+            await other.close()
 
 
 async def test_a_rejected_wall_shows_the_reason_and_play_goes_on(url: str) -> None:

@@ -83,3 +83,22 @@ def test_the_status_panel_tells_computer_seats_apart() -> None:
     # With room for them (the panel at 80x24, untimed), the names are whole.
     rows = ["".join(text for _, text in line) for line in status_lines(state, 0, width=37)]
     assert sum("Computer L3 (3)  " in row for row in rows) == 1
+
+
+def test_a_rating_change_keeps_each_player_on_one_row() -> None:
+    """Once a rated game ended, "1579? (+79)" beside the rating pushed "you" onto a row of its
+    own at 80x24, between the two players (a newcomer's review): the name in bold says it."""
+    state = make_state(names=("alice1", "bob1"), status="finished", turn=None)
+    for player, (rating, change) in zip(state.players, ((1579, 79), (1421, -79)), strict=True):
+        player.rating, player.provisional, player.rating_change = rating, True, change
+    rows = ["".join(text for _, text in line) for line in status_lines(state, 0, width=37)]
+    players = [row for row in rows if "alice1" in row or "bob1" in row]
+    assert len(players) == 2
+    assert all(get_cwidth(row) <= 37 for row in rows)
+    assert "1579? (+79)" in players[0]
+    assert "1421? (-79)" in players[1]
+    # Playing, with no change to show, "you" fits.
+    state = make_state(names=("alice1", "bob1"))
+    state.players[0].rating = state.players[1].rating = 1500
+    rows = ["".join(text for _, text in line) for line in status_lines(state, 0, width=37)]
+    assert any(row.endswith(" you") and "alice1" in row for row in rows)

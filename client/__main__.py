@@ -228,7 +228,13 @@ def _account_commands(sub: Any, common: list[argparse.ArgumentParser]) -> None:
         "first two lines of standard input when it is not a terminal: the current, the new).",
     )
     board = sub.add_parser("leaderboard", parents=common, help="the best established ratings")
-    board.add_argument("--pool", choices=account.POOLS, default="9x9-untimed", help="which ratings")
+    board.add_argument(
+        "--pool",
+        choices=account.POOLS,
+        default="9x9-untimed",
+        metavar="POOL",  # the list of them in the usage line ran past 80 columns
+        help=f"which ratings: {', '.join(account.POOLS)} (default: %(default)s)",
+    )
     board.add_argument(
         "--limit", type=int, choices=range(1, 101), default=20, metavar="N", help="1-100"
     )

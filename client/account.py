@@ -262,7 +262,7 @@ async def profile(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stder
 
 def leaderboard_text(board: LeaderboardList) -> list[str]:
     if not board.players:
-        return [f"{board.pool}: no established ratings yet."]
+        return [f"{board.pool}: no established ratings yet (10 rated games make one)."]
     lines = [f"{board.pool} leaderboard", f"{'#':>3}  {'name':<20} {'rating':>6}  {'W-L-D':>9}"]
     for entry in board.players:
         record = f"{entry.wins}-{entry.losses}-{entry.draws}"

@@ -327,9 +327,10 @@ class Controller:
             # Each command alone, to be copied whole (printed.rows keeps it on one row).
             computer = any(p.bot is not None for p in state.players if p.seat != self.seat)
             come_back = f"{self.own_command} join {state.room}"
-            elsewhere = "From another machine:"
+            elsewhere, anywhere = "From another machine:", come_back
             if _loopback(self.connection.url):  # that machine's 127.0.0.1 is not this one
-                elsewhere = "From another machine, with --server set to this machine's address:"
+                elsewhere = "From another machine, HOST being this machine's address:"
+                anywhere = _remote(come_back, self.connection.url)
             return [
                 (
                     "You left a game against the computer: it is lost unless you come back "
@@ -343,7 +344,7 @@ class Controller:
                 "Or simply (it asks to resume your game):",
                 Command(self.own_command),
                 elsewhere,
-                Command(f"{come_back} --seat {self.seat} --secret {self.secret}"),
+                Command(f"{anywhere} --seat {self.seat} --secret {self.secret}"),
             ]
         if state.status == "waiting" and self.role == "player" and self.seat is not None:
             # Gone without a word (the connection closed, no `leave`), the seat is held for
@@ -1072,6 +1073,20 @@ def _loopback(url: str) -> bool:
     """Whether ``url`` names this machine only (127.0.0.1, localhost, ::1)."""
     host = urllib.parse.urlsplit(url).hostname or ""
     return host == "localhost" or host.startswith("127.") or host == "::1"
+
+
+def _remote(command: str, url: str) -> str:
+    """``command`` (``quoridor [--server URL] ...``) for another machine than this one, whose
+    ``url`` names this machine only: its host said ``HOST``, to be put in (the command as
+    printed named 127.0.0.1, which on that machine is itself: a newcomer's review)."""
+    parts = urllib.parse.urlsplit(url)
+    remote = f"{parts.scheme}://HOST" + (f":{parts.port}" if parts.port else "") + parts.path
+    if f"--server {url}" in command:
+        return command.replace(f"--server {url}", f"--server {remote}", 1)
+    program = "python -m client"  # as ``invoked_as`` says the client run from its source
+    if not command.startswith(f"{program} "):
+        program = command.partition(" ")[0]
+    return f"{program} --server {remote}{command.removeprefix(program)}"
 
 
 def _clause(text: str) -> str:

@@ -165,3 +165,18 @@ def test_a_wall_count_out_of_range_is_refused_in_words(capsys: pytest.CaptureFix
         with pytest.raises(SystemExit):
             parser.parse_args(["create", "--walls", bad])
         assert f"'{bad}': give a number of walls from 0 to 30" in capsys.readouterr().err
+
+
+def test_every_help_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``quoridor leaderboard --help`` listed its pools on a usage row past 80 columns,
+    broken at column 0 by the terminal (a newcomer's review)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    parser = build_parser()
+    subcommands = next(
+        action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+    )
+    helps = [parser.format_help()] + [sub.format_help() for sub in subcommands.choices.values()]
+    assert len(helps) > 10
+    for text in helps:
+        wide = [row for row in text.splitlines() if len(row) > 80]
+        assert wide == [], wide

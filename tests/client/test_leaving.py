@@ -366,8 +366,8 @@ async def test_the_last_words_wrap_at_spaces_with_each_command_whole(url: str) -
         f"  {command} join {room}",
         "Or simply (it asks to resume your game):",
         f"  {command}",
-        "From another machine, with --server set to this machine's address:",
-        f"  {command} join {room} --seat 0 --secret {secret}",
+        "From another machine, HOST being this machine's address:",
+        f"  {command.replace('127.0.0.1', 'HOST')} join {room} --seat 0 --secret {secret}",
     ]
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import urllib.parse
 
 from client.notation import rounds
 from client.render import render_board
 from client.tui import move_list
 from protocol.messages import Create, Join, MoveRequest, TimeControl, VariantSpec
 from tests.client.recorder import until
+from tests.client.shown import unbroken
 from tests.client.terminal import full_screen, room_of
 from tests.wsclient import Client
 
@@ -143,15 +145,16 @@ async def test_leaving_a_game_in_progress_says_how_to_come_back(url: str) -> Non
         assert await asyncio.wait_for(alice.task, 5) == 0
         await bob.close()
     secret = alice.controller.secret
+    port = urllib.parse.urlsplit(url).port
     assert "come back soon, or your opponent may claim it." in alice.out.getvalue()
-    assert alice.out.getvalue().endswith(
-        "To come back:\n"
-        f"  quoridor join {room}\n"
-        "Or simply (it asks to resume your game):\n"
-        "  quoridor\n"
-        "From another machine, with --server set to this machine's address:\n"
-        f"  quoridor join {room} --seat 0 --secret {secret}\n"
-    )
+    assert unbroken(alice.out.getvalue().splitlines(), 80)[-6:] == [
+        "To come back:",
+        f"  quoridor join {room}",
+        "Or simply (it asks to resume your game):",
+        "  quoridor",
+        "From another machine, HOST being this machine's address:",
+        f"  quoridor --server ws://HOST:{port} join {room} --seat 0 --secret {secret}",
+    ]
 
 
 async def test_a_failed_join_never_takes_the_screen(url: str) -> None:

@@ -545,7 +545,7 @@ export class Board {
   }
 
   /** The reply an analysis expects: a hint's shape in its seat's colour, solid (the hint's
-   * dashes and accent are the better move's). @param {string} move @param {number} seat */
+   * dashes and colour, --better, are the better move's). @param {string} move @param {number} seat */
   replyShape(move, seat) {
     const shape = this.hintShape(move);
     shape.removeAttribute("data-hint");

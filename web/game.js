@@ -703,7 +703,9 @@ export class GameView {
   /** @param {Event} e */
   async sendCommand(e) {
     e.preventDefault();
-    const text = this.command.value.trim().toLowerCase();
+    // "/" focuses the box; pressed again in it, it is typed there: read past ("/e5" was
+    // refused as no move, a newcomer's review).
+    const text = this.command.value.trim().replace(/^\/+\s*/, "").toLowerCase();
     if (!text) return;
     if (!this.canPlay() && this.premoving()) {
       this.command.value = "";

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import colorsys
 import re
 
 import pytest
@@ -25,6 +26,16 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 BLUNDER_GAME = "c2 d5 c3 d4 c4 b4h e4 d4h c4 d3 b4 d2 d1h c2 b3 c1".split()
 """5x5, two walls each: Alice's b3 (move 15) lets Bob in, where the wall b1h won."""
+
+
+def hue_distance(first: str, second: str) -> float:
+    """Degrees between the hues of two CSS ``rgb(r, g, b)`` colours."""
+    hues = []
+    for colour in (first, second):
+        red, green, blue = (int(part) / 255 for part in re.findall(r"\d+", colour)[:3])
+        hues.append(colorsys.rgb_to_hsv(red, green, blue)[0] * 360)
+    apart = abs(hues[0] - hues[1])
+    return min(apart, 360 - apart)
 
 
 async def finished_game(site: GameServer) -> None:
@@ -67,6 +78,25 @@ async def test_the_replay_shows_the_analysis_graph_bar_and_marks(
     await viewer.page.wait_for_function("() => document.body.dataset.replay === '15'")
     bar = await viewer.page.locator(".eval-bar").text_content()
     assert bar == "Alice's chances 0% · b3 blunder, better b1h"
+    # The better move is drawn in no seat's colour: in the accent, it read as the reply
+    # drawn beside it when the reply was red's (a newcomer's review).
+    better, seats = await viewer.page.evaluate(
+        """() => {
+            const colour = (name) => {
+                const probe = document.createElement('span');
+                probe.style.color = `var(${name})`;
+                document.body.append(probe);
+                const found = getComputedStyle(probe).color;
+                probe.remove();
+                return found;
+            };
+            const hint = document.querySelector('[data-hint="b1h"]');
+            return [getComputedStyle(hint).stroke, [colour('--seat0'), colour('--seat1')]];
+        }"""
+    )
+    for seat in seats:  # hues apart, not just values (the accent was 11 degrees from red)
+        assert hue_distance(better, seat) > 60, (better, seat)
+    assert await viewer.page.locator(".reply.seat1").count() == 1
     # Shown, the blunder reads as the shown move does, not red on the accent (outside review
     # ui22, finding 11).
     shown, ink = await viewer.page.evaluate(

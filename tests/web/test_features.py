@@ -316,7 +316,11 @@ async def test_keyboard_alone(browser: Browser, site: GameServer) -> None:
         "() => { const box = document.querySelector('form.command input');"
         " return box.value === 'a5' && box.selectionEnd - box.selectionStart === 2; }"
     )
+    # "/" again, the box already focused: typed into it (a newcomer's "/e5" was refused as
+    # no move), so a leading "/" is read past.
+    await page.keyboard.press("/")
     await page.keyboard.type("d2")
+    assert await page.evaluate("() => document.querySelector('form.command input').value") == "/d2"
     await page.keyboard.press("Enter")
     await bob.wait_ply(5)
     assert await bob.page.evaluate("() => document.body.dataset.ply") == "5"

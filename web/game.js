@@ -1232,7 +1232,9 @@ export class GameView {
         } else {
           buttons.push(h("button", { type: "button", text: "Resign", onclick: () => ask("resign") }));
           buttons.push(...this.drawButtons(me));
-          if (state.ply < seats) buttons.push(h("button", { type: "button", text: "Abort", onclick: () => walkout ? ask("abort") : this.act({ type: "abort" }) }));
+          // A match's later games cannot be aborted (PROTOCOL.md section 16): resigned or played.
+          const abortable = state.ply < seats && !(state.match && state.match.game > 1);
+          if (abortable) buttons.push(h("button", { type: "button", text: "Abort", onclick: () => walkout ? ask("abort") : this.act({ type: "abort" }) }));
         }
         const slow = (state.move_claim_in_ms ?? null) !== null && state.turn !== me;
         if (slow || state.players.some((/** @type {any} */ p, /** @type {number} */ seat) => seat !== me && p.active && p.claim_in_ms !== null)) {

@@ -685,3 +685,16 @@ def test_a_later_game_of_a_match_is_lost_by_the_opener_who_does_not_move() -> No
     assert (state.game, state.result) == (2, Result(winner=1, reason="time", game_id=2))
     assert state.match is not None
     assert (state.match.over, state.match.scores, state.match.winner) == (True, [0.0, 2.0], 1)
+
+
+def test_a_later_game_of_a_match_cannot_be_aborted() -> None:
+    """An outside review: the winner of game 1 aborted each game 2 as it began (an aborted
+    game is played again) until the other player left, and won the match without playing
+    game 2. Only game 1 may be aborted; game 2 is resigned, and lost, or played."""
+    driver, a, b = _won_game_one()
+    refused = error(driver.send(a, Abort()), ErrorCode.CANNOT_ABORT)
+    assert "resign" in refused.message
+    move(driver, b, "e2")
+    error(driver.send(a, Abort()), ErrorCode.CANNOT_ABORT)  # nor after the other's move
+    state = driver.last_state(a)
+    assert (state.game, state.status, state.result) == (2, "playing", None)

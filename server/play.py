@@ -100,17 +100,15 @@ class Play:
                 if refusal is not None:
                     return [refusal]
             case Abort():
-                message = None
+                why = None
                 if room.game.ply >= room.spec.players:
-                    message = "a game can only be aborted before every seat has moved"
+                    why = "a game can only be aborted before every seat has moved"
                 elif room.match_game > 1:
                     # An aborted game is played again: the winner of game 1 who aborted each
                     # game 2 won the match without playing it (an outside review).
-                    message = "a match's later games cannot be aborted: resign to lose this one"
-                if message is not None:
-                    return [
-                        self._error(conn, ErrorCode.CANNOT_ABORT, message, request.id, room, now)
-                    ]
+                    why = "a match's later games cannot be aborted: resign to lose this one"
+                if why is not None:
+                    return [self._error(conn, ErrorCode.CANNOT_ABORT, why, request.id, room, now)]
                 room.abort(seat, now)
         return self.host.after_results(room, request.id)
 

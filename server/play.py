@@ -32,6 +32,7 @@ from protocol.messages import (
 )
 from server import computer, text
 from server.actions import Action, LiveEvalStep, Send, Suggest, Think
+from server.addresses import rooms_key
 from server.context import Context
 from server.roomhost import RoomHost
 from server.rooms import Room
@@ -306,6 +307,13 @@ class Play:
                 "this room has no evaluation: only untimed two-player games whose players all "
                 "let spectators see it"
             )
+        elif request.on and _a_players(session, room):
+            # A player watching their own game from a second connection read the computer's
+            # best move each ply (an outside review).
+            refusal = (
+                "the evaluation is not shown to a player's account or address while the game "
+                "is played"
+            )
         if refusal is not None:
             return [self._error(conn, ErrorCode.CANNOT_EVALUATE, refusal, request.id)]
         reply = Send([conn], encode(LiveEvalSet(id=request.id, on=request.on)))
@@ -372,3 +380,20 @@ class Play:
             room.play(seat, game.legal_moves()[0], self.context.clock())
         self.context.counters["move:accepted"] += 1
         return self.host.after_results(room, moved=True)
+
+
+def _a_players(session: Session, room: Room) -> bool:
+    """Whether ``session`` (a spectator) has the account or the address (IPv6: its /56) of
+    a person seated in ``room``'s game in progress."""
+    if room.status != "playing":
+        return False
+    address = rooms_key(session.address) if session.address else None
+    account = session.account.id if session.account is not None else None
+    for holder in room.seats:
+        if holder is None or holder.bot is not None:
+            continue
+        if account is not None and holder.account is not None and holder.account.id == account:
+            return True
+        if address is not None and rooms_key(holder.session.address) == address:
+            return True
+    return False

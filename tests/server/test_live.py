@@ -10,8 +10,10 @@ from protocol.messages import (
     Chat,
     Create,
     Error,
+    ErrorCode,
     Evaluation,
     Join,
+    Joined,
     LiveEval,
     LiveEvalSet,
     MoveRequest,
@@ -137,15 +139,27 @@ def test_no_evaluation_unless_every_player_allowed_it_untimed() -> None:
 
 
 async def test_over_websockets_the_spectator_follows_and_the_players_never_hear() -> None:
-    async with GameServer(Config(port=0, rate=1000, burst=1000)).running() as server:
+    config = Config(port=0, rate=1000, burst=1000, trusted_proxies="127.0.0.1")
+    async with GameServer(config).running() as server:
         url = f"ws://127.0.0.1:{server.port}"
-        alice = await Client.connect(url, "alice")
-        bob = await Client.connect(url, "bob")
-        fan = await Client.connect(url, "fan")
+        alice = await Client.connect(url, "alice", address="203.0.113.1")
+        bob = await Client.connect(url, "bob", address="203.0.113.2")
+        fan = await Client.connect(url, "fan", address="198.51.100.7")
         await alice.send(Create(spectator_eval=True))
         while not isinstance(state := await alice.recv(), State):
             pass
         await bob.send(Join(room=state.room, spectator_eval=True))
+        # A player watching from a second connection (their address) gets none: an outside
+        # review read the computer's best move each ply so.
+        again = await Client.connect(url, "alice (2)", address="203.0.113.1")
+        await again.send(Watch(room=state.room))
+        await again.expect(Joined)
+        await again.state()
+        await again.send(LiveEval(id="mine"))
+        refused = await again.error(ErrorCode.CANNOT_EVALUATE)
+        assert refused.id == "mine"
+        assert "a player's account or address" in refused.message
+        await again.close()
         await fan.send(Watch(room=state.room))
         await fan.send(LiveEval(id="on"))
         moves = ["e2", "e8", "e3", "e7"]

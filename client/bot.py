@@ -228,6 +228,8 @@ class Bot:
                 self.stop(
                     0, f"the full server closed the finished game's room; played {self.played}"
                 )
+            case Left(id=None, reason="walked_out"):
+                self.stop(1, "the game was left unplayed: out of the room, which waits for others")
             case Left(id=None):
                 self.stop(1, "our seat was taken back with its secret on another connection")
 

@@ -88,6 +88,11 @@ ROOM_CLOSED = (
     "kept in the history."
 )
 """Said when the server takes a finished game's room away (``left``, reason ``closed``)."""
+WALKED_OUT = (
+    "You left the game before playing it: you are out of the room, which waits for another "
+    "player, and it will not seat you again."
+)
+"""Said when a public room's creator is left waiting again (``left``, reason ``walked_out``)."""
 
 CLAIMS_AGAIN = 3
 """Claims sent again by themselves, each after one refused as early (``_early_claim``)."""
@@ -661,8 +666,8 @@ class Controller:
                 if isinstance(self.intent, ListRooms):
                     self._answered_intent()
                     self.finish(0)
-            case Left(id=None, reason="closed"):
-                self.view.notice("info", ROOM_CLOSED)
+            case Left(id=None, reason="closed" | "walked_out" as reason):
+                self.view.notice("info", ROOM_CLOSED if reason == "closed" else WALKED_OUT)
                 self.room = self.role = self.seat = self.secret = None
                 self.finish(0)
             case Left(id=None):  # "reclaimed" (or a reason this client does not know)

@@ -404,7 +404,17 @@ def describe(
             )
             parts.append(f"Clock {time_control_text(control)}.")
     if before is None or before.room != after.room or before.game != after.game:
-        if before is not None and before.room == after.room:
+        if before is not None and before.room == after.room and after.status == "waiting":
+            # A joiner left the room's first game unplayed: out of it, and it waits again
+            # (PROTOCOL.md section 14).
+            gone = [
+                player.name or "seat"
+                for player, now in zip(before.players, after.players, strict=True)
+                if player.name is not None and now.name is None
+            ]
+            left = " and ".join(gone) or "The other player"
+            parts.append(f"{left} left without playing: the room waits for another player.")
+        elif before is not None and before.room == after.room:
             parts.append(f"Game {after.game} starts.")
         parts.append(seats_text(after, me))
         if me is not None:

@@ -32,7 +32,6 @@ from protocol.messages import (
 )
 from server import computer, text
 from server.actions import Action, LiveEvalStep, Send, Suggest, Think
-from server.addresses import rooms_key
 from server.context import Context
 from server.roomhost import RoomHost
 from server.rooms import Room
@@ -310,10 +309,7 @@ class Play:
         elif request.on and _a_players(session, room):
             # A player watching their own game from a second connection read the computer's
             # best move each ply (an outside review).
-            refusal = (
-                "the evaluation is not shown to a player's account or address while the game "
-                "is played"
-            )
+            refusal = "the evaluation is not shown to a player's account while the game is played"
         if refusal is not None:
             return [self._error(conn, ErrorCode.CANNOT_EVALUATE, refusal, request.id)]
         reply = Send([conn], encode(LiveEvalSet(id=request.id, on=request.on)))
@@ -383,17 +379,13 @@ class Play:
 
 
 def _a_players(session: Session, room: Room) -> bool:
-    """Whether ``session`` (a spectator) has the account or the address (IPv6: its /56) of
-    a person seated in ``room``'s game in progress."""
-    if room.status != "playing":
+    """Whether ``session`` (a spectator) is logged in as a person seated in ``room``'s game in
+    progress. (Not by address: people at one address, a household or a school, watch each
+    other's games; a rated game, where it matters most, has only logged-in players.)"""
+    if room.status != "playing" or session.account is None:
         return False
-    address = rooms_key(session.address) if session.address else None
-    account = session.account.id if session.account is not None else None
-    for holder in room.seats:
-        if holder is None or holder.bot is not None:
-            continue
-        if account is not None and holder.account is not None and holder.account.id == account:
-            return True
-        if address is not None and rooms_key(holder.session.address) == address:
-            return True
-    return False
+    account = session.account.id
+    return any(
+        holder is not None and holder.account is not None and holder.account.id == account
+        for holder in room.seats
+    )

@@ -57,6 +57,11 @@ class RoomRecord(msgspec.Struct, kw_only=True):
     """Whether the current game of a rated room counts for ratings (``Room.counts``)."""
     quick: bool = False
     """Opened for players the quick match paired (``Room.quick``)."""
+    first_pairing: bool | None = None
+    """Whether the current game is the first its seats play together (``Room.first_pairing``);
+    None in records saved before it was kept: whether it is the room's first game."""
+    barred: list[str] = msgspec.field(default_factory=list)
+    """Who may not take a seat here again (``Room.barred``)."""
     owners: list[str] = msgspec.field(default_factory=list)
     """Whom the room counts against (``Room.owners``): its creator's address as the caps on
     rooms count it (``address:203.0.113.7``, an IPv6 one by its /56), and ``computer:`` that

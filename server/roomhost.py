@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from protocol.codec import encode
 from protocol.messages import ErrorCode, Joined, Left, RequestId, TimeControl, VariantSpec
-from server import computer, ratings
+from server import computer, ratings, walkouts
 from server.accountdb import RatedGame
 from server.actions import Action, Send, Think
 from server.context import Context
@@ -305,12 +305,36 @@ class RoomHost:
             actions = self.push_move(room, rid, now)
         else:
             actions = [self.push(room, rid)]
-        if room.continue_match():
+        if walkers := walkouts.reopens(room):
+            actions += self._reopen(room, walkers)
+        elif room.continue_match():
             self._absent_from_new_game(room)
             actions += self.seat_changes(room)
             actions.append(self.push(room))
         self.schedule(room, now)
         return [*actions, *computer.think(room), *computer.live(room)]
+
+    def _reopen(self, room: Room, seats: list[int]) -> list[Action]:
+        """The joiners of a public room left its first game unplayed (``walkouts.reopens``):
+        they are out of it, in the lobby (``left``, reason ``"walked_out"``), never to sit
+        there again, and it waits for players again, its creator in it."""
+        journal = self.context.journal
+        actions: list[Action] = []
+        for seat in seats:
+            holder = room.holder(seat)
+            account = holder.account.id if holder.account is not None else None
+            room.barred.update(walkouts.keys(holder.session.address, account))
+            member = holder.session
+            if member.room is room and member.seat == seat:
+                member.room = member.seat = None
+                if member.conn is None:
+                    self._forget(member)
+                else:
+                    journal.session(member)
+                    actions.append(Send([member.conn], encode(Left(reason="walked_out"))))
+        room.reopen(seats)
+        journal.room(room)
+        return [*actions, self.push(room)]
 
     def seat_changes(self, room: Room) -> list[Action]:
         """Tell every seated player their new seat after the seats turned (same secret)."""

@@ -228,6 +228,12 @@ class Room:
         self.quick = False
         """Opened for players the quick match paired, who did not choose each other (set
         by the lobby; ``server.walkouts``)."""
+        self.first_pairing = True
+        """The current game is the first its seats play together: no rematch, no later
+        game of a match (``server.walkouts``: walking out of it)."""
+        self.barred: set[str] = set()
+        """Who may not take a seat here again (``server.walkouts.keys``): players who left a
+        public room's first game unplayed and had it open again without them (``reopen``)."""
         self.rating_changes: dict[int, int] = {}
         """Shown-rating change by seat once the current game's ratings are saved."""
         self.established = ratings.PROVISIONAL_GAMES
@@ -744,8 +750,16 @@ class Room:
             return True
         return False
 
+    def reopen(self, seats: list[int]) -> None:
+        """Free ``seats`` and wait for players again with a new game (the unplayed one ended:
+        ``server.walkouts.reopens``)."""
+        for seat in seats:
+            self.seats[seat] = None
+        self._new_game()
+
     def next_game(self) -> None:
         """Start the next game with the seats turned by one, so the opener changes."""
+        self.first_pairing = False
         self.seats = self.seats[1:] + self.seats[:1]
         for seat, holder in enumerate(self.seats):
             if holder is not None and self.sits(holder):

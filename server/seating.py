@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from protocol.codec import encode
 from protocol.messages import ErrorCode, Join, Joined, Left, RequestId, Watch
-from server import computer
+from server import computer, walkouts
 from server.actions import Action, Send
 from server.context import Context
 from server.records import AccountRecord
@@ -67,6 +67,14 @@ class Seating:
             return [error(session.conn, ErrorCode.INVALID_FIELD, message, request.id)]
         if request.secret is not None:
             return self._reclaim(session, room, seat, request)
+        if room.barred:
+            login = session.account.id if session.account is not None else None
+            if room.barred.intersection(walkouts.keys(session.address, login)):
+                message = (
+                    f"you left room {room.code}'s game without playing it: it does not seat "
+                    "you again (you may watch it)"
+                )
+                return [error(session.conn, ErrorCode.ROOM_FULL, message, request.id)]
         if seat is None:
             seat = room.free_seat()
             if seat is None:

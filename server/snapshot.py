@@ -58,6 +58,8 @@ def room_record(room: Room, now: float) -> RoomRecord:
         rated=room.rated,
         counts=room.counts,
         quick=room.quick,
+        first_pairing=room.first_pairing,
+        barred=sorted(room.barred),
         owners=list(room.owners),
     )
 
@@ -144,6 +146,9 @@ def restore_room(
     room.announced = record.number if record.started else record.number - 1
     room.started, room.result = record.started, record.result
     room.counts, room.quick = record.counts, record.quick
+    pairing = record.first_pairing
+    room.first_pairing = record.number == 1 if pairing is None else pairing
+    room.barred = set(record.barred)
     room.owners = tuple(record.owners)
     for action in record.actions:
         room.game.apply(action)

@@ -88,10 +88,35 @@ def walked_out(room: Room) -> list[int]:
     aborted. A seat that moved once and resigned before its opponent's first move walked out
     too (an outside review found that one move first got round the rule). Nobody walks out
     of a game played past its first moves, nor of a rematch, which the players chose."""
-    result = room.result
-    if not room.quick or room.number != 1 or result is None:
+    if not room.quick or room.number != 1:
         return []
-    if result.reason in ("goal", "draw", "ply_cap"):
+    return unplayed(room)
+
+
+def reopens(room: Room) -> list[int]:
+    """The seats to free in a public room whose first game its joiners left unplayed, aborted
+    (they walked out of it as ``walked_out`` says, its creator did not): the room waits for
+    players again rather than end. One connection that joined every public room and aborted its game
+    at once killed them all (an outside review): the friend its creator had given the code got
+    ``room_full``. None for a room the quick match opened (``walked_out`` counts those), one
+    against the computer, or a private one (joined by invitation)."""
+    if room.quick or not room.public or not room.first_pairing:
+        return []
+    if any(holder is None or holder.bot is not None for holder in room.seats):
+        return []
+    if not room.connected(0):
+        return []  # its creator is gone too: nobody to wait for players
+    if room.result is None or room.result.reason != "aborted":
+        return []  # a result (a casual game resigned) stands, and so does the room
+    seats = unplayed(room)
+    return [] if not seats or 0 in seats else seats  # seat 0 opened it: its to end
+
+
+def unplayed(room: Room) -> list[int]:
+    """The seats that walked out of the game that just ended, if it ended before every seat
+    had made its first move (``walked_out``)."""
+    result = room.result
+    if result is None or result.reason in ("goal", "draw", "ply_cap"):
         return []
     moved = set(room.movers)
     if len(moved) >= room.spec.players:

@@ -196,6 +196,8 @@ export class GameView {
     this.note = h("div", { class: "room-note", hidden: true });
     /** Why the current game was aborted, when this view saw it happen. @type {{game: number, text: string}|null} */
     this.aborted = null;
+    /** Who left the room's first game unplayed, the room waiting again for its game `game`. @type {{game: number, text: string}|null} */
+    this.reopened = null;
     /** @type {string|null} The type of the last request `act` sent (resign, abort, draw…). */
     this.ending = null;
     /** A new game that this view saw start with the seats turned (a rematch, a match's next
@@ -474,6 +476,14 @@ export class GameView {
         this.aborted = { game: state.game, text: this.abortText(old, state) };
         announce(this.aborted.text);
       } else announce(resultText(state.result, name, this.isPlayer ? this.seat.seat : null));
+    }
+    if (state.status === "waiting" && old?.status === "finished" && old.game === state.game - 1) {
+      // A joiner left the room's first game unplayed: out of the room, which waits again
+      // (PROTOCOL.md section 14). Who is gone is who held a seat now free.
+      const gone = old.players.filter((/** @type {any} */ p, /** @type {number} */ seat) => p.name !== null && state.players[seat].name === null);
+      const who = gone.map((/** @type {any} */ p) => p.name).join(" and ") || "The other player";
+      this.reopened = { game: state.game, text: `${who} left without playing.` };
+      announce(this.reopened.text);
     }
     this.describeDraw(old, state);
     this.trackDecline(old, state);
@@ -1081,7 +1091,9 @@ export class GameView {
     let kind = "";
     if (state.status === "waiting") {
       const link = `${location.origin}/#/room/${state.room}`;
-      fill(this.banner, h("span", { text: "Waiting for players. Send this link: " }),
+      // Open again after a joiner left its game unplayed (PROTOCOL.md section 14): said why.
+      const again = this.reopened?.game === state.game ? `${this.reopened.text} Waiting for another player.` : "Waiting for players.";
+      fill(this.banner, h("span", { text: `${again} Send this link: ` }),
         h("a", { href: link, class: "share", text: link }),
         h("button", { type: "button", class: "copy", text: "Copy", onclick: () => this.copyLink(link) }));
       this.banner.className = "banner waiting";

@@ -492,7 +492,9 @@ conn.onMessage = (message) => {
         // The server took this window out of its room (PROTOCOL.md section 5, `left`).
         notice(message.reason === "closed"
           ? "The server is full and closed this finished game's room to make space for new games. The game is kept in the history."
-          : "Your seat was taken back from another window.");
+          : message.reason === "walked_out"
+            ? "You left that game before playing it: the room waits for another player, and does not seat you again."
+            : "Your seat was taken back from another window.");
         seat = null;
         go("#/");
       }

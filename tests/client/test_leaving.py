@@ -534,7 +534,9 @@ async def test_a_room_the_full_server_closes_is_said_and_ends_the_client() -> No
     config = Config(port=0, rate=1000, burst=1000, max_rooms=1, grace=0.3)
     async with GameServer(config).running() as server:
         url = f"ws://127.0.0.1:{server.port}"
-        controller, view, task = await start(url, "Alice", Create(), exit_when_over=False)
+        # Private: in a public room Bob's abort would only put him out of it (section 14).
+        create = Create(private=True)
+        controller, view, task = await start(url, "Alice", create, exit_when_over=False)
         room = await until(lambda: controller.room)
         bob = await Client.connect(url, "Bob")
         await bob.send(Join(room=room))

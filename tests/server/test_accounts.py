@@ -533,10 +533,10 @@ async def test_production_hashes_use_the_library_defaults(tmp_path: Path) -> Non
 # -- ratings -------------------------------------------------------------------------
 
 
-async def rated_pair(server: GameServer) -> tuple[Client, Client, str]:
+async def rated_pair(server: GameServer, private: bool = False) -> tuple[Client, Client, str]:
     alice = await as_account(server, (await register(server, "alice")).token)
     bob = await as_account(server, (await register(server, "bob")).token)
-    await alice.send(Create())  # rated by default for a registered player
+    await alice.send(Create(private=private))  # rated by default for a registered player
     room = (await alice.expect(Joined)).room
     state = await alice.state()
     assert (state.rated, state.pool) == (True, "9x9-untimed")
@@ -622,8 +622,9 @@ async def test_a_rated_game_over_before_every_seat_moved_is_aborted_and_rates_no
     server: GameServer,
 ) -> None:
     # An outside review won 200 rated games in 19 s from a second account that resigned
-    # at once: rated 2206, first on the leaderboard, "established" after a second.
-    alice, bob, _ = await rated_pair(server)
+    # at once: rated 2206, first on the leaderboard, "established" after a second. (In a
+    # private room: in a public one, bob would be out of it, the room open again.)
+    alice, bob, _ = await rated_pair(server, private=True)
     aborted = Result(winner=None, reason="aborted", game_id=1)
     await bob.send(Resign())  # nobody has moved
     for client in (alice, bob):
@@ -893,7 +894,8 @@ def test_a_four_player_seat_resigning_before_every_seat_moved_aborts_the_game(
     monkeypatch.setattr(ratings, "RATED_TOGETHER_PER_DAY", 1, raising=False)
     driver = Driver()
     conns = [account_with(driver, name, 1500) for name in ("ann", "bob", "cid", "dan")]
-    driver.send(conns[0], Create(variant=VariantSpec(players=4)))
+    # Private: in a public room the joiner who resigned would be out, the room open again.
+    driver.send(conns[0], Create(variant=VariantSpec(players=4), private=True))
     room = driver.joined(conns[0]).room
     for conn in conns[1:]:
         driver.send(conn, Join(room=room))

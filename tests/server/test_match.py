@@ -40,11 +40,13 @@ tests let minutes pass in the first moves to try claims and the hard limit."""
 def table(
     clock: TimeControl | None = None, match: bool = False, players: int = 2
 ) -> tuple[Driver, list[int], str]:
-    """A driver with ``players`` seated in a new room; their connections by seat."""
+    """A driver with ``players`` seated in a new private room; their connections by seat.
+    (Private: in a public room a joiner who ends the first game unplayed is out of it, and
+    the room waits again, PROTOCOL.md section 14; ``test_walkouts`` has that.)"""
     driver = Driver(limits=Limits(absence=ABSENCE))
     conns = [driver.greet(f"p{seat}")[0] for seat in range(players)]
     variant = VariantSpec(players=2 if players == 2 else 4)
-    driver.send(conns[0], Create(variant=variant, clock=clock, match=match))
+    driver.send(conns[0], Create(variant=variant, clock=clock, match=match, private=True))
     room = driver.joined(conns[0]).room
     for conn in conns[1:]:
         driver.send(conn, Join(room=room))
@@ -600,7 +602,7 @@ def test_a_move_after_the_flag_fell_is_too_late_even_if_the_timer_is_late() -> N
 def limited_table(clock: TimeControl | None = None, match: bool = False) -> tuple[Driver, int, int]:
     driver = Driver(limits=Limits(absence=Absence(first_move=60)))
     a, b = driver.greet("a")[0], driver.greet("b")[0]
-    driver.send(a, Create(clock=clock, match=match))
+    driver.send(a, Create(clock=clock, match=match, private=True))  # as ``table``
     driver.send(b, Join(room=driver.joined(a).room))
     return driver, a, b
 

@@ -12,6 +12,7 @@ import pytest
 from protocol.messages import (
     Abort,
     Create,
+    Error,
     ErrorCode,
     Join,
     Joined,
@@ -26,6 +27,8 @@ from protocol.messages import (
 )
 from server.app import GameServer
 from server.config import Config
+from server.database import Loaded
+from tests.server.driver import Driver
 from tests.wsclient import Client
 
 
@@ -197,3 +200,84 @@ async def test_the_state_tells_a_quick_match_room_from_a_room_created(server: Ga
     assert not state.quick
     for client in (first, second, host, guest):
         await client.close()
+
+
+async def test_a_joiner_who_leaves_a_public_rooms_game_unplayed_leaves_the_room_open(
+    hasty: GameServer,
+) -> None:
+    """An outside review: one connection joined every public room as it appeared and aborted
+    its game at once, and the friend each creator had given the code got ``room_full``. The
+    joiner is out instead, never to sit there again, and the room waits for players."""
+    server = hasty
+    creator = await player(server, "198.51.100.1")
+    await creator.send(Create())
+    room = (await creator.expect(Joined)).room
+    await creator.state()
+    attacker = await player(server, "203.0.113.9")
+    await attacker.send(Join(room=room))
+    await attacker.expect(Joined)
+    await attacker.send(Abort(id="abort"))
+    assert (await over(creator)).result.reason == "aborted"  # type: ignore[union-attr]
+    reopened = await creator.state()
+    assert (reopened.status, reopened.game) == ("waiting", 2)
+    assert reopened.players[1].name is None
+    while not isinstance(message := await attacker.recv(), Left):
+        assert isinstance(message, State), message
+    assert message.reason == "walked_out"
+    await attacker.send(Join(room=room, id="again"))
+    refused = await attacker.error(ErrorCode.ROOM_FULL)
+    assert "without playing it" in refused.message
+    # Not making a first move in time is leaving it unplayed too (0.5 s here).
+    idler = await player(server, "203.0.113.10")
+    await idler.send(Join(room=room))
+    await idler.expect(Joined)
+    await creator.send(MoveRequest(move="e2", ply=0))
+    assert (await over(creator)).result.reason == "aborted"  # type: ignore[union-attr]
+    assert (await creator.state()).status == "waiting"
+    friend = await player(server, "192.0.2.7")
+    await friend.send(Join(room=room))
+    await friend.expect(Joined)
+    while (state := await friend.state()).status != "playing":
+        pass
+    assert [p.name for p in state.players] == ["p", "p"]
+    assert state.game == 3  # the two aborted ones are in the history
+    for client in (creator, attacker, idler, friend):
+        await client.close()
+
+
+async def test_a_creator_who_aborts_ends_the_room_and_a_private_room_ends_too(
+    server: GameServer,
+) -> None:
+    for public, aborter in ((True, 0), (False, 1)):
+        creator = await player(server, "198.51.100.1")
+        await creator.send(Create(private=not public))
+        room = (await creator.expect(Joined)).room
+        guest = await player(server, "203.0.113.9")
+        await guest.send(Join(room=room))
+        await guest.expect(Joined)
+        await (creator, guest)[aborter].send(Abort())
+        assert (await over(guest)).result.reason == "aborted"  # type: ignore[union-attr]
+        await guest.quiet(0.2)  # no new game, nobody out
+        for client in (creator, guest):
+            await client.close()
+
+
+def test_who_may_not_sit_again_is_kept_across_a_restart() -> None:
+    driver = Driver()
+    driver.core.persistent = True
+    creator, _ = driver.greet("ann", address="198.51.100.1")
+    driver.send(creator, Create())
+    room = driver.last_state(creator).room
+    walker, _ = driver.greet("bob", address="203.0.113.9")
+    driver.send(walker, Join(room=room))
+    driver.send(walker, Abort())
+    assert driver.last_state(creator).status == "waiting"
+    batch = driver.core.take_changes()
+    restarted = Driver()
+    restarted.core.restore(Loaded([r for r, _ in batch.rooms], batch.sessions, batch.games))
+    assert restarted.core.rooms[room].barred == {"address:203.0.113.9"}
+    assert restarted.core.rooms[room].first_pairing
+    again, _ = restarted.greet("bob", address="203.0.113.9")
+    (refused,) = restarted.send(again, Join(room=room))
+    assert isinstance(refused, Error)
+    assert refused.code == ErrorCode.ROOM_FULL

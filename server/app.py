@@ -1088,6 +1088,7 @@ def _limits(config: Config, absence: Absence) -> Limits:
     return Limits(
         rate=config.rate,
         burst=config.burst,
+        address_share=config.address_share,
         absence=absence,
         rooms_per_address=config.rooms_per_ip,
         waiting_rooms_per_address=max(1, config.rooms_per_ip // 4),

@@ -80,6 +80,11 @@ class Config:
     )
     rate: float = _setting(20.0, "requests a second a connection may send on average")
     burst: float = _setting(40.0, "requests a connection may send at once before the rate applies")
+    address_share: float = _setting(
+        5.0,
+        "connections' worth of --rate and --burst that the connections of one IP address "
+        "(IPv6: its /64) may use together; past it their requests get rate_limited",
+    )
     grace: float = _setting(
         60.0,
         "seconds a dropped player has to come back before the others may claim the game (a "
@@ -276,6 +281,7 @@ CHOICES = {
 }
 AT_LEAST_ONE = {
     "max_message", "max_per_ip", "rooms_per_ip", "max_rooms", "burst", "login_burst",
+    "address_share",
     "registration_burst", "hello_burst", "backlog_budget",
 }  # fmt: skip
 """Settings below 1 would refuse everyone (``--max-per-ip 0``: every connection a 429)."""

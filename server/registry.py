@@ -39,6 +39,7 @@ from server.actions import (
     FindSession,
     Send,
 )
+from server.addresses import address_key
 from server.context import Context
 from server.ratelimit import KeyedBuckets, TokenBucket
 from server.records import AccountRecord
@@ -71,6 +72,9 @@ class SessionRegistry:
         """Sessions by the hash of the token of their last resume (``previous_digest``)."""
         limits = context.limits
         self.hellos = KeyedBuckets(limits.hellos_per_second, limits.hello_burst)
+        share = limits.address_share
+        self.address_requests = KeyedBuckets(limits.rate * share, limits.burst * share)
+        """What the connections of each address may send together (``Limits.address_share``)."""
         """Each address's allowance of hellos (a resume's replay paid by the byte)."""
         self.games_read = KeyedBuckets(limits.games_read, limits.games_read_burst)
         """Each address's allowance of finished games read from the database."""
@@ -80,21 +84,25 @@ class SessionRegistry:
     def open(self, conn: int, address: str) -> None:
         limits = self.context.limits
         bucket = TokenBucket(limits.rate, limits.burst, self.context.clock())
-        self.connections[conn] = Connection(conn, bucket, address)
+        self.connections[conn] = Connection(conn, bucket, address, address_key(address))
 
     def throttled(
         self, connection: Connection, data: bytes | str, now: float
     ) -> list[Action] | None:
         """The refusal of a request over the connection's rate limit (and the close after
         too many in a row), or None when it may go ahead (``now``: the games' clock)."""
-        if connection.bucket.take(now):
+        limits = self.context.limits
+        mine = connection.bucket.take(now)
+        if mine and self.address_requests.take(connection.address_key, now):
             connection.strikes = 0
             return None
-        limits = self.context.limits
         connection.strikes += 1
         if connection.strikes > limits.strikes:
             return [Close(connection.id, CLOSE_POLICY, "rate limit exceeded")]
         message = f"more than {limits.rate:g} requests a second; slow down"
+        if mine:
+            together = limits.rate * limits.address_share
+            message = f"your address sent more than {together:g} requests a second; slow down"
         code = ErrorCode.RATE_LIMITED
         return [self.context.error(connection.id, code, message, request_id(data))]
 

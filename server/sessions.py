@@ -80,6 +80,8 @@ class Connection:
     bucket: TokenBucket
     address: str = ""
     """The client's IP address."""
+    address_key: str = ""
+    """``server.addresses.address_key`` of it (the per-address request limit's key)."""
     session: Session | None = None
     strikes: int = 0
     """Requests refused in a row for exceeding the rate limit."""

@@ -408,13 +408,15 @@ async def test_server_shutting_down_refuses_new_rooms(connect: Connect, server: 
 
 @pytest.fixture
 async def strict_server() -> AsyncIterator[GameServer]:
-    async with GameServer(Config(port=0, rate=1, burst=3)).running() as running:
+    config = Config(port=0, rate=1, burst=3, trusted_proxies="127.0.0.1")
+    async with GameServer(config).running() as running:
         yield running
 
 
 async def test_rate_limited_then_closed(strict_server: GameServer) -> None:
     url = f"ws://127.0.0.1:{strict_server.port}"
-    flooder, bystander = await Client.connect(url, "flood"), await Client.connect(url, "calm")
+    flooder = await Client.connect(url, "flood", address="203.0.113.1")
+    bystander = await Client.connect(url, "calm", address="198.51.100.1")
     for _ in range(2):
         await flooder.send(Ping())
         await flooder.expect(Pong)
@@ -427,6 +429,33 @@ async def test_rate_limited_then_closed(strict_server: GameServer) -> None:
     await bystander.send(Ping(id="fine"))
     assert (await bystander.expect(Pong)).id == "fine"
     await bystander.close()
+
+
+async def test_the_connections_of_one_address_share_a_request_rate(
+    strict_server: GameServer,
+) -> None:
+    """50 addresses of 20 connections each, every one just under its own rate, sent 19,000
+    requests a second and the honest players' moves waited (an outside review): the
+    connections of an address may send ``--address-share`` connections' worth together."""
+    url = f"ws://127.0.0.1:{strict_server.port}"
+    share = strict_server.core.limits.address_share
+    crowd = [await Client.connect(url, f"c{n}", address="203.0.113.9") for n in range(10)]
+    # Each within its own burst (3, its hello one of them): 30 together, past the address's
+    # 5 x 3 (and the few tokens that came back meanwhile).
+    for client in crowd:
+        for n in range(2):
+            await client.send(Ping(id=n))
+    replies = [await client.recv() for client in crowd for _ in range(2)]
+    refused = [r for r in replies if isinstance(r, Error)]
+    assert len(refused) >= 30 - share * 3 - 5
+    for error in refused:
+        assert error.code == ErrorCode.RATE_LIMITED
+        assert "your address sent more than 5 requests a second" in error.message
+    other = await Client.connect(url, "other", address="198.51.100.9")
+    await other.send(Ping(id="fine"))
+    assert (await other.expect(Pong)).id == "fine"
+    for client in (*crowd, other):
+        await client.close()
 
 
 async def test_leave_and_seat_reclaim(table: Table, connect: Connect) -> None:

@@ -138,7 +138,9 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
 
 async def test_many_games_writing_at_once_keep_every_move_in_order(tmp_path: Path) -> None:
     path = tmp_path / "busy.db"
-    config = Config(port=0, db=str(path), max_per_ip=100, rooms_per_ip=100, hello_burst=1000)
+    config = Config(
+        port=0, db=str(path), max_per_ip=100, rooms_per_ip=100, hello_burst=1000, address_share=100
+    )
     async with GameServer(config).running() as server:
         url = f"ws://127.0.0.1:{server.port}"
         tables = await asyncio.gather(*(seat_two(url) for _ in range(12)))

@@ -72,10 +72,10 @@ class SessionRegistry:
         """Sessions by the hash of the token of their last resume (``previous_digest``)."""
         limits = context.limits
         self.hellos = KeyedBuckets(limits.hellos_per_second, limits.hello_burst)
+        """Each address's allowance of hellos (a resume's replay paid by the byte)."""
         share = limits.address_share
         self.address_requests = KeyedBuckets(limits.rate * share, limits.burst * share)
         """What the connections of each address may send together (``Limits.address_share``)."""
-        """Each address's allowance of hellos (a resume's replay paid by the byte)."""
         self.games_read = KeyedBuckets(limits.games_read, limits.games_read_burst)
         """Each address's allowance of finished games read from the database."""
 

@@ -96,10 +96,11 @@ def walked_out(room: Room) -> list[int]:
 def reopens(room: Room) -> list[int]:
     """The seats to free in a public room whose first game its joiners left unplayed, aborted
     (they walked out of it as ``walked_out`` says, its creator did not): the room waits for
-    players again rather than end. One connection that joined every public room and aborted its game
-    at once killed them all (an outside review): the friend its creator had given the code got
-    ``room_full``. None for a room the quick match opened (``walked_out`` counts those), one
-    against the computer, or a private one (joined by invitation)."""
+    players again rather than end. One connection that joined every public room and aborted
+    its game at once killed them all (an outside review): the friend its creator had given the
+    code got ``room_full``. None for a room the quick match opened (``walked_out`` counts
+    those), one against the computer, a private one (joined by invitation), or a game with a
+    result (a casual game resigned)."""
     if room.quick or not room.public or not room.first_pairing:
         return []
     if any(holder is None or holder.bot is not None for holder in room.seats):
@@ -109,7 +110,7 @@ def reopens(room: Room) -> list[int]:
     if room.result is None or room.result.reason != "aborted":
         return []  # a result (a casual game resigned) stands, and so does the room
     seats = unplayed(room)
-    return [] if not seats or 0 in seats else seats  # seat 0 opened it: its to end
+    return [] if not seats or 0 in seats else seats  # seat 0 opened it: the creator's to end
 
 
 def unplayed(room: Room) -> list[int]:

@@ -92,7 +92,8 @@ WALKED_OUT = (
     "You left the game before playing it: you are out of the room, which waits for another "
     "player, and it will not seat you again."
 )
-"""Said when a public room's creator is left waiting again (``left``, reason ``walked_out``)."""
+"""Said to a player taken out of a public room whose first game they left unplayed, the room
+waiting for another (``left``, reason ``walked_out``)."""
 
 CLAIMS_AGAIN = 3
 """Claims sent again by themselves, each after one refused as early (``_early_claim``)."""

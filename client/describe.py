@@ -408,7 +408,7 @@ def describe(
             # A joiner left the room's first game unplayed: out of it, and it waits again
             # (PROTOCOL.md section 14).
             gone = [
-                player.name or "seat"
+                player.name
                 for player, now in zip(before.players, after.players, strict=True)
                 if player.name is not None and now.name is None
             ]

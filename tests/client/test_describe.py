@@ -39,6 +39,17 @@ def test_the_game_starts_when_the_second_player_sits_down() -> None:
     assert describe(before, after, 1) == "The game starts. Alice to move."
 
 
+def test_a_room_open_again_says_who_left_without_playing() -> None:
+    """A joiner aborted a public room's first game: out of it, the room waits again (PROTOCOL.md
+    section 14); it said "Game 2 starts." of a game waiting for players."""
+    aborted = Result(winner=None, reason="aborted", game_id=1)
+    before = make_state(event=3, status="finished", turn=None, result=aborted)
+    after = make_state(event=4, status="waiting", names=("Alice", None), game=2, turn=None)
+    line = describe(before, after, 0)
+    assert line.startswith("Bob left without playing: the room waits for another player.")
+    assert "starts" not in line
+
+
 def test_moves_and_walls_are_told_by_who_played_them() -> None:
     before = make_state(event=5, ply=4, turn=0)
     wall = make_state(event=6, ply=5, turn=1, walls=("e3h",), last="e3h", last_seat=0)

@@ -89,8 +89,8 @@ async def drive(seats: list[Seat]) -> float:
 async def test_a_rolling_restart_of_every_node_during_50_games_loses_no_move(
     postgres_url: str, redis_server: RedisServer, redis_prefix: str
 ) -> None:
-    many = ("--max-per-ip", "1000", "--rooms-per-ip", "1000", "--hello-burst", "1000")
-    many += ("--address-share", "1000")
+    many = ("--max-per-ip", "1000", "--rooms-per-ip", "1000", "--hello-burst", "1000",
+            "--address-share", "1000")  # fmt: skip
     # every player is 127.0.0.1
     async with running_cluster(postgres_url, redis_server.url, redis_prefix, 2, *many) as cluster:
         # Seated on the nodes in turn (joining a room of another node is the relay's); every

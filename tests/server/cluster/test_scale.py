@@ -26,8 +26,8 @@ ROOMS = 100
 async def test_a_node_opens_100_rooms_at_once_without_a_refusal_each_under_its_lease(
     postgres_url: str, redis_server: RedisServer, redis_prefix: str, redis: Redis
 ) -> None:
-    many = ("--max-per-ip", "1000", "--rooms-per-ip", "1000", "--hello-burst", "1000")
-    many += ("--address-share", "1000")
+    many = ("--max-per-ip", "1000", "--rooms-per-ip", "1000", "--hello-burst", "1000",
+            "--address-share", "1000")  # fmt: skip
     # every player is 127.0.0.1
     async with running_cluster(postgres_url, redis_server.url, redis_prefix, 1, *many) as cluster:
         url = cluster.node(0).url

@@ -1218,6 +1218,14 @@ export class GameView {
       && state.clock === null && state.variant.players === 2 && people && state.ply < state.players.length;
   }
 
+  /** Whether ending the game now walks out of a quick match's pairing: its first game, before
+   * every seat still in it has moved (PROTOCOL.md section 4, `state.quick`). */
+  walksOut() {
+    const state = this.state;
+    const seats = state.players.filter((/** @type {any} */ p) => p.active).length;
+    return state.quick === true && state.game === 1 && state.ply < seats;
+  }
+
   /** The same game in a new casual room (private: it is made for a link), this one left. */
   remakeCasual() {
     const state = this.state;
@@ -1234,7 +1242,7 @@ export class GameView {
         const seats = state.players.filter((/** @type {any} */ p) => p.active).length;
         // Ending a quick match's first game before every first move costs a wait before the
         // next quick match (PROTOCOL.md section 4, walking out): said before, not after.
-        const walkout = state.quick === true && state.game === 1 && state.ply < seats;
+        const walkout = this.walksOut();
         const ask = (/** @type {"resign"|"abort"} */ what) => { this.confirming = what; this.renderActions(); };
         if (this.confirming) {
           const what = this.confirming === "abort" ? "abort" : "resign";
@@ -1400,7 +1408,7 @@ export class GameView {
     const text = computer
       ? "Leave the game? The computer does not wait: unless you come back within about 15 s (the lobby's “Back to your game” brings you back), the game is lost."
       : `Leave the game? Your seat is kept for you (the lobby's “Back to your game” brings you back)${clock}, but after a short while away, ${others} may claim the game.`
-        + (state.quick === true && state.game === 1 && state.ply < state.players.length ? ` ${WALKOUT}` : "");
+        + (this.walksOut() ? ` ${WALKOUT}` : "");
     return [
       h("p", { class: "leave-note", role: "alert", text }),
       h("button", { type: "button", class: "danger leave-confirm", text: "Leave anyway", onclick: () => { this.leaving = false; this.app.leave(true); } }),

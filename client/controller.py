@@ -790,8 +790,7 @@ class Controller:
                 )
         if state.room == self.room:
             self._saw(state.event)
-        mine_ended = pending is not None and pending.what in ("abort", "resign")
-        why = aborted_why(before, state, self._my_seat(), mine_ended, self.elapsed())
+        why = aborted_why(before, state, self._my_seat(), self.elapsed())
         flight = self._in_flight
         if flight is not None and (
             state.status != "playing" or state.game != flight[0] or state.ply > flight[1].ply

@@ -168,18 +168,17 @@ def result_text(state: State, me: int | None, why: str = "") -> str:
     return f"Game over: {who(state, result.winner, me)} wins{how}."
 
 
-def aborted_why(
-    before: State | None, after: State, me: int | None, mine: bool, waited: float
-) -> str:
-    """What ended a game aborted before every seat had moved, as the viewer saw it: their own
-    abort or resign (``mine``), a first move that did not come in time (``waited`` seconds
-    since ``before``, whose countdown it outlasted), or another player. "The game was
-    aborted." alone left a newcomer guessing (a review). "" when not such a game."""
+def aborted_why(before: State | None, after: State, me: int | None, waited: float) -> str:
+    """What ended a game aborted before every seat had moved, as the viewer saw it: a
+    player's own request (``result.by``: an abort, or a resignation that aborts a rated
+    game), or a first move that did not come in time (``waited`` seconds since ``before``,
+    whose countdown it outlasted). "The game was aborted." alone left a newcomer guessing
+    (a review). "" when not such a game, or when nothing seen says more."""
     result = after.result
     if result is None or result.reason != "aborted" or before is None or before.status != "playing":
         return ""
-    if mine:
-        return "you ended it before every player had moved"
+    if result.by is not None:
+        return f"{who(after, result.by, me)} ended it before every player had moved"
     countdown = before.first_move_in_ms
     if countdown is None:
         return ""  # the game had begun: every player went away
@@ -187,7 +186,7 @@ def aborted_why(
         return (
             f"{who(before, before.turn, me)} made no first move within {round(countdown / 1000)} s"
         )
-    return "another player ended it before every player had moved"
+    return ""
 
 
 def match_text(state: State, me: int | None) -> str:

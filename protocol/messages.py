@@ -528,6 +528,10 @@ class Result(Struct, kw_only=True):
     game_id: int | None = None
     """The game's id in the history, for ``fetch_game``, ``analyse`` and links to it; null
     until the server has numbered it (PROTOCOL.md, section 5, "result")."""
+    by: int | None = None
+    """The seat whose own request ended the game: its ``resign`` or ``abort``, its ``claim``
+    against an absent player, its acceptance that completed a draw; null when the board or
+    the server ended it (a goal, a clock, a first move not made, everyone away)."""
 
 
 class ClockInfo(Struct, kw_only=True):

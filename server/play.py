@@ -90,7 +90,7 @@ class Play:
             return self._help(conn, room, seat, request, now)
         match request:
             case Resign():
-                room.remove(seat, "resign", now)
+                room.remove(seat, "resign", now, by=seat)
             case Draw():
                 refusal = self._draw(conn, room, seat, request, now)
                 if refusal is not None:
@@ -161,7 +161,7 @@ class Play:
             return self._error(conn, ErrorCode.CANNOT_CLAIM, message, request.id, room, now)
         for gone in claimable:
             if room.status == "playing":
-                room.remove(gone, room.claim_reason(gone), now)
+                room.remove(gone, room.claim_reason(gone), now, by=seat)
         return None
 
     def _draw(self, conn: int, room: Room, seat: int, request: Draw, now: float) -> Send | None:
@@ -180,7 +180,7 @@ class Play:
         if request.action == "offer" or (request.action == "accept" and others):
             room.draw_offers.add(seat)
             if room.draw_agreed():
-                room.finish(None, "draw", now)
+                room.finish(None, "draw", now, by=seat)
             return None
         if request.action == "decline" and others:
             room.draw_declined |= others  # they may offer again once they have moved

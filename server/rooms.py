@@ -664,15 +664,16 @@ class Room:
     def abort(self, seat: int, now: float) -> list[Result]:
         """``seat`` ends the game with no result (before every seat has moved: ``Play``)."""
         self.aborter = seat
-        return self.finish(None, "aborted", now)
+        return self.finish(None, "aborted", now, by=seat)
 
-    def remove(self, seat: int, reason: Reason, now: float) -> list[Result]:
-        """Take ``seat`` out of the game (resigned, flagged, claimed); the games it ended."""
+    def remove(self, seat: int, reason: Reason, now: float, by: int | None = None) -> list[Result]:
+        """Take ``seat`` out of the game (resigned, flagged, claimed); the games it ended.
+        ``by``: the seat whose request took it out (itself resigning, a claimant), if one did."""
         self.quitters.append(seat)
         if self._opening() and self.spec.players == 4:
-            return self.finish(None, reason, now)  # aborted (``finish``): nobody plays on
+            return self.finish(None, reason, now, by)  # aborted (``finish``): nobody plays on
         if self.spec.players == 2:
-            return self.finish(1 - seat, reason, now)
+            return self.finish(1 - seat, reason, now, by)
         mover = self.game.turn
         self.game.retire(seat)
         self.actions.append(f"retire {seat}")
@@ -681,7 +682,7 @@ class Room:
         self.draw_offers.discard(seat)
         active = self.active_seats()
         if len(active) == 1:
-            return self.finish(active[0], "last_standing", now)
+            return self.finish(active[0], "last_standing", now, by)
         if self.clock is not None and self.clock.running == seat:
             self.clock.hand_over(self.game.turn, now)
         return []
@@ -693,7 +694,9 @@ class Room:
         """Whether this is a rated game some seat has not made its first move in."""
         return self.pool is not None and self.game.ply < self.spec.players
 
-    def finish(self, winner: int | None, reason: Reason, now: float) -> list[Result]:
+    def finish(
+        self, winner: int | None, reason: Reason, now: float, by: int | None = None
+    ) -> list[Result]:
         """End the current game; in a match, score it and start the next one.
 
         A rated game that ends before every seat has made its first move (a resignation,
@@ -701,7 +704,8 @@ class Room:
         review won 200 rated games in 19 s against a second account that resigned at once.
         In a later game of a match the result stands for the match's score, unrated: not
         moving there loses the game (``_not_started``), or the winner of game 1 would win
-        the match by not playing game 2.
+        the match by not playing game 2. ``by``: the seat whose request ended it, if one
+        did (``Result.by``).
         """
         unrated = False
         if reason != "aborted" and self._opening():
@@ -711,7 +715,7 @@ class Room:
                 # Against an absent player the match ends, as when a first move does not come.
                 self.nobody_played = reason in ("abandon", "time")
                 winner, reason = None, "aborted"
-        result = Result(winner=winner, reason=reason)
+        result = Result(winner=winner, reason=reason, by=by)
         self.result = result
         self.draw_offers.clear()
         if self.clock is not None:

@@ -540,33 +540,30 @@ export class GameView {
   }
 
   /**
-   * Why a game this view saw being played was aborted. The state tells the server's own abort
-   * (the first-move countdown ran out, or every player went away: pushed with `id` null) from a
-   * player's (with the `id` of their `abort`); of the players, it names only this page's own.
+   * Why a game this view saw being played was aborted. `result.by` names the seat whose own
+   * request ended it (an Abort, or a Resign that aborts a rated game before the first moves);
+   * null, the server ended it: the first-move countdown ran out, or every player went away.
    * @param {any} old @param {any} state
    */
   abortText(old, state) {
     const me = this.seat.seat;
-    if (state.id === null && state.players.every((/** @type {any} */ p) => !p.connected)) {
+    const by = state.result.by;
+    if (by !== null) {
+      if (this.isPlayer && by === me) {
+        // Resigning (claiming, agreeing a draw) before every seat's first move aborts a rated
+        // game (PROTOCOL.md, section 14): "you pressed Abort" blamed a button not pressed.
+        const how = { resign: "resigning", claim: "claiming the game", draw: "a draw" }[this.ending ?? ""];
+        return how ? `Game aborted: ${how} before the first moves aborts a rated game.` : "Game aborted: you pressed Abort.";
+      }
+      return `Game aborted by ${seatName(state, by)} before the first moves.`;
+    }
+    if (state.players.every((/** @type {any} */ p) => !p.connected)) {
       return "Game aborted: every player went away."; // seen by spectators (PROTOCOL.md, section 13)
     }
-    if (state.id === null && old.first_move_in_ms !== null && old.turn !== null) {
+    if (old.first_move_in_ms !== null && old.turn !== null) {
       return old.turn === me && this.isPlayer
         ? "Game aborted: you did not make your first move in time."
         : `Game aborted: ${seatName(state, old.turn)} did not make the first move in time.`;
-    }
-    if (this.conn.isMine(state)) {
-      // Resigning before every seat's first move aborts a rated game (PROTOCOL.md, resign):
-      // "you pressed Abort" blamed a button not pressed (an outside review).
-      return this.ending === "resign"
-        ? "Game aborted: resigning before the first moves aborts a rated game."
-        : "Game aborted: you pressed Abort.";
-    }
-    if (state.id !== null) {
-      // Two players: the other one ended it (Abort, or Resign in a rated game); more, the
-      // state does not say who.
-      const other = this.isPlayer && state.players.length === 2 && me !== null ? seatName(state, 1 - me) : "a player";
-      return `Game aborted by ${other} before the first moves.`;
     }
     return "Game aborted.";
   }

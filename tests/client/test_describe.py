@@ -288,17 +288,18 @@ def test_an_aborted_game_says_what_ended_it() -> None:
     "The game was aborted." alone."""
     opening = msgspec.structs.replace(make_state(ply=1, turn=1), first_move_in_ms=60_000)
     aborted = make_state(status="finished", ply=1, result=Result(winner=None, reason="aborted"))
-    assert aborted_why(opening, aborted, 0, False, 60.2) == "Bob made no first move within 60 s"
-    assert aborted_why(opening, aborted, 1, False, 60.2) == "you made no first move within 60 s"
-    assert aborted_why(opening, aborted, 0, False, 3.0) == (
-        "another player ended it before every player had moved"
-    )
-    assert aborted_why(opening, aborted, 0, True, 3.0) == (
-        "you ended it before every player had moved"
-    )
+    assert aborted_why(opening, aborted, 0, 60.2) == "Bob made no first move within 60 s"
+    assert aborted_why(opening, aborted, 1, 60.2) == "you made no first move within 60 s"
+    assert aborted_why(opening, aborted, 0, 3.0) == ""  # not the countdown: nothing to say
+    # A player's own request, named by the result (``by``), whenever it came.
+    by_bob = msgspec.structs.replace(aborted, result=Result(winner=None, reason="aborted", by=1))
+    told = "ended it before every player had moved"
+    assert aborted_why(opening, by_bob, 0, 3.0) == f"Bob {told}"
+    assert aborted_why(opening, by_bob, 1, 60.2) == f"you {told}"
+    assert aborted_why(opening, by_bob, None, 3.0) == f"Bob {told}"  # to a spectator
     begun = make_state(ply=6, turn=0)  # every player went away: nothing seen to say
-    assert aborted_why(begun, aborted, 0, False, 90.0) == ""
-    why = aborted_why(opening, aborted, 0, False, 61.0)
+    assert aborted_why(begun, aborted, 0, 90.0) == ""
+    why = aborted_why(opening, aborted, 0, 61.0)
     assert describe(opening, aborted, 0, why=why).startswith(
         "The game was aborted: Bob made no first move within 60 s; no result."
     )

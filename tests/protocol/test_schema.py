@@ -358,7 +358,7 @@ def test_transcript_game_is_complete(transcript: list[Step]) -> None:
     states = [frame.message for frame in received if frame.message["type"] == "state"]
     final = states[-1]
     assert final["status"] == "finished"
-    assert final["result"] == {"winner": 0, "reason": "goal", "game_id": 1}
+    assert final["result"] == {"winner": 0, "reason": "goal", "game_id": 1, "by": None}
 
 
 def test_transcript_event_numbers(transcript: list[Step]) -> None:

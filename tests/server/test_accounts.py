@@ -625,7 +625,7 @@ async def test_a_rated_game_over_before_every_seat_moved_is_aborted_and_rates_no
     # at once: rated 2206, first on the leaderboard, "established" after a second. (In a
     # private room: in a public one, bob would be out of it, the room open again.)
     alice, bob, _ = await rated_pair(server, private=True)
-    aborted = Result(winner=None, reason="aborted", game_id=1)
+    aborted = Result(winner=None, reason="aborted", game_id=1, by=1)  # bob resigned
     await bob.send(Resign())  # nobody has moved
     for client in (alice, bob):
         assert (await until(client, lambda state: state.result is not None)).result == aborted
@@ -633,7 +633,7 @@ async def test_a_rated_game_over_before_every_seat_moved_is_aborted_and_rates_no
     await bob.send(MoveRequest(move="e2", ply=0))
     await until(alice, lambda state: state.ply == 1)
     await alice.send(Resign())  # alice has not moved yet
-    aborted = Result(winner=None, reason="aborted", game_id=2)
+    aborted = Result(winner=None, reason="aborted", game_id=2, by=1)  # alice, seat 1 now
     for client in (alice, bob):
         assert (await until(client, lambda state: state.result is not None)).result == aborted
 
@@ -648,7 +648,7 @@ async def test_a_rated_game_over_before_every_seat_moved_is_aborted_and_rates_no
     await one_move_each(alice, bob)
     await bob.send(Resign())
     shown = await rated_state(alice)
-    assert shown.result == Result(winner=0, reason="resign", game_id=3)
+    assert shown.result == Result(winner=0, reason="resign", game_id=3, by=1)
     assert [p.rating_change for p in shown.players if p.rating_change is not None] != []
     # The leaderboard read above (and kept by the server) is read again: it shows the game.
     # Not always at the very next request: after a read that took t seconds the copy is
@@ -678,7 +678,7 @@ async def test_only_ten_rated_games_a_day_between_the_same_people_count(
         await one_move_each(*players)
         await players[1].send(Resign())
         shown = (await rated_state(alice)).result
-        assert shown == Result(winner=0, reason="resign", game_id=game)
+        assert shown == Result(winner=0, reason="resign", game_id=game, by=1)
         await rematch([alice, bob], game + 1)
         players.reverse()  # the seats turned
 
@@ -694,7 +694,10 @@ async def test_only_ten_rated_games_a_day_between_the_same_people_count(
     await one_move_each(*players)
     await players[1].send(Resign())
     ended = await until(alice, lambda state: state.result is not None)
-    assert (ended.result, ended.rated) == (Result(winner=0, reason="resign", game_id=3), False)
+    assert (ended.result, ended.rated) == (
+        Result(winner=0, reason="resign", game_id=3, by=1),
+        False,
+    )
     await alice.quiet(0.3)  # no rating changes follow
     await alice.send(Leaderboard(pool="9x9-untimed"))
     board = await alice.expect(LeaderboardList)
@@ -903,7 +906,7 @@ def test_a_four_player_seat_resigning_before_every_seat_moved_aborts_the_game(
     driver.send(conns[0], MoveRequest(move="e2", ply=0))
     driver.send(conns[2], Resign())  # seat 2 has not moved: nobody can win this game yet
     ended = driver.last_state(conns[0])
-    aborted = Result(winner=None, reason="aborted", game_id=1)
+    aborted = Result(winner=None, reason="aborted", game_id=1, by=2)
     assert (ended.result, ended.pool) == (aborted, "4-player")
 
     def rematch() -> State:
@@ -917,7 +920,9 @@ def test_a_four_player_seat_resigning_before_every_seat_moved_aborts_the_game(
         driver.send(mover, MoveRequest(move=driver.last_state(mover).legal_pawn_moves[0], ply=ply))
     for conn in seats[1:]:
         driver.send(conn, Resign())
-    assert driver.last_state(conns[0]).result == Result(winner=0, reason="last_standing", game_id=2)
+    assert driver.last_state(conns[0]).result == Result(
+        winner=0, reason="last_standing", game_id=2, by=3
+    )
     assert not rematch().rated  # one rated game together a day, here
     driver.send(conns[0], Abort())
     driver.clock.advance(ratings.DAY)

@@ -107,7 +107,7 @@ def test_the_server_flags_a_seat_out_of_time_by_itself() -> None:
     tick(driver, 0.1)
     final = driver.last_state(b)
     assert final.result is not None
-    assert (final.result.winner, final.result.reason) == (1, "time")
+    assert (final.result.winner, final.result.reason, final.result.by) == (1, "time", None)
     assert final.clock is not None
     assert final.clock.remaining_ms[0] == 0
     assert driver.core.next_deadline() is None
@@ -153,6 +153,7 @@ def test_claim_after_the_grace_period() -> None:
     assert final.id == "c"
     assert final.result is not None
     assert (final.result.winner, final.result.reason) == (1, "abandon")
+    assert final.result.by == 1  # the claimant's request ended it
 
 
 def test_leaving_on_purpose_shortens_the_grace() -> None:
@@ -215,6 +216,7 @@ def test_an_unclaimed_game_is_decided_at_the_hard_limit() -> None:
     final = driver.last_state(a)
     assert final.result is not None
     assert (final.result.winner, final.result.reason) == (0, "abandon")
+    assert final.result.by is None  # the server decided it, nobody asked
 
 
 def test_a_game_every_player_left_is_aborted_once_their_grace_is_over() -> None:
@@ -353,7 +355,7 @@ def test_a_player_who_never_moves_in_an_untimed_game_can_be_claimed_against() ->
     assert refused.message.startswith("it is your move")
     final = driver.send(a, Claim())[-1]
     assert isinstance(final, State)
-    assert final.result == Result(winner=0, reason="time", game_id=1)
+    assert final.result == Result(winner=0, reason="time", game_id=1, by=0)
     assert final.move_claim_in_ms is None
 
 
@@ -420,7 +422,7 @@ def test_resign() -> None:
     final = driver.send(b, Resign())[-1]
     assert isinstance(final, State)
     assert final.result is not None
-    assert (final.result.winner, final.result.reason) == (0, "resign")
+    assert (final.result.winner, final.result.reason, final.result.by) == (0, "resign", 1)
     error(driver.send(a, Resign()), ErrorCode.GAME_OVER)
 
 
@@ -444,6 +446,7 @@ def test_draw_offer_accept_decline_and_lapse() -> None:
     assert isinstance(drawn, State)
     assert drawn.result is not None
     assert (drawn.result.winner, drawn.result.reason) == (None, "draw")
+    assert drawn.result.by == 0  # the acceptance completed it
 
 
 def test_a_declined_draw_offer_is_not_made_again_before_the_offerers_next_move() -> None:
@@ -467,7 +470,7 @@ def test_a_declined_draw_offer_is_not_made_again_before_the_offerers_next_move()
     assert counter.draw_offers == [1]
     drawn = driver.send(a, Draw(action="offer"))[-1]  # and a may still agree to it
     assert isinstance(drawn, State)
-    assert drawn.result == Result(winner=None, reason="draw", game_id=1)
+    assert drawn.result == Result(winner=None, reason="draw", game_id=1, by=0)
 
 
 def test_abort_only_before_every_seat_moved() -> None:
@@ -476,7 +479,7 @@ def test_abort_only_before_every_seat_moved() -> None:
     aborted = driver.send(b, Abort())[-1]
     assert isinstance(aborted, State)
     assert aborted.result is not None
-    assert (aborted.result.winner, aborted.result.reason) == (None, "aborted")
+    assert (aborted.result.winner, aborted.result.reason, aborted.result.by) == (None, "aborted", 1)
     driver2, (c, d), _ = table()
     move(driver2, c, "e2")
     move(driver2, d, "e8")
@@ -581,6 +584,7 @@ def test_four_players_go_on_without_a_resigned_seat() -> None:
     assert isinstance(final, State)
     assert final.result is not None
     assert (final.result.winner, final.result.reason) == (0, "last_standing")
+    assert final.result.by == 2  # the last resignation
 
 
 def test_a_move_after_the_flag_fell_is_too_late_even_if_the_timer_is_late() -> None:
@@ -620,7 +624,7 @@ def test_a_first_move_not_made_in_time_aborts_the_game() -> None:
     driver.run(driver.core.tick())
     state = driver.last_state(b)
     assert state.status == "finished"
-    assert state.result == Result(winner=None, reason="aborted", game_id=1)
+    assert state.result == Result(winner=None, reason="aborted", game_id=1, by=None)
     assert state.first_move_in_ms is None
     assert driver.last_state(a).result == state.result  # both were told
 

@@ -60,7 +60,7 @@ async def test_a_player_who_never_moves_can_be_claimed_against() -> None:
         await honest.send(Claim(id="claim"))
         while (final := await honest.expect(State)).id != "claim":
             pass
-        assert final.result == Result(winner=0, reason="time", game_id=1)
+        assert final.result == Result(winner=0, reason="time", game_id=1, by=0)  # claimed
         await honest.close()
         await staller.close()
 

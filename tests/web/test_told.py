@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, WebSocketRoute
 
-from protocol.messages import Create, Join, Joined, MoveRequest, Resign, VariantSpec
+from protocol.messages import Abort, Create, Join, Joined, MoveRequest, Resign, VariantSpec
 from server.app import GameServer
 from server.config import Config
 from tests.web.pages import Player, close_all, create_room, game_between, open_player, play
@@ -569,3 +569,28 @@ async def test_a_match_says_its_score_between_games_and_its_verdict(
         await banner.filter(has_text="match drawn 1\u20131").wait_for()
         assert "draw" in (await banner.get_attribute("class") or "")
     await close_all(alice, bob)
+
+
+async def test_an_abort_sent_without_an_id_is_told_as_that_players(
+    browser: Browser, site: GameServer
+) -> None:
+    """A client that sends ``abort`` with no ``id`` (another author's bot): the state's
+    ``result.by`` names it, where the page once read the missing id as the server's own abort
+    ("you did not make your first move in time")."""
+    bob = await Client.connect(f"ws://127.0.0.1:{site.port}", "Bob")
+    await bob.send(Create(variant=VariantSpec(size=5)))
+    code = (await bob.expect(Joined)).room
+    alice = await open_player(browser, site, "Alice", f"/#/room/{code}")
+    spectator = await open_player(browser, site, "Sam", f"/#/watch/{code}")
+    for page in (alice.page, spectator.page):
+        await page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await bob.send(Abort())
+    told = "Game aborted by Bob before the first moves."
+    for page in (alice.page, spectator.page):
+        await page.locator(".banner").filter(has_text=told).wait_for()
+    final = await bob.state()
+    while final.result is None:
+        final = await bob.state()
+    assert (final.result.by, final.result.reason) == (0, "aborted")
+    await bob.close()
+    await close_all(alice, spectator)

@@ -356,16 +356,23 @@ class ClusterNode:
         ``run_id``) less than a TTL ago. Every live node renews its leases every third of
         the TTL and takes a lease it finds gone again at once (``_own_again``), so after a
         TTL a room without a lease has no live owner. A dead node's rooms wait that much
-        longer after a Redis restart."""
+        longer after a Redis restart.
+
+        A TTL from the restart, not from when this node noticed it: Redis's own uptime says
+        when. A node that hosted nothing noticed only at its next takeover, and an operator
+        saw a stopped node's rooms wait the whole TTL 11 s after Redis came back."""
         info = await self.redis.info("server")
         run = str(info.get("run_id", ""))
         now = time.monotonic()
         if self._redis_run is not None and run != self._redis_run:
-            self._settling_until = now + self.leases.ttl
-            log.info(
-                "redis restarted: this node takes no room over for %.1f s (their owners first)",
-                self.leases.ttl,
-            )
+            # Whole seconds, rounded down: the restart may be up to one more second ago.
+            left = self.leases.ttl - float(info.get("uptime_in_seconds", 0))
+            if left > 0:
+                self._settling_until = now + left
+                log.info(
+                    "redis restarted: this node takes no room over for %.1f s (their owners first)",
+                    left,
+                )
         self._redis_run = run
         return max(0.0, self._settling_until - now)
 

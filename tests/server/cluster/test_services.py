@@ -186,3 +186,29 @@ async def test_redis_restarted_empty_within_a_ttl_closes_nobody_and_no_node_take
         assert "lease lost and taken again" in owner.log.decode()
 
     assert await saved_moves(postgres_url, code) == GAME
+
+
+async def test_a_takeover_long_after_a_redis_restart_does_not_wait_for_it(
+    postgres_url: str, own_redis: RedisServer, redis_prefix: str
+) -> None:
+    """The wait after a Redis restart counts from the restart (Redis's uptime), not from the
+    moment a node first looks: an operator stopped a node 11 s after Redis came back, and
+    the other node, which had hosted nothing meanwhile, still waited a whole TTL before
+    taking the stopped node's rooms over."""
+    ttl = 2.0
+    args = ("--lease-ttl", str(ttl))
+    async with running_cluster(postgres_url, own_redis.url, redis_prefix, 2, *args) as cluster:
+        owner, other = cluster.node(0), cluster.node(1)
+        a = await Client.connect(owner.url, "alice")
+        await a.send(Create())
+        code = (await a.expect(Joined)).room
+        own_redis.restart()
+        await asyncio.sleep(ttl + 1.5)  # Redis's uptime, in whole seconds, is past the TTL
+        await owner.stop()
+        watcher = await Client.connect(other.url, "carol")
+        await watcher.send(Watch(room=code))
+        await watcher.expect(Joined, within=ttl * 3)
+        log = other.log.decode()
+        assert "room taken over at epoch" in log
+        assert "waiting after Redis's restart" not in log
+        await asyncio.gather(a.close(), watcher.close())

@@ -34,7 +34,7 @@ from server.database import (
 )
 from server.dburl import is_postgresql, shown
 from server.pgstore import SQLITE_EQUIVALENT, Conn, PgStore, index_session_tokens
-from server.store import StoreError, _lock
+from server.store import StoreError, StoreLocked, _lock
 
 TABLES: dict[str, list[str]] = {
     "accounts": ["id", "name", "key", "look", "password", "computer", "created"],
@@ -82,7 +82,14 @@ async def copy(source: Path, url: str) -> dict[str, int]:
     finally:
         os.close(lock)
     store = PgStore(url)
-    await store.open()
+    try:
+        await store.open()
+    except StoreLocked:
+        # The store's own remedy names the server's --db, which this command has not.
+        raise CopyError(
+            f"the database {shown(url)} is in use by a server: stop it first, and copy only "
+            "into a database no server uses"
+        ) from None
     try:
         # Through the store's queue: its own requests (a pruning as it opens) wait their turn.
         await store._run(lambda conn: _fill(conn, rows))
@@ -150,17 +157,34 @@ async def _fill(conn: Conn, rows: dict[str, list[tuple[object, ...]]]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 2 or not is_postgresql(args[1]) or not Path(args[0]).is_file():
+    if len(args) != 2 or not is_postgresql(args[1]):
         sys.stderr.write(f"usage: {sys.executable} -m server.copydb SQLITE_FILE postgresql://...\n")
+        return 2
+    if not Path(args[0]).is_file():
+        sys.stderr.write(f"copydb: no SQLite database at {args[0]} (no such file)\n")
         return 2
     try:
         counts = asyncio.run(copy(Path(args[0]), args[1]))
     except (CopyError, StoreError) as error:
         sys.stderr.write(f"copydb: {error}\n")
         return 1
-    copied = ", ".join(f"{count} {table}" for table, count in counts.items())
-    print(f"copied {args[0]} to {shown(args[1])}: {copied}")
+    print(f"copied {args[0]} to {shown(args[1])}: {copied_text(counts, Path(args[0]))}")
     return 0
+
+
+def copied_text(counts: dict[str, int], source: Path) -> str:
+    """The rows copied per table, the computer's own accounts (one per level, made by every
+    server) said apart: an operator who had registered 2 read "7 accounts" and wondered."""
+    db = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        ((computer,),) = db.execute("SELECT count(*) FROM accounts WHERE computer IS NOT NULL")
+    finally:
+        db.close()
+    said = [f"{count} {table}" for table, count in counts.items()]
+    if computer:
+        index = list(counts).index("accounts")
+        said[index] += f" ({computer} of them the computer's levels)"
+    return ", ".join(said)
 
 
 if __name__ == "__main__":

@@ -87,10 +87,31 @@ async def test_a_database_in_use_or_a_target_not_empty_is_refused(
     with pytest.raises(StoreLocked, match="copy a database no server uses"):
         await copy(path, postgres_url)
     await server.close()
+    held = PgStore(postgres_url, alone=True)  # a stand-alone server on the target
+    await held.open()
+    with pytest.raises(CopyError, match="in use by a server: stop it first, and copy only"):
+        await copy(path, postgres_url)
+    await held.close()
     await copy(path, postgres_url)
     with pytest.raises(CopyError, match="already holds"):
         await copy(path, postgres_url)  # a second time: the target is not empty
     assert main([str(path), "not-a-url"]) == 2
+
+
+def test_the_command_says_what_it_copied_and_why_it_refuses(
+    tmp_path: Path, postgres_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An operator's review: a missing file got the usage line alone, a database a server
+    used named the server's ``--db``, and "7 accounts" after registering 2 (the other 5
+    are the computer's levels) read as a wrong copy."""
+    missing = tmp_path / "nothing.db"
+    assert main([str(missing), postgres_url]) == 2
+    assert f"no SQLite database at {missing} (no such file)" in capsys.readouterr().err
+    path = tmp_path / "old.db"
+    fill(path)
+    assert main([str(path), postgres_url]) == 0
+    said = capsys.readouterr().out
+    assert "accounts (5 of them the computer's levels)" in said
 
 
 def test_postgresql_holds_what_the_current_sqlite_schema_holds() -> None:

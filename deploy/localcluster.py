@@ -36,9 +36,15 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
+NOT_INSTALLED: str | None = None
+"""The module this launcher needs that is missing: it starts Redis and PostgreSQL with the
+tests' own code, which ``make .venv/.dev`` installs. ``--help`` works without it."""
+try:
+    import pytest
 
-from tests.services import PostgresServer, RedisServer, free_port, wait_for_port
+    from tests.services import PostgresServer, RedisServer, free_port, wait_for_port
+except ModuleNotFoundError as missing:
+    NOT_INSTALLED = missing.name
 
 HOST = "127.0.0.1"
 HEALTH_EVERY = 0.5
@@ -364,6 +370,13 @@ async def serve(options: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = parse(argv)
+    if NOT_INSTALLED is not None:
+        print(
+            f"cannot start the cluster: {NOT_INSTALLED} is not installed (this launcher starts "
+            "Redis and PostgreSQL with the tests' tools): run `make .venv/.dev` first",
+            file=sys.stderr,
+        )
+        return 1
     try:
         asyncio.run(serve(options))
     except (pytest.skip.Exception, pytest.fail.Exception) as missing:

@@ -94,7 +94,7 @@ class GameHistory:
                 flood=flood,
             )
             log.info(
-                "game %d finished: %s, winner seat %s, %d moves",
+                "game %d finished: %s, winner seat %s, %d plies",
                 game.id,
                 game.reason,
                 game.winner,

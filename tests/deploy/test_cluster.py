@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import socket
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -193,6 +194,26 @@ async def _line_with(process: asyncio.subprocess.Process, marker: str, seen: lis
         seen.append(line)
         if marker in line:
             return line
+
+
+def test_the_local_cluster_says_what_is_missing_without_the_tests_tools() -> None:
+    """An operator's review: ``--help`` failed with a traceback (no pytest) before ``make
+    .venv/.dev``. Without pytest (made unimportable here), ``--help`` works, and a start says
+    what to run."""
+    hide = "import runpy, sys; sys.modules['pytest'] = None; sys.argv[0] = 'localcluster'; "
+    run = "runpy.run_module('deploy.localcluster', run_name='__main__')"
+
+    def launch(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-c", hide + run, *args]
+        return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+
+    helped, started = launch("--help"), launch()
+    assert (helped.returncode, started.returncode) == (0, 1)
+    assert helped.stdout.startswith("usage:")
+    assert started.stderr == (
+        "cannot start the cluster: pytest is not installed (this launcher starts Redis and "
+        "PostgreSQL with the tests' tools): run `make .venv/.dev` first\n"
+    )
 
 
 async def test_the_local_cluster_starts_serves_a_game_and_stops_on_ctrl_c() -> None:

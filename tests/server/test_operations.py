@@ -148,7 +148,7 @@ async def test_the_log_says_why_a_client_was_cut_off_and_when_games_start_and_en
     # ... and its connection's number (the operators' review: the origin line had none).
     assert all(isinstance(getattr(record, "conn", None), int) for record in cut + refused)
     assert "game started: alice v bob" in lines
-    assert "finished: resign, winner seat 1, 0 moves" in lines
+    assert "finished: resign, winner seat 1, 0 plies" in lines
 
 
 async def test_no_hello_in_time_is_closed(

@@ -773,7 +773,7 @@ class GameServer:
         written cannot be known, so nothing it held is acknowledged, and every room is let go
         as if the node had restarted (members closed with 1012, leases released); the
         players resume once PostgreSQL is back, on whichever node takes each room over."""
-        log.error("a commit failed (%s); letting every room go", error)
+        log.error("a commit failed (%s); letting every room go (%d)", error, len(self.core.rooms))
         self._committing.popleft()  # its replies: never sent
         member.let_go()
         self._commit()

@@ -104,7 +104,10 @@ CLUSTER_FIGURES = {
     "up": ("gauge", "1 while this node reaches Redis (else it refuses new games: /readyz 503)"),
     "rooms_owned": ("gauge", "Rooms this node hosts, each under its lease"),
     "takeovers": ("counter", "Rooms this node took over from a node that died or stopped"),
-    "leases_lost": ("counter", "Rooms this node stopped hosting: lease lost or write fenced"),
+    "leases_lost": (
+        "counter",
+        "Rooms this node stopped hosting: lease lost, write fenced, or a commit that failed",
+    ),
     "lease_renewals": ("counter", "Leases (rooms and liveness) renewed"),
     "redis_errors": ("counter", "Requests to Redis that failed"),
     "postgresql_up": (

@@ -600,6 +600,9 @@ class PgStore:
                 except psycopg.Error as error:
                     lost = conn.broken or isinstance(error, psycopg.OperationalError)
                     if lost and self.keep_trying:  # a cluster node: the watch connects again
+                        # Said here too: a node hosting nothing lost it in silence (a review).
+                        log.warning("PostgreSQL connection lost (%s); connecting again",
+                                    str(error).strip())  # fmt: skip
                         self._lose()
                         raise StoreError(f"PostgreSQL connection lost ({error})".strip()) from None
                     self.errors += 1

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import psycopg
+
 from protocol.messages import (
     VERSION,
     Create,
@@ -73,6 +75,36 @@ async def test_postgresql_restarted_mid_game_moves_are_refused_while_away_then_g
     (finished,) = (await store.load()).games
     assert finished.moves == GAME  # every acknowledged move
     await store.close()
+
+
+async def test_a_commit_that_fails_lets_every_room_go_and_counts_and_says_it(
+    own_postgres: PostgresServer, redis_server: RedisServer, redis_prefix: str
+) -> None:
+    """The node's PostgreSQL session ends just before a move's commit (ended from another
+    session, as a PostgreSQL restart or a network cut would): nothing of that commit is
+    acknowledged, every room is let go (players closed with 1012, to resume), and the
+    operator is told: the log line says how many rooms went and which way, and
+    ``leases_lost`` counts them (an operator's review saw rooms go with it at 0)."""
+    url = own_postgres.create_database("game")
+    async with running_cluster(url, redis_server.url, redis_prefix, 1) as cluster:
+        node = cluster.node(0)
+        a, b, _code = await seat_two(node.url)
+        await play([a, b], GAME[:2], 0)
+        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as other:
+            await other.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        await a.send(MoveRequest(move=GAME[2], ply=2))
+        assert (await a.closed(10))[0] == 1012
+        assert all(not isinstance(m, State) or m.ply < 3 for m in a.seen)  # not acknowledged
+        log = node.log.decode()
+        assert "PostgreSQL connection lost (" in log
+        assert "a commit failed (" in log
+        assert "letting every room go (1)" in log
+        _status, metrics = await http_get(node.port, "/metrics")
+        assert 'quoridor_cluster_leases_lost_total{node="n1"} 1.0' in metrics
+        await asyncio.gather(a.close(), b.close())
 
 
 async def test_redis_restarted_mid_game_the_game_goes_on_with_every_move(

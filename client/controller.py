@@ -97,6 +97,11 @@ waiting for another (``left``, reason ``walked_out``)."""
 
 CLAIMS_AGAIN = 3
 """Claims sent again by themselves, each after one refused as early (``_early_claim``)."""
+PRESENCE_QUIET = 10.0
+"""Seconds after this client's link came back during which other players' going away and
+coming back are not told: after a server restart every player is away until their client
+resumes, and each restart read "Bob is away; ... claim the game in 59 s", then "Bob is
+back." (an operator's review). The status panel and the claim notices still say it."""
 
 
 class View(Protocol):
@@ -218,6 +223,8 @@ class Controller:
         self.queued = False
         self.link: Literal["connected", "reconnecting", "closed"] = "connected"
         self.lost_at: float | None = None
+        self.back_at: float | None = None
+        """When the link last came back (``PRESENCE_QUIET``)."""
         """When the link dropped (event loop time), while it is down."""
         self.exit_code: int | None = None
         self._ids = itertools.count(1)
@@ -808,6 +815,7 @@ class Controller:
                 brief=self.exit_when_over,
                 screen=self.view.live_board,
                 why=why,
+                presence=self._presence_told(),
             )
             if text:
                 self.view.notice("event", text)
@@ -820,6 +828,11 @@ class Controller:
             self._forget_seat()  # nothing left to come back to
         if over and self.exit_when_over and not _awaiting_ratings(state):
             self.finish(0)
+
+    def _presence_told(self) -> bool:
+        """Whether players going away and coming back are told now (``PRESENCE_QUIET``)."""
+        back = self.back_at
+        return back is None or asyncio.get_running_loop().time() - back >= PRESENCE_QUIET
 
     def _tell_rated(self, before: State | None, state: State) -> None:
         """Say so when the room this player created is rated: rooms are rated by default for a
@@ -1015,6 +1028,7 @@ class Controller:
 
     async def _reconnected(self, welcome: Welcome) -> None:
         self.rebase = True
+        self.back_at = asyncio.get_running_loop().time()
         self.link = "connected"
         self.lost_at = None
         self.link_note = ""

@@ -257,7 +257,8 @@ def _rating_changes(before: State, after: State, me: int | None) -> list[str]:
     return [_cap(f"ratings: {', '.join(changed)}.")] if changed else []
 
 
-def _player_changes(before: State, after: State, me: int | None) -> list[str]:
+def _player_changes(before: State, after: State, me: int | None, presence: bool) -> list[str]:
+    """Who took, freed or left a seat; with ``presence``, who went away or came back."""
     changes = _rating_changes(before, after, me)
     for old, new in zip(before.players, after.players, strict=False):
         if new.seat == me:
@@ -268,6 +269,8 @@ def _player_changes(before: State, after: State, me: int | None) -> list[str]:
             changes.append(f"Seat {new.seat} is free again.")
         elif old.name != new.name:
             changes.append(f"{new.name} took over seat {new.seat}.")
+        elif old.connected != new.connected and not presence:
+            continue
         elif old.connected and not new.connected and after.status == "playing":
             text = f"{new.name} is away"
             if new.claim_in_ms is not None and me is not None:
@@ -386,13 +389,16 @@ def describe(
     brief: bool = False,
     screen: bool = False,
     why: str = "",
+    presence: bool = True,
 ) -> str:
     """One line telling what changed from ``before`` (None: nothing seen yet) to ``after``.
 
     ``brief`` leaves out the options (pawn moves, rematch) from the situation. ``screen``
     is for a view that shows the board, the status panel and the move list at all times:
     the moves and the situation are left out (but for a game's end); it may return "".
-    ``why``: what ended an aborted game, as the viewer saw it (``result_text``).
+    ``why``: what ended an aborted game, as the viewer saw it (``result_text``). Without
+    ``presence``, players going away and coming back are not told (``Controller``: just
+    after a server restart, when everyone is away for a moment).
     """
     parts: list[str] = []
     if (before is None or before.room != after.room) and not screen:
@@ -423,7 +429,7 @@ def describe(
             last = after.last_move
             parts.append(f"Last move: {who(after, last.seat, me)} {last.move}.")
     else:
-        parts += _player_changes(before, after, me)
+        parts += _player_changes(before, after, me, presence)
         if after.spectators != before.spectators:
             parts.append(f"{after.spectators} watching.")
         if after.ply > before.ply and after.last_move is not None and not screen:

@@ -238,6 +238,9 @@ def test_a_state_that_only_tells_an_absence_does_not_repeat_whose_move_it_is() -
     assert describe(before, away, 0) == "Bob is away."
     assert describe(away, make_state(event=5, ply=2, turn=0), 0) == "Bob is back."
     assert describe(before, make_state(event=4, ply=2, turn=0), 0) == ""
+    # Just after this client's link came back (a server restart: everyone was away).
+    assert describe(before, away, 0, presence=False) == ""
+    assert describe(away, make_state(event=5, ply=2, turn=0), 0, presence=False) == ""
 
 
 def test_one_wall_is_one_wall() -> None:

@@ -126,6 +126,12 @@ async def test_reconnecting_through_a_proxy_that_answers_503_while_the_server_re
         await bob_view.wait_for("Alice moved to e3.")
         assert not alice_view.texts("error")
         assert not bob_view.texts("error")
+        # Every player was away for a moment, until their client resumed: not worth a line
+        # ("Bob is away; ... claim the game in 59 s", then "Bob is back": an operator's review).
+        for view in (alice_view, bob_view):
+            told = " ".join(view.texts("event"))
+            assert "is away" not in told
+            assert "is back" not in told
         alice.type("quit")
         bob.type("quit")
         assert await asyncio.wait_for(alice_task, 5) == 0

@@ -11,7 +11,7 @@ import logging
 import sys
 import time
 
-CONTEXT = ("conn", "ip", "session", "room", "seat", "code", "status", "path")
+CONTEXT = ("conn", "ip", "session", "player", "room", "seat", "code", "status", "path")
 """Extra fields log calls may pass (``extra={"conn": 3}``); they are printed too."""
 
 

@@ -186,7 +186,7 @@ class SessionRegistry:
         session, token = Session.new(shown, self.context.chat_bucket())
         session.address = connection.address
         self.hold(session)
-        log.debug("hello", extra={"conn": conn, "session": session.id})
+        log.debug("hello", extra={"conn": conn, "session": session.id, "player": session.name})
         return [self._attach(connection, session, token, hello.id)]
 
     def _resume(
@@ -261,7 +261,10 @@ class SessionRegistry:
         # review), and a logged-in player's rooms escaped the caps per address.
         session.address = connection.address
         self.hold(session)
-        log.debug("hello with a login token", extra={"conn": conn, "session": session.id})
+        log.debug(
+            "hello with a login token",
+            extra={"conn": conn, "session": session.id, "player": session.name},
+        )
         return [self._attach(connection, session, token, hello.id)]
 
     def _still_to_greet(self, conn: int, hello: Hello) -> Connection | list[Action]:

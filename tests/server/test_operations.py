@@ -14,6 +14,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
 from protocol.messages import Create, ErrorCode, Joined, MoveRequest, Ping, Pong, Resign, State
+from server import logs
 from server.addresses import address_key, rooms_key
 from server.app import GameServer
 from server.config import Config
@@ -149,6 +150,28 @@ async def test_the_log_says_why_a_client_was_cut_off_and_when_games_start_and_en
     assert all(isinstance(getattr(record, "conn", None), int) for record in cut + refused)
     assert "game started: alice v bob" in lines
     assert "finished: resign, winner seat 1, 0 plies" in lines
+
+
+async def test_at_debug_the_log_says_who_comes_and_goes(caplog: pytest.LogCaptureFixture) -> None:
+    """An operator asked who was connected: only counts said it. At DEBUG each connection's
+    hello names its player (deploy/README.md, Logs), and its close follows, by ``conn``. (A
+    first version named the field ``name``, which a log record has already: every hello
+    failed at DEBUG. A game is played here at DEBUG too.)"""
+    with caplog.at_level(logging.DEBUG, "quoridor"):
+        async with GameServer(Config(port=0)).running() as server:
+            alice, bob, _ = await seat_two(url(server))
+            await alice.send(MoveRequest(move="e2", ply=0))
+            await bob.send(Resign())
+            while (await alice.expect(State)).result is None:
+                pass
+            await alice.close()
+            await asyncio.sleep(0.2)
+    hellos = {str(getattr(r, "player", "")): r for r in caplog.records if r.getMessage() == "hello"}
+    assert sorted(hellos) == ["alice", "bob"]
+    closed = [r for r in caplog.records if r.getMessage() == "connection closed"]
+    assert getattr(hellos["alice"], "conn", None) in [getattr(r, "conn", None) for r in closed]
+    assert "player=alice" in logs.PlainFormatter().format(hellos["alice"])
+    assert "Fatal error" not in caplog.text
 
 
 async def test_no_hello_in_time_is_closed(

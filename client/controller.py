@@ -223,9 +223,9 @@ class Controller:
         self.queued = False
         self.link: Literal["connected", "reconnecting", "closed"] = "connected"
         self.lost_at: float | None = None
+        """When the link dropped (event loop time), while it is down."""
         self.back_at: float | None = None
         """When the link last came back (``PRESENCE_QUIET``)."""
-        """When the link dropped (event loop time), while it is down."""
         self.exit_code: int | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}

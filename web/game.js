@@ -552,8 +552,10 @@ export class GameView {
       if (this.isPlayer && by === me) {
         // Resigning (claiming, agreeing a draw) before every seat's first move aborts a rated
         // game (PROTOCOL.md, section 14): "you pressed Abort" blamed a button not pressed.
-        const how = { resign: "resigning", claim: "claiming the game", draw: "a draw" }[this.ending ?? ""];
-        return how ? `Game aborted: ${how} before the first moves aborts a rated game.` : "Game aborted: you pressed Abort.";
+        const ways = { resign: "resigning", claim: "claiming the game", draw: "a draw" };
+        const how = ways[/** @type {keyof typeof ways} */ (this.ending ?? "")];
+        if (how) return `Game aborted: ${how} before the first moves aborts a rated game.`;
+        return "Game aborted: you pressed Abort.";
       }
       return `Game aborted by ${seatName(state, by)} before the first moves.`;
     }

@@ -293,6 +293,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LEVEL",
         help="the computer's level, 1 (beginner) to 5 (expert)",
     )
+    play.add_argument(
+        "--seat",
+        type=int,
+        choices=range(4),
+        default=None,
+        metavar="N",
+        help="your seat, 0-3: 1 lets the computer open (default 0: you open)",
+    )
     _variant_options(play)
     _rated_option(play)
 
@@ -397,7 +405,11 @@ INTENTS: dict[str, Callable[[argparse.Namespace], Intent]] = {
     ),
     "match": lambda args: QuickMatch(variant=_variant(args), clock=args.clock, rated=args.rated),
     "play": lambda args: Create(
-        variant=_variant(args), clock=args.clock, ai=AiSpec(level=args.vs_ai), rated=args.rated
+        variant=_variant(args),
+        clock=args.clock,
+        ai=AiSpec(level=args.vs_ai),
+        seat=args.seat,
+        rated=args.rated,
     ),
     "list": lambda args: ListRooms(),
     "watch": lambda args: Watch(room=args.code),

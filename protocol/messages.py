@@ -131,7 +131,7 @@ class Hello(Struct, kw_only=True, tag="hello"):
 
 
 class Create(Struct, kw_only=True, tag="create"):
-    """Create a room and take seat 0."""
+    """Create a room and take seat 0 (against the computer, ``seat`` if given)."""
 
     id: RequestId = None
     variant: VariantSpec = msgspec.field(default_factory=VariantSpec)
@@ -143,6 +143,9 @@ class Create(Struct, kw_only=True, tag="create"):
     """A two-game match (two players only): each player opens once."""
     ai: AiSpec | None = None
     """Play the computer: every other seat is taken by it, and the game starts at once."""
+    seat: Seat | None = None
+    """With ``ai``: your seat (1 lets the computer open); null: seat 0. Refused without
+    ``ai``: a room for people is its creator's seat 0."""
     spectator_eval: bool = False
     """Let spectators follow the computer's evaluation (untimed two-player games, and only
     once every player allowed it)."""

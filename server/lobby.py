@@ -90,6 +90,9 @@ class Lobby:
         if request.ai is None and (refused := self._waiting_refused(session, request.id)):
             return [refused]
         spec = full_variant(request.variant)
+        if (wrong := self._seat_refused(request, spec.players)) is not None:
+            return [error(session.conn, ErrorCode.INVALID_FIELD, wrong, request.id)]
+        mine = request.seat or 0
         public = not request.private and request.ai is None
         pool, refusal = self._pool(session, request.rated, spec, request.clock, request.ai)
         if refusal is not None:
@@ -98,13 +101,30 @@ class Lobby:
         self._own(room, session, computer=request.ai is not None)
         if request.ai is not None:
             computer = self.computers.get(request.ai.level) if pool else None
-            for nth, seat in enumerate(range(1, spec.players), 1):
+            others = [seat for seat in range(spec.players) if seat != mine]
+            for nth, seat in enumerate(others, 1):
                 name = computer_seat_name(request.ai.level, nth)
                 bot, _ = Session.new(name, self.context.chat_bucket())
                 room.seat_bot(seat, bot, request.ai.level, request.ai.seconds, computer)
         return notices + self.seating.take_seat(
-            session, room, 0, request.id, request.spectator_eval
+            session, room, mine, request.id, request.spectator_eval
         )
+
+    @staticmethod
+    def _seat_refused(request: Create, players: int) -> str | None:
+        """Why ``create``'s ``seat`` is refused, if it is. Only against the computer: a room
+        for people is its creator's (seat 0 opens the room, waits in it, and its leaving
+        ends the waiting; ``server.walkouts``), and a friend who wants to open can be given
+        the first game's seat by a rematch's turn as well. An AI author could not have the
+        computer open a game but by playing a first one (an outside review)."""
+        seat = request.seat
+        if seat is None:
+            return None
+        if request.ai is None:
+            return "seat: only a game against the computer (with ai) chooses the seat - at `$.seat`"
+        if seat >= players:
+            return f"seat {seat} does not exist: this game has {players} seats - at `$.seat`"
+        return None
 
     def join(self, session: Session, request: Join) -> list[Action]:
         room = self.directory.find(request.room)

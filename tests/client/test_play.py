@@ -339,9 +339,24 @@ def test_play_vs_ai_is_create_with_the_computer() -> None:
     )
     create = parse(["create", "--computer", "2"])  # the older spelling still works
     assert INTENTS[create.command](create) == Create(ai=AiSpec(level=2))
-    for argv in (["play"], ["play", "--vs-ai", "6"]):
+    second = parse(["play", "--vs-ai", "1", "--seat", "1"])
+    assert INTENTS[second.command](second) == Create(ai=AiSpec(level=1), seat=1)
+    for argv in (["play"], ["play", "--vs-ai", "6"], ["play", "--vs-ai", "1", "--seat", "4"]):
         with pytest.raises(SystemExit):
             parse(argv)
+
+
+async def test_play_second_against_the_computer(url: str) -> None:
+    """``quoridor play --vs-ai 1 --seat 1``: the computer opens, then the player's line."""
+    from tests.client.test_leaving import run_client
+
+    argv = ["--server", url, "--name", "Ann", "play", "--vs-ai", "1", "--seat", "1", "--size", "5"]
+    code, text = await asyncio.wait_for(run_client(argv, "c4\n"), 30)
+    assert code == 0
+    assert "You have seat 1" in text
+    opened = re.search(r"Computer L1 moved to (\S+?)\.", text)
+    assert opened is not None
+    assert opened.start() < text.index("You moved to c4.")
 
 
 def test_spectator_eval_is_asked_for_with_create_and_join() -> None:

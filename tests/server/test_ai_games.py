@@ -133,6 +133,43 @@ async def test_a_game_against_the_computer_over_websockets() -> None:
         await human.close()
 
 
+def test_a_seat_chosen_against_the_computer_lets_it_open() -> None:
+    """An AI author could not have the computer open but by playing a first game: ``seat``
+    (with ``ai`` only) chooses the human's seat, the computer takes the others."""
+    driver = Driver()
+    conn, _ = driver.greet("human")
+    actions = driver.core.receive(conn, b'{"type": "create", "ai": {"level": 2}, "seat": 1}')
+    (think,) = [a for a in actions if isinstance(a, Think)]  # the computer opens at once
+    assert (think.seat, think.ply, think.actions) == (0, 0, [])
+    driver.run(actions)
+    assert driver.joined(conn).seat == 1
+    state = driver.last_state(conn)
+    assert (state.status, state.turn, state.players[0].bot, state.players[1].bot) == (
+        "playing",
+        0,
+        2,
+        None,
+    )
+    driver.run(driver.core.bot_move(think.room, 0, 0, "e2"))
+    assert driver.send(conn, MoveRequest(move="e8", ply=1))[-1].ply == 2  # type: ignore[union-attr]
+    four = driver.greet("four")[0]
+    driver.send(four, Create(ai=AiSpec(level=1), variant=VariantSpec(players=4), seat=3))
+    assert [p.bot for p in driver.last_state(four).players] == [1, 1, 1, None]
+    names = [p.name for p in driver.last_state(four).players[:3]]
+    assert names == ["Computer L1", "Computer L1 (2)", "Computer L1 (3)"]
+    # Refused, changing nothing: without ai, or a seat the game does not have.
+    other = driver.greet("other")[0]
+    for request, said in (
+        (Create(seat=1), "seat: only a game against the computer (with ai) chooses the seat"),
+        (Create(ai=AiSpec(level=1), seat=2), "seat 2 does not exist: this game has 2 seats"),
+    ):
+        (refused,) = driver.send(other, request)
+        assert isinstance(refused, Error)
+        assert refused.code == ErrorCode.INVALID_FIELD
+        assert refused.message.startswith(said)
+    assert len(driver.core.rooms) == 2
+
+
 async def test_the_computer_does_not_lose_on_time_in_bullet() -> None:
     """It budgets its time from its clock: at its level's own 2 s a move, Computer L5 lost
     every 10 s bullet game on time to a player who only shuffled a pawn (an outside review).

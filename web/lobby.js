@@ -11,7 +11,7 @@ const EVAL_KEY = "quoridor.spectatorEval";
 /** The New game form's last choices, offered again (a review: the board went back to 9×9
  * after every game). Privacy is chosen afresh each time. */
 const CHOICES_KEY = "quoridor.choices";
-const KEPT_CHOICES = ["players", "size", "walls", "clock", "ai", "match"];
+const KEPT_CHOICES = ["players", "size", "walls", "clock", "ai", "seat", "match"];
 /** Whether this browser's player lets spectators follow the computer's evaluation of its
  * games (sent with every create and join; off unless ticked in the lobby). */
 export const allowsSpectatorEval = () => localStorage.getItem(EVAL_KEY) === "1";
@@ -83,6 +83,9 @@ export class Lobby {
       h("div", { class: "row" },
         field("Clock", select("clock", CLOCKS, "")),
         field("Opponent", opponent),
+        // Against the computer only (PROTOCOL.md, `create`: a room for people is its creator's).
+        h("label", { class: "field seat-field", hidden: true }, h("span", { text: "You move" }),
+          select("seat", [["0", "first"], ["1", "second"], ["random", "first or second, at random"]], "0")),
       ),
       h("div", { class: "row checks" },
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }), " Private (link only)"),
@@ -263,6 +266,7 @@ export class Lobby {
     const quick = /** @type {HTMLButtonElement} */ (this.form.querySelector("button.quick"));
     quick.disabled = computer;
     quick.title = computer ? "Quick match pairs you with people: choose People as the opponent." : "";
+    /** @type {HTMLElement} */ (this.form.querySelector(".seat-field")).hidden = !computer;
   }
 
   /** Rated by default when logged in; a guest's games are casual (the server decides). */
@@ -279,7 +283,10 @@ export class Lobby {
     const clockText = String(data.get("clock") ?? "");
     const clock = clockText ? { base: Number(clockText.split("+")[0]), increment: Number(clockText.split("+")[1]) } : null;
     const ai = String(data.get("ai") ?? "");
-    return { variant, clock, ai: ai ? { level: Number(ai) } : null, private: data.get("private") === "on", match: data.get("match") === "on", spectator_eval: data.get("spectator_eval") === "on" };
+    const seatText = String(data.get("seat") ?? "0");
+    const seat = seatText === "random" ? Math.floor(Math.random() * 2) : Number(seatText);
+    const against = ai ? { ai: { level: Number(ai) }, seat } : { ai: null };
+    return { variant, clock, ...against, private: data.get("private") === "on", match: data.get("match") === "on", spectator_eval: data.get("spectator_eval") === "on" };
   }
 
   /** Keep the form's choices for the next visit (`restoreChoices`). */

@@ -82,6 +82,31 @@ async def test_a_game_against_the_computer_starts_at_once(
     await close_all(alice)
 
 
+async def test_the_computer_may_open_and_the_choice_is_offered_only_against_it(
+    browser: Browser, site: GameServer
+) -> None:
+    """ "You move: second" against the computer (PROTOCOL.md, ``create``'s ``seat``): it opens,
+    and the page is drawn from the player's side. Against people there is no such choice (the
+    room is its creator's seat 0)."""
+    ann = await open_player(browser, site, "Ann")
+    page = ann.page
+    seat_field = page.locator(".seat-field")
+    assert await seat_field.is_hidden()
+    await page.select_option("select[name=size]", "5")
+    await page.select_option("select[name=ai]", "1")
+    assert await seat_field.is_visible()
+    await page.select_option("select[name=seat]", "1")
+    await page.click("form.create button[type=submit]")
+    await ann.wait_ply(1)  # the computer's first move
+    titles = await page.locator(".players .name").evaluate_all(
+        "names => names.map((name) => name.title || name.textContent)"
+    )
+    assert titles == ["Computer L1", "Ann"]
+    await ann.click_square("c4")
+    await ann.wait_ply(3)
+    await close_all(ann)
+
+
 async def test_computer_seats_are_told_apart_even_on_a_phone(
     browser: Browser, site: GameServer
 ) -> None:

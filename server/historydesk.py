@@ -108,6 +108,11 @@ class HistoryDesk:
 
     def no_game(self, conn: int, request: FetchGame | Analyse) -> Send:
         message = f"no finished game {request.game} in the history"
+        if isinstance(request, Analyse):
+            # A profile's older games can be fetched from the database, not analysed: said
+            # in the answer that a replay's Analyse button shows.
+            newest = self.context.limits.history
+            message += f": the computer analyses the newest {newest} played games only"
         return self.context.error(conn, ErrorCode.GAME_NOT_FOUND, message, request.id)
 
     def replay(

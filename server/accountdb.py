@@ -98,6 +98,21 @@ class GameById(msgspec.Struct, tag="game_by_id"):
     game: int
 
 
+class GameToAnalyse(msgspec.Struct, tag="game_to_analyse"):
+    """A finished game no longer in the server's memory, with its stored analysis if it
+    has one (``analyse`` of a profile's older game)."""
+
+    game: int
+
+
+class StoredGame(msgspec.Struct):
+    """``GameToAnalyse``'s answer."""
+
+    record: GameRecord
+    analysis: bytes | None
+    """The ``analysis`` frame stored for it, as ``Batch.analyses`` wrote it."""
+
+
 AccountQuery = (
     FindAccount
     | CreateAccount
@@ -110,6 +125,7 @@ AccountQuery = (
     | ProfileOf
     | GamesOf
     | GameById
+    | GameToAnalyse
 )
 
 
@@ -275,7 +291,7 @@ def add_computers(db: sqlite3.Connection, now: float) -> None:
 # -- answering ---------------------------------------------------------------------
 
 
-READS = (TopRatings, ProfileOf, GamesOf, GameById)
+READS = (TopRatings, ProfileOf, GamesOf, GameById, GameToAnalyse)
 """The queries that only read (finished games, ratings, profiles): a reader's
 (``server.database``, ``ReaderRequest``), whose long answers then keep no commit waiting."""
 
@@ -415,6 +431,14 @@ def _game_by_id(db: sqlite3.Connection, query: GameById) -> GameRecord | None:
     return None if row is None else msgspec.json.decode(row[0], type=GameRecord)
 
 
+def _game_to_analyse(db: sqlite3.Connection, query: GameToAnalyse) -> StoredGame | None:
+    record = _game_by_id(db, GameById(query.game))
+    if record is None:
+        return None
+    row = db.execute("SELECT body FROM analyses WHERE game = ?", (query.game,)).fetchone()
+    return StoredGame(record=record, analysis=None if row is None else bytes(row[0]))
+
+
 def _games_of(db: sqlite3.Connection, query: GamesOf) -> list[GameRecord]:
     before = query.before if query.before is not None else 2**62
     rows = db.execute(
@@ -437,6 +461,7 @@ _HANDLERS: dict[type, Callable[[sqlite3.Connection, Any], object]] = {
     ProfileOf: _profile,
     GamesOf: _games_of,
     GameById: _game_by_id,
+    GameToAnalyse: _game_to_analyse,
 }
 
 

@@ -34,6 +34,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from protocol.codec import encode
 from protocol.messages import (
+    Analyse,
     ChangePassword,
     Error,
     ErrorCode,
@@ -63,10 +64,12 @@ from server.accountdb import (
     FindAccount,
     GameById,
     GamesOf,
+    GameToAnalyse,
     IssueToken,
     ProfileOf,
     RevokeToken,
     SetPassword,
+    StoredGame,
     TokenAccount,
     TopRatings,
 )
@@ -212,6 +215,8 @@ class AccountService:
                 return [await self._my_games(ask, ask.request)]
             case FetchGame():
                 return [await self._fetch_game(ask, ask.request)]
+            case Analyse():
+                return await self._analyse(ask, ask.request)
         raise AssertionError(f"unhandled account request {ask.request!r}")  # pragma: no cover
 
     # -- identity --------------------------------------------------------------------
@@ -456,6 +461,15 @@ class AccountService:
             message = f"no finished game {request.game} in the history"
             raise _Refused(ErrorCode.GAME_NOT_FOUND, message)
         return Send([ask.conn], encode(record_reply(game, request.id)))
+
+    async def _analyse(self, ask: Ask, request: Analyse) -> list[Action]:
+        """``analyse`` of a game older than the history kept in memory: its record and its
+        stored analysis from the database, then the core answers or queues it."""
+        stored: StoredGame | None = await self._ask(GameToAnalyse(request.game), StoredGame | None)
+        if stored is None:
+            message = f"no finished game {request.game} in the history"
+            raise _Refused(ErrorCode.GAME_NOT_FOUND, message)
+        return self.core.analyse_stored(ask.conn, request, stored)
 
     # -- helpers ---------------------------------------------------------------------
 

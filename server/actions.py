@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from protocol.messages import (
+    Analyse,
     ChangePassword,
     FetchGame,
     Hello,
@@ -41,9 +42,9 @@ outside review: a closed tab let the opponent claim the game in 15 s)."""
 
 AccountRequest = Register | Login | Logout | ChangePassword | Leaderboard | ProfileRequest | MyGames
 """Requests answered from the database (and the password hasher), off the core."""
-AskedRequest = AccountRequest | FetchGame | Hello
-"""What the core hands over: those, a ``hello`` with a login token, and a ``fetch_game``
-for a game older than the history kept in memory."""
+AskedRequest = AccountRequest | FetchGame | Analyse | Hello
+"""What the core hands over: those, a ``hello`` with a login token, and a ``fetch_game`` or
+an ``analyse`` of a game older than the history kept in memory."""
 
 
 class Send:

@@ -57,7 +57,7 @@ from protocol.messages import (
     Watch,
 )
 from protocol.messages import QuickMatch as QuickMatchRequest
-from server.accountdb import RatedGame
+from server.accountdb import RatedGame, StoredGame
 from server.actions import (
     CLOSE_REPLACED,
     CLOSE_RESTART,
@@ -290,7 +290,7 @@ class Core:
         if type(request) is ReplayRequest:
             return [self.desk.replay(conn, connection.address, connection.bucket, request)]
         if type(request) is Analyse:
-            return self.desk.analyse(conn, session.id, connection.address, request)
+            return self._analyse(connection, session.id, request)
         if type(request) is LiveEval:
             return self.play.live_eval(conn, session, request)
         if type(request) is Sync:
@@ -349,7 +349,30 @@ class Core:
             return self.registry.ask(connection, request, charged=True)
         return [self.desk.no_game(connection.id, request)]
 
+    def _analyse(self, connection: Connection, session: str, request: Analyse) -> list[Action]:
+        answered = self.desk.analyse(connection.id, session, connection.address, request)
+        if answered is not None:
+            return answered
+        if not self.persistent:
+            return [self.desk.no_game(connection.id, request)]
+        # A profile's older game: read from the database with its stored analysis, counted
+        # as a game read (``fetch_game``), then analysed or answered (``analyse_stored``).
+        if not self.registry.read_games(connection, 1):
+            refusal = self.registry.too_many_games_read()
+            return [self.context.error(connection.id, *refusal, request.id)]
+        return self.registry.ask(connection, request, charged=True)
+
     # -- answers to the adapter's work -------------------------------------------------
+
+    def analyse_stored(self, conn: int, request: Analyse, stored: StoredGame) -> list[Action]:
+        """The database's answer to an ``analyse`` of a game older than the history kept in
+        memory (``_analyse``): its record and its stored analysis, if it has one."""
+        connection = self.registry.connections.get(conn)
+        if connection is None or connection.session is None:
+            return []  # gone meanwhile
+        session, address = connection.session.id, connection.address
+        game, body = stored.record, stored.analysis
+        return self.desk.analyse_game(conn, session, address, request, game, body)
 
     def asked(self, conn: int) -> None:
         """The adapter answered this connection's account request."""

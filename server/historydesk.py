@@ -30,7 +30,7 @@ from server.analysis import Analyses, Refused
 from server.context import Context, full_variant
 from server.history import GameHistory
 from server.ratelimit import KeyedBuckets, TokenBucket
-from server.records import AccountRecord
+from server.records import AccountRecord, GameRecord
 from server.rooms import Room, spliceable
 
 REPLAY_PLIES_PER_TOKEN = 40
@@ -108,11 +108,6 @@ class HistoryDesk:
 
     def no_game(self, conn: int, request: FetchGame | Analyse) -> Send:
         message = f"no finished game {request.game} in the history"
-        if isinstance(request, Analyse):
-            # A profile's older games can be fetched from the database, not analysed: said
-            # in the answer that a replay's Analyse button shows.
-            newest = self.context.limits.history
-            message += f": the computer analyses the newest {newest} played games only"
         return self.context.error(conn, ErrorCode.GAME_NOT_FOUND, message, request.id)
 
     def replay(
@@ -159,12 +154,31 @@ class HistoryDesk:
         reply = ReplayFrames(id=request.id, variant=spec, frames=frames, error=problem)
         return Send([conn], encode(reply))
 
-    def analyse(self, conn: int, session: str, address: str, request: Analyse) -> list[Action]:
-        """Answer from the stored analysis, or queue the game (``server.analysis``)."""
-        counters, error = self.context.counters, self.context.error
+    def analyse(
+        self, conn: int, session: str, address: str, request: Analyse
+    ) -> list[Action] | None:
+        """Answer from the stored analysis, or queue the game (``server.analysis``); None
+        if the game is not in memory (then the caller asks the database, or says there is no
+        such game)."""
         game = self.history.find(request.game)
         if game is None:
-            return [self.no_game(conn, request)]
+            return None
+        return self.analyse_game(conn, session, address, request, game)
+
+    def analyse_game(
+        self,
+        conn: int,
+        session: str,
+        address: str,
+        request: Analyse,
+        game: GameRecord,
+        stored: bytes | None = None,
+    ) -> list[Action]:
+        """``analyse`` of ``game``, from memory or read from the database with the analysis
+        ``stored`` for it there, if any (a profile's older game)."""
+        counters, error = self.context.counters, self.context.error
+        if stored is not None:
+            self.analyses.load({game.id: stored})
         stored = self.analyses.cached(game.id, request.id)
         if stored is not None:
             return [Send([conn], stored)]

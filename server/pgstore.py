@@ -42,6 +42,7 @@ from server.accountdb import (
     FindAccount,
     GameById,
     GamesOf,
+    GameToAnalyse,
     HistoryPoint,
     IssueToken,
     Leader,
@@ -52,6 +53,7 @@ from server.accountdb import (
     RevokeToken,
     SeatChange,
     SetPassword,
+    StoredGame,
     TokenAccount,
     TopRatings,
     computer_name,
@@ -1056,6 +1058,14 @@ async def _game_by_id(conn: Conn, query: GameById) -> GameRecord | None:
     return msgspec.json.decode(rows[0][0], type=GameRecord) if rows else None
 
 
+async def _game_to_analyse(conn: Conn, query: GameToAnalyse) -> StoredGame | None:
+    record = await _game_by_id(conn, GameById(query.game))
+    if record is None:
+        return None
+    rows = await _rows(conn, "SELECT body FROM analyses WHERE game = %s", (query.game,))
+    return StoredGame(record=record, analysis=bytes(rows[0][0]) if rows else None)
+
+
 async def _games_of(conn: Conn, query: GamesOf) -> list[GameRecord]:
     before = query.before if query.before is not None else 2**62
     rows = await _rows(
@@ -1079,6 +1089,7 @@ _HANDLERS: dict[type, Callable[[Conn, Any], Awaitable[object]]] = {
     ProfileOf: _profile,
     GamesOf: _games_of,
     GameById: _game_by_id,
+    GameToAnalyse: _game_to_analyse,
 }
 
 

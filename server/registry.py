@@ -17,6 +17,7 @@ import logging
 from protocol.codec import encode, request_id
 from protocol.messages import (
     VERSION,
+    Analyse,
     ChangePassword,
     ErrorCode,
     FetchGame,
@@ -382,4 +383,4 @@ def games_read(request: AskedRequest) -> int:
         return request.limit
     if isinstance(request, ProfileRequest):
         return RECENT_GAMES
-    return 1 if isinstance(request, FetchGame) else 0
+    return 1 if isinstance(request, FetchGame | Analyse) else 0

@@ -144,6 +144,41 @@ async def test_a_game_gone_from_memory_is_read_from_the_database(tmp_path: Path)
         assert (await a.error(ErrorCode.GAME_NOT_FOUND)).id == 2
 
 
+async def test_a_game_gone_from_memory_is_analysed_from_the_database(tmp_path: Path) -> None:
+    """A profile's older game could be replayed (``fetch_game`` reads the database) but not
+    analysed: ``analyse`` knew only the games in memory, and the analyses stored for older
+    games were never read again. Now the game and its stored analysis are read from the
+    database: analysed once, then answered from what was stored."""
+    config = Config(port=0, rate=1000, burst=1000, db=str(tmp_path / "games.db"))
+    async with GameServer(config).running() as server:
+        server.core.history = GameHistory(2)  # a small memory, so the first game leaves it
+        server.core.persistent = True
+        url = f"ws://127.0.0.1:{server.port}"
+        a, b = await Client.connect(url, "ann"), await Client.connect(url, "bob")
+        await one_game(a, b, ["e2", "e8", "e3", "e7"], Resign())
+        (first,) = server.core.history.games
+        for _ in range(2):
+            await one_game(a, b, ["e2", "e8", "d2", "d8"], Resign())
+        assert first.id not in [game.id for game in server.core.history.games]
+        await a.send(Analyse(id="old", game=first.id))
+        reply = await a.expect(AnalysisReply, within=60)
+        assert (reply.id, reply.game, [m.move for m in reply.moves]) == (
+            "old",
+            first.id,
+            ["e2", "e8", "e3", "e7"],
+        )
+        # Stored: asked again (here by another player), answered from the database at once.
+        await b.send(Analyse(id="again", game=first.id))
+        again = await b.expect(AnalysisReply, within=5)
+        assert (again.id, again.moves) == ("again", reply.moves)
+        assert server.core.counters["analysis:queued"] == 1
+        await a.send(Analyse(id="none", game=10_000))
+        missing = await a.error(ErrorCode.GAME_NOT_FOUND)
+        assert (missing.id, missing.message) == ("none", "no finished game 10000 in the history")
+        await a.close()
+        await b.close()
+
+
 async def test_real_games_survive_pruning_after_a_flood(tmp_path: Path) -> None:
     """Junk games fill the database no longer: pruning (server.retention) deletes the old
     short games beyond the newest SHORT_KEPT, and the played game stays, also after a

@@ -24,6 +24,7 @@ from server.accountdb import (
     FindAccount,
     GameById,
     GamesOf,
+    GameToAnalyse,
     IssueToken,
     Leader,
     LoadAccounts,
@@ -32,6 +33,7 @@ from server.accountdb import (
     RatedGame,
     RevokeToken,
     SetPassword,
+    StoredGame,
     TokenAccount,
     TopRatings,
 )
@@ -251,6 +253,14 @@ async def test_accounts_tokens_and_a_rated_game_committed_with_its_ratings(
     assert [g.id for g in page] == [1]
     assert (await store.ask(GameById(game=2), GameRecord)).ranks == [2, 1]
     assert await store.ask(GameById(game=3), GameRecord | None) is None  # type: ignore[arg-type]
+    # ``analyse`` of a game older than the memory's: its record, with its analysis if stored.
+    plain = await store.ask(GameToAnalyse(game=1), StoredGame)
+    assert (plain.record.id, plain.analysis) == (1, None)
+    await store.write(Batch(analyses=[(2, b'{"type":"analysis"}')]))
+    analysed = await store.ask(GameToAnalyse(game=2), StoredGame)
+    assert (analysed.record.id, analysed.analysis) == (2, b'{"type":"analysis"}')
+    missing = await store.ask(GameToAnalyse(game=3), StoredGame | None)  # type: ignore[arg-type]
+    assert missing is None
     (loaded,) = await store.ask(LoadAccounts(ids=[bob]), list[AccountRecord])
     assert loaded.ratings[POOL].games == 2
 

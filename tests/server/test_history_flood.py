@@ -122,19 +122,26 @@ async def test_a_flood_of_aborted_games_keeps_the_played_one() -> None:
         await b.close()
 
 
+async def pushed_out_of_memory(server: GameServer) -> tuple[Client, Client, GameRecord]:
+    """Two players, and their first game, which two more games pushed out of a memory of
+    two played games (it is in the database only)."""
+    server.core.history = GameHistory(2)
+    server.core.persistent = True  # the new history's games are saved too
+    url = f"ws://127.0.0.1:{server.port}"
+    a, b = await Client.connect(url, "ann"), await Client.connect(url, "bob")
+    await one_game(a, b, ["e2", "e8", "e3", "e7"], Resign())
+    (first,) = server.core.history.games
+    for _ in range(2):
+        await one_game(a, b, ["e2", "e8", "d2", "d8"], Resign())
+    assert first.id not in [game.id for game in server.core.history.games]
+    return a, b, first
+
+
 async def test_a_game_gone_from_memory_is_read_from_the_database(tmp_path: Path) -> None:
     """A profile lists a player's games however old: ``fetch_game`` opens them all."""
     config = Config(port=0, rate=1000, burst=1000, db=str(tmp_path / "games.db"))
     async with GameServer(config).running() as server:
-        server.core.history = GameHistory(2)  # a small memory, so the first game leaves it
-        server.core.persistent = True  # the new history's games are saved too
-        url = f"ws://127.0.0.1:{server.port}"
-        a, b = await Client.connect(url, "ann"), await Client.connect(url, "bob")
-        await one_game(a, b, ["e2", "e8", "e3", "e7"], Resign())
-        (first,) = server.core.history.games
-        for _ in range(2):
-            await one_game(a, b, ["e2", "e8", "d2", "d8"], Resign())
-        assert first.id not in [game.id for game in server.core.history.games]
+        a, _b, first = await pushed_out_of_memory(server)
         await a.send(FetchGame(id=1, game=first.id))
         reply = await a.expect(GameRecordReply)
         assert (reply.id, reply.summary.game) == (1, first.id)
@@ -151,15 +158,7 @@ async def test_a_game_gone_from_memory_is_analysed_from_the_database(tmp_path: P
     database: analysed once, then answered from what was stored."""
     config = Config(port=0, rate=1000, burst=1000, db=str(tmp_path / "games.db"))
     async with GameServer(config).running() as server:
-        server.core.history = GameHistory(2)  # a small memory, so the first game leaves it
-        server.core.persistent = True
-        url = f"ws://127.0.0.1:{server.port}"
-        a, b = await Client.connect(url, "ann"), await Client.connect(url, "bob")
-        await one_game(a, b, ["e2", "e8", "e3", "e7"], Resign())
-        (first,) = server.core.history.games
-        for _ in range(2):
-            await one_game(a, b, ["e2", "e8", "d2", "d8"], Resign())
-        assert first.id not in [game.id for game in server.core.history.games]
+        a, b, first = await pushed_out_of_memory(server)
         await a.send(Analyse(id="old", game=first.id))
         reply = await a.expect(AnalysisReply, within=60)
         assert (reply.id, reply.game, [m.move for m in reply.moves]) == (

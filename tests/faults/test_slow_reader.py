@@ -135,7 +135,7 @@ async def test_a_client_that_stops_reading_does_not_slow_other_games(
     )
 
     # It was cut off: logged, and the room's next state counts no spectator.
-    assert "cutting off a client that stopped reading" in caplog.text
+    assert caplog.text.count("cutting off a client that stopped reading") == 1  # logged once
     assert busy.spectators == 0
     # Its backlog did grow toward the limit before that (sampled every 5 ms).
     assert max(backlog) > WRITE_BUFFER_LIMIT // 2

@@ -339,8 +339,7 @@ class Core:
         # Every fetch counts one game read, from memory as from the database: a record of
         # up to 1000 moves, some 20 KB out (one address's connections fetching a 999-move
         # game from memory took a quarter of a core, before its frame was kept encoded).
-        if not self.registry.read_games(connection, 1):
-            refusal = self.registry.too_many_games_read()
+        if (refusal := self.registry.read_games(connection, 1)) is not None:
             return [self.context.error(connection.id, *refusal, request.id)]
         reply = self.desk.fetch_game(connection.id, request)
         if reply is not None:
@@ -357,8 +356,7 @@ class Core:
             return [self.desk.no_game(connection.id, request)]
         # A profile's older game: read from the database with its stored analysis, counted
         # as a game read (``fetch_game``), then analysed or answered (``analyse_stored``).
-        if not self.registry.read_games(connection, 1):
-            refusal = self.registry.too_many_games_read()
+        if (refusal := self.registry.read_games(connection, 1)) is not None:
             return [self.context.error(connection.id, *refusal, request.id)]
         return self.registry.ask(connection, request, charged=True)
 

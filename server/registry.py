@@ -79,6 +79,9 @@ class SessionRegistry:
         """What the connections of each address may send together (``Limits.address_share``)."""
         self.games_read = KeyedBuckets(limits.games_read, limits.games_read_burst)
         """Each address's allowance of finished games read from the database."""
+        reads = limits.games_read_server
+        self.server_reads = TokenBucket(reads, 2 * reads, context.clock())
+        """Everyone's together (``Limits.games_read_server``)."""
 
     # -- connections ---------------------------------------------------------------
 
@@ -320,28 +323,30 @@ class SessionRegistry:
             refusal = ErrorCode.INVALID_FIELD, "no login token to revoke - at `$.token`"
         elif connection.asking:
             refusal = ErrorCode.RATE_LIMITED, "one database request at a time: wait for the answer"
-        elif (
-            not charged
-            and (games := games_read(request))
-            and not self.read_games(connection, games)
-        ):
-            refusal = self.too_many_games_read()
+        elif not charged and (games := games_read(request)):
+            refusal = self.read_games(connection, games)
         if refusal is not None:
             return [self.context.error(conn, *refusal, request.id)]
         connection.asking = True
         account = session.account if session else None
         return [Ask(conn, request, account, session.login if session else None)]
 
-    def read_games(self, connection: Connection, games: int) -> bool:
-        """Spend ``games`` from the allowance of games read by the connection's address;
-        whether it held them (if not, nothing was spent)."""
-        now = self.context.clock()
-        return self.games_read.get(connection.address, now).spend(games, now)
-
-    def too_many_games_read(self) -> tuple[ErrorCode, str]:
-        rate = self.context.limits.games_read
-        message = f"your address reads too many games (more than {rate:g} a second); wait"
-        return ErrorCode.RATE_LIMITED, message
+    def read_games(self, connection: Connection, games: int) -> tuple[ErrorCode, str] | None:
+        """Spend ``games`` from the allowance of games read by the connection's address and
+        from the server's (``Limits.games_read_server``); why not, if either is short (then
+        nothing was spent)."""
+        now, limits = self.context.clock(), self.context.limits
+        mine = self.games_read.get(connection.address, now)
+        if not mine.holds(games, now):
+            message = (
+                f"your address reads too many games (more than {limits.games_read:g} a second)"
+            )
+            return ErrorCode.RATE_LIMITED, message + "; wait"
+        if not self.server_reads.spend(games, now):
+            message = "the server is reading too many finished games for everyone: try again soon"
+            return ErrorCode.SERVER_BUSY, message
+        mine.spend(games, now)
+        return None
 
     def asked(self, conn: int) -> None:
         """The adapter answered this connection's account request."""

@@ -14,6 +14,7 @@ from protocol.messages import (
     Create,
     Error,
     ErrorCode,
+    FetchGame,
     Hello,
     Join,
     Joined,
@@ -327,3 +328,22 @@ def test_the_core_counts_an_ipv6_address_by_its_64_whoever_opens_the_connection(
     assert isinstance(refused, Error)
     assert refused.code == "rate_limited"
     driver.greet("d", "2001:db8:0:1::1")  # the next /64 is another client
+
+
+def test_the_games_everyone_reads_have_a_budget_of_their_own() -> None:
+    """Each address reads at most 100 games a second, and every address together 500 (an
+    outside review: 49 addresses each within its own fetched 4,270 long records a second,
+    and the honest players' moves took 30 times longer). Past the server's, ``server_busy``,
+    and nothing is spent from the address's."""
+    driver = Driver(limits=Limits(games_read_server=2.0))  # 4 at once, then 2 a second
+    readers = [driver.greet(f"r{n}", address=f"198.51.100.{n}")[0] for n in range(6)]
+    answers = [driver.send(conn, FetchGame(id=n, game=99))[0] for n, conn in enumerate(readers)]
+    codes = [answer.code for answer in answers if isinstance(answer, Error)]
+    assert codes == ["game_not_found"] * 4 + ["server_busy"] * 2  # 99: no such game
+    busy = answers[-1]
+    assert isinstance(busy, Error)
+    assert busy.message.startswith("the server is reading too many finished games")
+    driver.clock.advance(1.0)
+    (again,) = driver.send(readers[-1], FetchGame(id="again", game=99))
+    assert isinstance(again, Error)
+    assert again.code == "game_not_found"

@@ -92,13 +92,7 @@ class Analyses:
     def cached(self, game: int, request_id: RequestId) -> bytes | None:
         """The stored analysis of ``game`` as a reply to ``request_id``, if there is one."""
         body = self.done.get(game)
-        if body is None:
-            return None
-        if request_id is None:
-            return body
-        reply = msgspec.json.decode(body, type=AnalysisReply)
-        reply.id = request_id
-        return encode(reply)
+        return None if body is None else reply_to(body, request_id)
 
     def ask(
         self,
@@ -190,6 +184,20 @@ class Analyses:
         second: a scan is cheap."""
         served, jobs = self.served, self.jobs
         return min(self.turns, key=lambda game: served.get(jobs[game].address, 0))
+
+
+def reply_to(body: bytes, request_id: RequestId) -> bytes:
+    """A stored analysis (``_current``) as the reply to ``request_id``."""
+    if request_id is None:
+        return body
+    reply = msgspec.json.decode(body, type=AnalysisReply)
+    reply.id = request_id
+    return encode(reply)
+
+
+def stored_reply(body: bytes, request_id: RequestId) -> bytes:
+    """An analysis as the database holds it, as the reply to ``request_id``."""
+    return reply_to(_current(body), request_id)
 
 
 def _current(body: bytes) -> bytes:

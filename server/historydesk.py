@@ -26,7 +26,7 @@ from protocol.messages import (
     ReplayRequest,
 )
 from server.actions import Action, Send
-from server.analysis import Analyses, Refused
+from server.analysis import Analyses, Refused, stored_reply
 from server.context import Context, full_variant
 from server.history import GameHistory
 from server.ratelimit import KeyedBuckets, TokenBucket
@@ -177,11 +177,14 @@ class HistoryDesk:
         """``analyse`` of ``game``, from memory or read from the database with the analysis
         ``stored`` for it there, if any (a profile's older game)."""
         counters, error = self.context.counters, self.context.error
+        # A stored analysis of an older game is answered, not kept: the memory holds those of
+        # the history's games only (``prune_analyses``), and a reader of many older games
+        # would grow it until the next analysis ended.
         if stored is not None:
-            self.analyses.load({game.id: stored})
-        stored = self.analyses.cached(game.id, request.id)
-        if stored is not None:
-            return [Send([conn], stored)]
+            return [Send([conn], stored_reply(stored, request.id))]
+        cached = self.analyses.cached(game.id, request.id)
+        if cached is not None:
+            return [Send([conn], cached)]
         moves = [move for move in game.moves if not move.startswith("retire")]
         reason = None
         if game.variant.players != 2:

@@ -79,7 +79,8 @@ class Limits:
     games_read: float = 100.0
     """Finished games the connections of one IP address together may read a second
     (``my_games`` counts its ``limit``, ``profile`` its recent games, every ``fetch_game``
-    one, from memory as from the database): each is a whole record of up to 1000 moves,
+    one, from memory as from the database, a ``history`` one per ``core.SUMMARIES_PER_READ``
+    games it may list): each is a whole record of up to 1000 moves,
     which the database's one process decodes, every commit waiting behind it, and the
     server again. 20 connections listing 100 long games each, in turn, took 1.2 cores and
     held everyone's moves for 225 ms (p50; 950 ms p99); fetching one game of 999 moves from

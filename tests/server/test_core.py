@@ -16,6 +16,8 @@ from protocol.messages import (
     ErrorCode,
     FetchGame,
     Hello,
+    History,
+    HistoryList,
     Join,
     Joined,
     Leave,
@@ -347,3 +349,27 @@ def test_the_games_everyone_reads_have_a_budget_of_their_own() -> None:
     (again,) = driver.send(readers[-1], FetchGame(id="again", game=99))
     assert isinstance(again, Error)
     assert again.code == "game_not_found"
+
+
+def test_history_listings_count_as_games_read() -> None:
+    """A listing counts one game read per 20 games it may list (an outside review: 49
+    addresses listing 100 games 4,000 times a second, counted nowhere, took the honest
+    players' moves to 472 ms, p99). The address's allowance answers ``rate_limited``,
+    everyone's ``server_busy``; a refused listing spends nothing."""
+    driver = Driver(limits=Limits(games_read=10.0, games_read_burst=10.0))
+    conn, _ = driver.greet("lister", address="198.51.100.7")
+    kinds = [type(driver.send(conn, History(limit=100))[0]).__name__ for _ in range(3)]
+    assert kinds == ["HistoryList", "HistoryList", "Error"]  # 5 reads each, 10 at once
+    driver.clock.advance(0.3)  # 3 reads back: a listing of 20 counts one
+    (small,) = driver.send(conn, History(limit=20))
+    assert isinstance(small, HistoryList)
+    (refused,) = driver.send(conn, History(limit=100))
+    assert isinstance(refused, Error)
+    assert refused.code == "rate_limited"
+    busy = Driver(limits=Limits(games_read_server=2.0))  # 4 at once
+    readers = [busy.greet(f"r{n}", address=f"198.51.100.{n}")[0] for n in range(2)]
+    (first,) = busy.send(readers[0], History(limit=80))
+    (second,) = busy.send(readers[1], History(limit=1))
+    assert isinstance(first, HistoryList)
+    assert isinstance(second, Error)
+    assert second.code == "server_busy"

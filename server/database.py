@@ -269,6 +269,10 @@ CATCH_UP_ROUNDS = 5
 """Checkpoint rounds at most, one after the other, to copy the log to its end."""
 WAL_BACKSTOP_PAGES = 10_000
 """Pages (4 KiB) in the write-ahead log past which a commit checkpoints it itself."""
+WAL_KEPT_BYTES = 16 * 1024 * 1024
+"""What the write-ahead log's file is cut back to when the writer starts it again from its
+beginning (every log copied to its end): without it the file keeps the size of the longest
+second ever written (an outside review's 241 games of 1000 moves left 42 MB for good)."""
 ROWS_PER_STATEMENT = 200
 """Rows written by one statement (SQLite allows at least 999 parameters in one)."""
 
@@ -449,6 +453,7 @@ class Database:
         db.execute(f"PRAGMA synchronous = {synchronous.upper()}")
         db.execute("PRAGMA busy_timeout = 5000")
         db.execute(f"PRAGMA wal_autocheckpoint = {WAL_BACKSTOP_PAGES}")
+        db.execute(f"PRAGMA journal_size_limit = {WAL_KEPT_BYTES}")
         self.db = db
         self.versions = migrate(db)
         """The schema version before and after opening."""

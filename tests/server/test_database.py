@@ -17,6 +17,7 @@ from server.database import (
     ROWS_PER_STATEMENT,
     SCHEMA_VERSION,
     WAL_BACKSTOP_PAGES,
+    WAL_KEPT_BYTES,
     Batch,
     Database,
     LoadRequest,
@@ -217,6 +218,28 @@ def test_checkpoints_copy_the_log_beside_the_writer(tmp_path: Path) -> None:
         assert alone.execute("SELECT count(*) FROM rooms").fetchone() == (30,)
     database.close()
     assert not database.checkpoints.is_alive()
+
+
+def test_the_log_file_is_cut_back_once_copied(tmp_path: Path) -> None:
+    """A burst of writes grows the write-ahead log's file; once the checkpoints copied it,
+    the next commit starts the log again and cuts the file back to ``WAL_KEPT_BYTES`` (here
+    lowered, so that a small burst passes it)."""
+    database = Database(tmp_path / "cut.db")
+    assert database.db.execute("PRAGMA journal_size_limit").fetchone() == (WAL_KEPT_BYTES,)
+    database.db.execute("PRAGMA journal_size_limit = 65536")
+    log = tmp_path / "cut.db-wal"
+    for n in range(40):
+        database.write(Batch(rooms=[(room(f"r{n}", ["e2", "e8"] * 200), "playing")]))
+    grown = log.stat().st_size
+    assert grown > 4 * 65536
+    copied = database.checkpoints.done
+    deadline = time.monotonic() + 10 * CHECKPOINT_EVERY
+    while database.checkpoints.done < copied + 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    database.write(Batch(rooms=[(room("last", ["e2"]), "playing")]))
+    assert log.stat().st_size <= 65536
+    assert len(database.load().rooms) == 41
+    database.close()
 
 
 def run_channel(*requests: bytes) -> list[bytes]:

@@ -274,7 +274,7 @@ WAL_KEPT_BYTES = 64 * 1024 * 1024
 beginning (every log copied to its end): without a limit the file keeps the size of the
 longest stretch ever written between two copies, for good. Above what a second of saturation
 writes (bench/load.py: about 23 MB), so that a busy server does not cut and grow it again
-every second (at 16 MiB its commits took 0.50 ms on average instead of 0.39-0.42)."""
+every second (at 16 MiB, one run's commits took 0.50 ms on average, against 0.39-0.42 before)."""
 ROWS_PER_STATEMENT = 200
 """Rows written by one statement (SQLite allows at least 999 parameters in one)."""
 

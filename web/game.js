@@ -123,6 +123,31 @@ function nameView(tag, name, props = {}) {
     h("span", { class: "head", text: numbered[1] }), h("span", { class: "mark", text: numbered[2] }));
 }
 
+const CHAT_KEY = "quoridor.chat.";
+/** Chat lines a tab keeps per room, for a reload (the newest). */
+const CHAT_KEPT = 100;
+
+/** The chat lines this tab kept for `room`. @param {string} room @returns {any[]} */
+function keptChat(room) {
+  try {
+    const lines = JSON.parse(sessionStorage.getItem(CHAT_KEY + room) ?? "[]");
+    return Array.isArray(lines) ? lines : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Keep `line` for a reload of this tab. @param {string} room @param {any} line */
+function keepChat(room, line) {
+  const { seat, name, text, event } = line;
+  const lines = [...keptChat(room), { seat, name, text, event }].slice(-CHAT_KEPT);
+  try {
+    sessionStorage.setItem(CHAT_KEY + room, JSON.stringify(lines));
+  } catch {
+    // storage full or refused: the line is shown, not kept
+  }
+}
+
 export class GameView {
   /**
    * @param {HTMLElement} root
@@ -245,6 +270,9 @@ export class GameView {
     });
     this.keys = (/** @type {KeyboardEvent} */ e) => this.historyKeys(e);
     document.addEventListener("keydown", this.keys);
+    // The lines this tab read in the room before a reload (the server replays only what a
+    // resume missed, and a reloaded page has nothing to resume from: an outside review).
+    for (const line of keptChat(this.seat.code)) this.showChat(line);
   }
 
   destroy() {
@@ -667,9 +695,8 @@ export class GameView {
 
   /** @param {any} line */
   onChat(line) {
-    const item = h("li", {}, h("b", { class: `seat${line.seat}`, text: `${line.name}: ` }), h("span", { text: line.text }));
-    this.chatLog.append(item);
-    this.chatLog.scrollTop = this.chatLog.scrollHeight;
+    if (!this.showChat(line)) return;
+    keepChat(this.seat.code, line);
     if (this.chatPanel.hidden) this.tabChat.classList.add("unread");
     // Behind the Moves tab, a line was only a dot on the Chat tab: on a wide screen it shows
     // in the toast too, over the header (on a phone the toast would move the column under
@@ -677,6 +704,17 @@ export class GameView {
     if (this.chatPanel.hidden && WIDE.matches) {
       this.app.notice(`Chat · ${line.name}: ${line.text.length > 120 ? `${line.text.slice(0, 119)}…` : line.text}`);
     } else announce(`${line.name} says: ${line.text}`);
+  }
+
+  /** Add a line to the chat log, once (a line is a room event: its number names it); false if
+   * it is there already. @param {{seat: number, name: string, text: string, event: number}} line */
+  showChat(line) {
+    if (this.chatLog.querySelector(`li[data-event="${line.event}"]`)) return false;
+    const item = h("li", { "data-event": String(line.event) },
+      h("b", { class: `seat${line.seat}`, text: `${line.name}: ` }), h("span", { text: line.text }));
+    this.chatLog.append(item);
+    this.chatLog.scrollTop = this.chatLog.scrollHeight;
+    return true;
   }
 
   /** @param {any} error */

@@ -214,6 +214,32 @@ async def test_player_text_is_shown_as_text(browser: Browser, site: GameServer) 
     await close_all(alice, bob)
 
 
+async def test_the_chat_stays_after_a_reload(browser: Browser, site: GameServer) -> None:
+    """An outside review: a player who reloaded the page mid-game found the room's chat empty
+    (the server replays only what a resume missed; a reloaded page has nothing to resume
+    from). The tab keeps what it read; a line sent meanwhile comes too, each once."""
+    alice = await open_player(browser, site, "Alice")
+    code = await create_room(alice)
+    bob = await open_player(browser, site, "Bob", f"/#/room/{code}")
+    await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await alice.page.click("text=Chat")
+    await alice.page.fill(".chatform input", "good luck!")
+    await alice.page.press(".chatform input", "Enter")
+    await bob.page.click("text=Chat")
+    await bob.page.locator(".chatlog li").filter(has_text="good luck!").wait_for()
+    await bob.page.reload()
+    await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    await alice.page.fill(".chatform input", "welcome back")
+    await alice.page.press(".chatform input", "Enter")
+    await bob.page.click("text=Chat")
+    await bob.page.locator(".chatlog li").filter(has_text="welcome back").wait_for()
+    assert await bob.page.locator(".chatlog li").all_inner_texts() == [
+        "Alice: good luck!",
+        "Alice: welcome back",
+    ]
+    await close_all(alice, bob)
+
+
 async def test_a_chat_line_refused_for_speed_stays_in_the_box(
     browser: Browser, site: GameServer
 ) -> None:

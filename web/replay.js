@@ -121,6 +121,18 @@ export class ReplayView {
     else if (item.bottom > box.bottom) panel.scrollTop += item.bottom - box.bottom;
   }
 
+  /** Bring the shown move's reason into view: on a phone the side column scrolls, and a
+   * marked move tapped far down the list had its reason at the column's top, out of sight
+   * (an outside review). */
+  revealWhy() {
+    const side = this.markWhy.parentElement;
+    if (!side) return;
+    const why = this.markWhy.getBoundingClientRect();
+    const box = side.getBoundingClientRect();
+    if (why.top < box.top) side.scrollTop -= box.top - why.top;
+    else if (why.bottom > box.bottom) side.scrollTop += why.bottom - box.bottom;
+  }
+
   async analyse() {
     this.caption.textContent = "The computer is analysing the game…";
     this.analyseButton.disabled = true;
@@ -245,6 +257,7 @@ export class ReplayView {
         this.markWhy.replaceChildren(
           sentence(`${move.move}${MARKS[move.mark]} was ${move.mark === "inaccuracy" ? "an" : "a"} ${move.mark}: ${summary.players[move.seat]}'s chances ${pct(move.win_before)} before it, ${pct(move.win_after)} after. Better: ${move.best}, marked on the board.`),
           ...(move.pv_after?.length ? [" ", h("span", { class: "mark-line", text: this.lineText(move) })] : []));
+        this.revealWhy();
       }
     }
   }

@@ -80,6 +80,29 @@ async def test_the_analysis_has_a_legend_and_its_marks_say_why_on_a_tap(
     await close_all(viewer)
 
 
+async def test_on_a_phone_a_marked_move_tapped_in_the_list_shows_why(
+    browser: Browser, site: GameServer
+) -> None:
+    """The reason sits at the top of the side column, which scrolls on a phone: a move tapped
+    far down the list had it out of sight (an outside review); the column scrolls to it."""
+    await finished_game(site)
+    viewer = await open_player(browser, site, "Viewer", "/#/replay/1", viewport=(360, 740))
+    page = viewer.page
+    await page.wait_for_function("() => document.body.dataset.replay === '16'")
+    await page.click("text=Analyse")
+    await page.wait_for_function("() => document.body.dataset.analysed === '1'", timeout=60000)
+    await page.locator(".side").evaluate("(side) => { side.scrollTop = side.scrollHeight; }")
+    await page.click('.movelist button[data-ply="15"]')
+    await page.wait_for_function("() => document.body.dataset.replay === '15'")
+    why = await page.locator(".mark-why").bounding_box()
+    side = await page.locator(".side").bounding_box()
+    assert why is not None
+    assert side is not None
+    assert side["y"] - 1 <= why["y"]
+    assert why["y"] + why["height"] <= side["y"] + side["height"] + 1
+    await close_all(viewer)
+
+
 async def test_a_hint_is_drawn_on_the_board_until_the_next_move(
     browser: Browser, site: GameServer
 ) -> None:

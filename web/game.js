@@ -182,6 +182,8 @@ export class GameView {
     this.confirming = false;
     /** Whether Leave, pressed during a game this page plays, waits for its confirmation. */
     this.leaving = false;
+    /** Who just took a free seat, to be said once ("Bob joined: the game starts."). */
+    this.arrival = "";
     /** Whether this view has shown how a move is made (once, at the player's first move). */
     this.toldHow = false;
     /** The game in which this player's draw offer was declined, until their next move: the
@@ -402,6 +404,8 @@ export class GameView {
     if (sound) play(sound);
     if (this.premove && !this.premoveStands()) this.premove = null;
     this.render();
+    if (this.arrival) this.app.notice(this.arrival); // not said with the tip on how to move
+    this.arrival = "";
     this.sendPremove();
   }
 
@@ -512,6 +516,16 @@ export class GameView {
       const who = gone.map((/** @type {any} */ p) => p.name).join(" and ") || "The other player";
       this.reopened = { game: state.game, text: `${who} left without playing.` };
       announce(this.reopened.text);
+    }
+    // Someone took a free seat: said to the players already there (an outside review: the
+    // room's creator saw only the tip on how to move). Shown with that tip, or alone.
+    if (old && old.game === state.game && this.isPlayer) {
+      const came = state.players.filter((/** @type {any} */ p, /** @type {number} */ seat) => p.name !== null && old.players[seat]?.name === null && seat !== this.seat.seat);
+      if (came.length) {
+        const starts = state.status === "playing" && old.status === "waiting" ? ": the game starts" : "";
+        this.arrival = `${listed(came.map((/** @type {any} */ p) => p.name))} joined${starts}.`;
+        announce(this.arrival);
+      }
     }
     this.describeDraw(old, state);
     this.trackDecline(old, state);
@@ -1164,7 +1178,9 @@ export class GameView {
         // The player's first move in this view: how a move is made here, in a toast that
         // leaves the board its size (typing a move is the move box's placeholder).
         this.toldHow = true;
-        this.app.notice(`${sentence(tapOrClick())} a dot to step, or the groove between two squares for a wall.`);
+        const arrival = this.arrival ? `${this.arrival} ` : "";
+        this.arrival = "";
+        this.app.notice(`${arrival}${sentence(tapOrClick())} a dot to step, or the groove between two squares for a wall.`);
       }
     } else if (state.turn !== null) {
       text = `${this.isPlayer ? "" : "Watching · "}${name(state.turn)} to move`;

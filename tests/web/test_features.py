@@ -196,6 +196,22 @@ async def test_four_players_from_their_own_side(browser: Browser, site: GameServ
     await close_all(*players)
 
 
+async def test_the_players_are_told_who_took_the_free_seat(
+    browser: Browser, site: GameServer
+) -> None:
+    """An outside review: the room's creator saw only the tip on how to move when her
+    opponent came; she reads who came, with the tip (she moves first)."""
+    alice = await open_player(browser, site, "Alice")
+    code = await create_room(alice)
+    bob = await open_player(browser, site, "Bob", f"/#/room/{code}")
+    told = alice.page.locator("#toast").filter(has_text="Bob joined: the game starts.")
+    await told.wait_for()
+    assert "a dot to step" in await told.inner_text()
+    await bob.page.wait_for_function("() => document.body.dataset.status === 'playing'")
+    assert await bob.page.locator("#toast").filter(has_text="joined").count() == 0
+    await close_all(alice, bob)
+
+
 async def test_player_text_is_shown_as_text(browser: Browser, site: GameServer) -> None:
     alice = await open_player(browser, site, HOSTILE)
     code = await create_room(alice)

@@ -88,7 +88,7 @@ export class Lobby {
           select("seat", [["0", "first"], ["1", "second"], ["random", "first or second, at random"]], "0")),
       ),
       h("div", { class: "row checks" },
-        h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }), " Private (link only)"),
+        h("label", { class: "check private-field" }, h("input", { type: "checkbox", name: "private" }), " Private (link only)"),
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "match" }), " Two-game match"),
         h("label", { class: "check rated" }, h("input", { type: "checkbox", name: "rated", checked: true }), " Rated"),
         h("label", { class: "check" }, h("input", { type: "checkbox", name: "spectator_eval", checked: allowsSpectatorEval(),
@@ -267,6 +267,8 @@ export class Lobby {
     quick.disabled = computer;
     quick.title = computer ? "Quick match pairs you with people: choose People as the opponent." : "";
     /** @type {HTMLElement} */ (this.form.querySelector(".seat-field")).hidden = !computer;
+    // A game against the computer is never listed: Private would change nothing (a reviewer).
+    /** @type {HTMLElement} */ (this.form.querySelector(".private-field")).hidden = computer;
   }
 
   /** Rated by default when logged in; a guest's games are casual (the server decides). */

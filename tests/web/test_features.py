@@ -91,10 +91,13 @@ async def test_the_computer_may_open_and_the_choice_is_offered_only_against_it(
     ann = await open_player(browser, site, "Ann")
     page = ann.page
     seat_field = page.locator(".seat-field")
+    private = page.locator(".private-field")  # and no Private: such a game is never listed
     assert await seat_field.is_hidden()
+    assert await private.is_visible()
     await page.select_option("select[name=size]", "5")
     await page.select_option("select[name=ai]", "1")
     assert await seat_field.is_visible()
+    assert await private.is_hidden()
     await page.select_option("select[name=seat]", "1")
     await page.click("form.create button[type=submit]")
     await ann.wait_ply(1)  # the computer's first move

@@ -514,7 +514,7 @@ async def _play(
         reading = asyncio.create_task(read_once_answered(stdin, controller))
     with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals on Windows
         # Ctrl-C quits like "quit": with the last words, not a stack.
-        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, controller.type, "quit")
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, controller.interrupt)
     try:
         return await controller.run(welcome), controller
     finally:

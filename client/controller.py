@@ -8,9 +8,9 @@ goes to the server with the current ``ply`` and the server's answer is shown.
 
 Both modes treat a move typed before the player's turn alike (``premove``):
 it waits and is sent when the turn comes (``cancel`` drops it), so a script
-can pipe a whole game in at once. A script's lines run strictly in order; a
-person's other commands (``interactive``) run at once, and ``quit`` always
-does. A person is asked before resigning or leaving a game in progress.
+can pipe a whole game in at once. A script's lines run strictly in order, its
+``quit`` too; a person's other commands (``interactive``) run at once, their
+``quit`` too. A person is asked before resigning or leaving a game in progress.
 Seats handed out are kept in ``seats`` (``client.seats``) until their game
 is over, so the player can come back to them from another run.
 """
@@ -260,6 +260,11 @@ class Controller:
         """Quit at once, without the question ``quit`` may ask."""
         self.inbox.put_nowait(_Leave())
 
+    def interrupt(self) -> None:
+        """Ctrl-C: ``quit`` now, not after the lines waiting before it (a script's), and as a
+        typed ``quit`` for a person (asked first in a game in progress)."""
+        self.inbox.put_nowait(_Typed("quit") if self.interactive else _Leave())
+
     def input_ended(self) -> None:
         """No more lines will come (end of a piped standard input)."""
         self.inbox.put_nowait(_InputEnded())
@@ -382,7 +387,12 @@ class Controller:
                 if command is None:
                     return
                 move = isinstance(command, commands.Move)
-                at_once = isinstance(command, commands.Quit | commands.Cancel | commands.Help)
+                # A script's ``quit`` waits its turn as every line of it does: at once, it
+                # dropped the moves piped before it (an outside review: ``c2``, ``c3``, ``quit``
+                # played nothing). A person's runs at once.
+                at_once = isinstance(command, commands.Cancel | commands.Help) or (
+                    self.interactive and isinstance(command, commands.Quit)
+                )
                 if not self.premove or at_once or (self.interactive and not move):
                     await self._command(command)
                     return

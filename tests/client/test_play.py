@@ -363,6 +363,17 @@ async def test_play_second_against_the_computer(url: str) -> None:
     assert opened.start() < moved.start()
 
 
+async def test_a_piped_quit_comes_after_the_moves_before_it(url: str) -> None:
+    """An outside review: ``c2``, ``c3``, ``quit`` piped in left at once, nothing played."""
+    from tests.client.test_leaving import run_client
+
+    argv = ["--server", url, "--name", "Pia", "play", "--vs-ai", "1", "--size", "5"]
+    code, text = await asyncio.wait_for(run_client(argv, "c2\nquit\n"), 30)
+    assert code == 0
+    assert "You moved to c2." in text, text
+    assert text.index("You moved to c2.") < text.index("You left a game against the computer")
+
+
 def test_spectator_eval_is_asked_for_with_create_and_join() -> None:
     create = parse(["create", "--spectator-eval"])
     assert INTENTS[create.command](create) == Create(spectator_eval=True)

@@ -60,9 +60,45 @@ def rows(parts: Iterable[str], width: int | None) -> list[str]:
 def command_rows(command: str, width: int) -> list[str]:
     """A command to type, indented, on rows of ``width`` columns: broken between words with
     a shell's line continuation, so that the rows typed or pasted are the one command (the
-    log broke "quoridor --server" / "ws://...:9000 join" / "k3m9qr2xvb" as prose)."""
-    rows = wrap(command, max(12, width - 4), indent="  ", cut=False)
+    log broke "quoridor --server" / "ws://...:9000 join" / "k3m9qr2xvb" as prose). Never
+    inside a quoted word: a continuation within quotes is part of the word (an outside review
+    pasted ``--name '👾 \\`` / ``Zörg ...'`` and came back as another name)."""
+    limit = max(12, width - 4)
+    rows: list[str] = []
+    row = ""
+    for word in shell_words(command):
+        longer = f"{row} {word}" if row else word
+        if row and columns(longer) > (limit if not rows else limit - len(INDENT)):
+            rows.append(row)
+            row = word
+        else:
+            row = longer
+    rows.append(row)
+    rows = rows[:1] + [INDENT + row for row in rows[1:]]
     return [f"  {row} \\" for row in rows[:-1]] + [f"  {rows[-1]}"]
+
+
+def shell_words(command: str) -> list[str]:
+    """The words of a command as a shell splits them, each with its quotes kept (quoted by
+    ``shlex.quote``: single quotes, a quote within as ``'"'"'``)."""
+    words: list[str] = []
+    word, quote = "", ""
+    for char in command:
+        if quote:
+            word += char
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            word += char
+            quote = char
+        elif char == " ":
+            if word:
+                words.append(word)
+            word = ""
+        else:
+            word += char
+    if word:
+        words.append(word)
+    return words
 
 
 def as_lines(parts: Iterable[str]) -> list[str]:

@@ -49,14 +49,22 @@ def status_lines(
         control = TimeControl(base=clock.base_ms / 1000, increment=clock.increment_ms / 1000)
         heading += f", {time_control_text(control)}"
     room: Line = [("class:title", f"Room {state.room}")]
+    offline: list[Line] = []
     if link != "connected":
-        room.append(("class:offline", "  offline, clocks stopped" if clock else "  offline"))
+        note = "offline, clocks stopped" if clock else "offline"
+        # Beside the room when it fits; on a row of its own when not (at 80 columns the
+        # panel broke it mid-word: "clocks stop" / "ped", an outside review).
+        if _columns(room) + 2 + len(note) <= width:
+            room.append(("class:offline", f"  {note}"))
+        else:
+            offline.append([("class:offline", note)])
     name_width = max(
         max(5, min(NAME_WIDTH, width - (22 if clock else 15))),
         min(_longest_name(state), width - _beside_name(state, me)),
     )
     lines: list[Line] = [
         room,
+        *offline,
         [("", heading)],
         # "to go": the steps each pawn still has to its goal, as the browser says it.
         [("class:coord", f"  {'player':<{name_width}}walls to go" + ("  clock" if clock else ""))],

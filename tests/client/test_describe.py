@@ -198,6 +198,12 @@ def test_clocks_show_low_time_frozen_links_and_the_free_first_move() -> None:
     texts = ["".join(t for _, t in line) for line in frozen]
     assert "offline, clocks stopped" in texts[0]
     assert any(style == "class:clock.frozen" for line in frozen for style, _ in line)
+    # A narrower panel: the note on a row of its own, not broken mid-word by the terminal
+    # ("clocks stop" / "ped", an outside review at 80 columns).
+    narrow = status_lines(state, 0, width=30, link="reconnecting")
+    rows = ["".join(t for _, t in line) for line in narrow]
+    assert rows[:2] == [f"Room {state.room}", "offline, clocks stopped"]
+    assert all(len(row) <= 30 for row in rows[:2])
     first = make_state(
         clock=ClockInfo(base_ms=60_000, increment_ms=0, remaining_ms=[60_000] * 2, running=None)
     )

@@ -736,6 +736,10 @@ class Controller:
                 others = "Your opponent joins" if two else "Your opponents join"
                 text += f" {others} with:"
                 command = f"{self.command} join {joined.room}"
+                if self.intent.spectator_eval:
+                    # Spectators get the evaluation only if every player allows it: the
+                    # command without the flag never turned it on (an outside review).
+                    command += " --spectator-eval"
                 self.invitation = command
             if command and self.view.live_board:
                 # The full screen's log is narrower than the command: it gets rows of its

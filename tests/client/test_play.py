@@ -374,6 +374,17 @@ async def test_a_piped_quit_comes_after_the_moves_before_it(url: str) -> None:
     assert text.index("You moved to c2.") < text.index("You left a game against the computer")
 
 
+async def test_the_join_command_printed_allows_what_the_creator_asked_for(url: str) -> None:
+    """An outside review: ``create --spectator-eval`` printed a join command without the flag,
+    and spectators never got the evaluation (every player must allow it)."""
+    from tests.client.test_leaving import run_client
+
+    argv = ["--server", url, "--name", "Eve", "create", "--spectator-eval"]
+    code, text = await asyncio.wait_for(run_client(argv, "quit\n"), 30)
+    assert code == 0
+    assert re.search(r"Your opponent joins with: .*join \w+ --spectator-eval$", text, re.M), text
+
+
 def test_spectator_eval_is_asked_for_with_create_and_join() -> None:
     create = parse(["create", "--spectator-eval"])
     assert INTENTS[create.command](create) == Create(spectator_eval=True)

@@ -80,7 +80,8 @@ def command_rows(command: str, width: int) -> list[str]:
 
 def shell_words(command: str) -> list[str]:
     """The words of a command as a shell splits them, each with its quotes kept (quoted by
-    ``shlex.quote``: single quotes, a quote within as ``'"'"'``)."""
+    ``shlex.quote``: single quotes, a quote within as ``'"'"'``). Not ``shlex.split(...,
+    posix=False)``, which keeps the quotes but splits that one word in three."""
     words: list[str] = []
     word, quote = "", ""
     for char in command:

@@ -222,6 +222,8 @@ class GameServer:
         self._drained = asyncio.Event()
         """Set while no commit is in flight and no reply waits."""
         self._drained.set()
+        self._commit_due = False
+        """True while a call of ``_commit_now`` waits for the end of this turn of the loop."""
         self._unsent: list[Action] = []
         """Actions to carry out at the end of this turn of the event loop (``_send``)."""
         self.workers = WorkerPool(config.ai_workers)
@@ -719,13 +721,33 @@ class GameServer:
         store = self.store
         if store is not None and (self._outbox or self._committing or self.core.has_changes()):
             self._outbox += actions
-            self._commit()
+            self._commit_soon()
         else:
             self._send(actions)
         if not self._arming:
             # Once a turn of the event loop, however many requests it served.
             self._arming = True
             asyncio.get_running_loop().call_soon(self._arm_timer)
+
+    def _commit_soon(self) -> None:
+        """Commit at the end of this turn of the event loop, with every request it serves.
+
+        A request that found a commit slot free used to send its change alone,
+        and the requests read after it in the same turn waited for the next
+        slot: more, smaller commits, each a wake-up of the database process.
+        """
+        if self.failed:
+            return  # nothing more is committed, or sent
+        self._drained.clear()
+        if not self._commit_due:
+            self._commit_due = True
+            asyncio.get_running_loop().call_soon(self._commit_now)
+
+    def _commit_now(self) -> None:
+        self._commit_due = False
+        self._commit()
+        if self.failed or (not self._committing and not self._outbox):
+            self._drained.set()
 
     def _commit(self) -> None:
         """Send what changed to the database while fewer than PIPELINE commits are in flight.
@@ -764,9 +786,7 @@ class GameServer:
             self._stop_failing(f"cannot write to the database; stopping ({error})")
             return
         self._send(self._committing.popleft())
-        self._commit()
-        if not self._committing and not self._outbox:
-            self._drained.set()
+        self._commit_soon()
 
     def _commit_lost(self, member: Member, error: BaseException) -> None:
         """A cluster node's commit failed (PostgreSQL went away during it): whether it was

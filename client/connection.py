@@ -145,6 +145,12 @@ def normalize_url(text: str) -> str:
         )
     if not parts.hostname:
         raise ConnectError(f"{text} has no host name: use ws://host:port", retry=False)
+    try:
+        _ = parts.port  # read for its check: a port that is not a number raises
+    except ValueError:
+        raise ConnectError(
+            f"{text} has no valid port (a number up to 65535): use ws://host:port", retry=False
+        ) from None
     return url
 
 

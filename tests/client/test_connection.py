@@ -91,6 +91,9 @@ def test_addresses_are_normalized_or_refused() -> None:
         normalize_url("http://example.org:8765")
     with pytest.raises(ConnectError, match="no host name"):
         normalize_url("ws://:8765")
+    for garbled in ("garbage:::x", "ws://example.org:port", "example.org:70000"):
+        with pytest.raises(ConnectError, match="no valid port"):
+            normalize_url(garbled)
 
 
 def test_close_codes_decide_whether_to_come_back() -> None:
@@ -316,6 +319,7 @@ def test_the_command_says_what_is_wrong_without_a_traceback() -> None:
     for argv, message in [
         (["--server", f"127.0.0.1:{port}", "list"], "is the server running"),
         (["--server", "http://example.org", "list"], "not a websocket address"),
+        (["--server", "garbage:::x", "list"], "no valid port"),
     ]:
         out, err = io.StringIO(), io.StringIO()
         assert run(argv, io.StringIO(), out, err) == 1

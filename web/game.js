@@ -939,13 +939,22 @@ export class GameView {
 
   // -- drawing ----------------------------------------------------------------
 
+  /** The variant as the title says it: "2 players" left out (the two cards say it). @param {any} state */
+  variantTitle(state) {
+    const variant = variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 });
+    return (state.variant.players === 2 ? variant.replace(" · 2 players", "") : variant)
+      // A match says so, and which game (an outside review: a spectator could not tell).
+      + (state.match ? ` · match, game ${state.match.game} of ${state.match.games}` : "");
+  }
+
   render() {
     const state = this.state;
     if (!state) return;
     fill(this.title, h("span", { class: "code", text: state.room }), state.rated ? h("span", { class: "rated-tag", text: "rated" }) : null,
-      h("span", { class: "variant", text: variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 })
-        // A match says so, and which game (an outside review: a spectator could not tell).
-        + (state.match ? ` · match, game ${state.match.game} of ${state.match.games}` : "") }));
+      h("span", { class: "variant", text: this.variantTitle(state) }),
+      // Who watches, as the lobby says it (the count comes with the next state or move); its
+      // own span, so that a phone's narrow title cuts the variant rather than the count.
+      state.spectators ? h("span", { class: "watching", text: `· ${state.spectators} watching` }) : null);
     this.root.classList.toggle("four", state.variant.players === 4);
     // The bar's share is the first seat's, named as the players are everywhere on the page.
     this.evalBar.setAttribute("aria-label", `${seatName(state, 0)}'s chances`);

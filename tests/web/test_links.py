@@ -122,6 +122,8 @@ async def test_a_spectator_sees_the_game_and_cannot_touch_it(
     await watcher.click_square("c3")  # Alice's square to go to: nothing happens
     await play([alice, bob], ["c3"], start=2)
     await watcher.wait_ply(3)
+    # The players are told someone watches (the count comes with the next move).
+    await alice.page.locator(".room-title:has-text('1 watching')").wait_for()
     await close_all(alice, bob, watcher)
 
 

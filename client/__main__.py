@@ -81,9 +81,13 @@ def _common(defaults: bool, *, screen: bool = True) -> argparse.ArgumentParser:
         help=f"the server's address (env QUORIDOR_SERVER, default {DEFAULT_SERVER})",
     )
     if not screen:  # the bot
-        group.add_argument("--name", default=default(None), help="its name (default: bot-LEVEL)")
+        group.add_argument(
+            "--name", type=_name, default=default(None), help="its name (default: bot-LEVEL)"
+        )
         return parser
-    group.add_argument("--name", default=default(None), help="your name (default: your login name)")
+    group.add_argument(
+        "--name", type=_name, default=default(None), help="your name (default: your login name)"
+    )
     group.add_argument(
         "--plain",
         action="store_true",
@@ -159,6 +163,16 @@ def _walls(text: str) -> int:
     if not 0 <= number <= MAX_WALLS:
         raise argparse.ArgumentTypeError(f"{text!r}: give a number of walls from 0 to {MAX_WALLS}")
     return number
+
+
+def _name(text: str) -> str:
+    """``--name``, checked here: a longer one was cut to its first 32 characters without a
+    word (an outside review)."""
+    if len(text.strip()) > NAME_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} has {len(text.strip())} characters: give a name of at most {NAME_LIMIT}"
+        )
+    return text
 
 
 def _variant_options(parser: argparse.ArgumentParser, *, clock: bool = True) -> None:

@@ -167,6 +167,16 @@ def test_a_wall_count_out_of_range_is_refused_in_words(capsys: pytest.CaptureFix
         assert f"'{bad}': give a number of walls from 0 to 30" in capsys.readouterr().err
 
 
+def test_a_name_too_long_is_refused_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """A name past 32 characters was cut without a word (an outside newcomer's review)."""
+    parser = build_parser()
+    assert parser.parse_args(["--name", "x" * 32, "list"]).name == "x" * 32
+    for argv in (["--name", "y" * 33, "list"], ["bot", "--name", "z" * 40]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(argv)
+        assert "characters: give a name of at most 32" in capsys.readouterr().err
+
+
 def test_every_help_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     """``quoridor leaderboard --help`` listed its pools on a usage row past 80 columns,
     broken at column 0 by the terminal (a newcomer's review)."""

@@ -22,7 +22,7 @@ import signal
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from client import account, analysis, archive
 from client.connection import (
@@ -217,12 +217,20 @@ def _rated_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _subcommand(sub: Any, name: str, help: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """A subcommand whose help page opens with what it does (``quoridor create --help``
+    began with its options: an outside newcomer's review)."""
+    kwargs.setdefault("description", f"{help[0].upper()}{help[1:]}.")
+    return cast(argparse.ArgumentParser, sub.add_parser(name, help=help, **kwargs))
+
+
 def _account_commands(sub: Any, common: list[argparse.ArgumentParser]) -> None:
     for command, text in (
         ("register", "create an account on the server and log in to it"),
         ("login", "log in, so that your games are rated (the token is kept in ~/.config)"),
     ):
-        parser = sub.add_parser(
+        parser = _subcommand(
+            sub,
             command,
             parents=common,
             help=text,
@@ -232,8 +240,9 @@ def _account_commands(sub: Any, common: list[argparse.ArgumentParser]) -> None:
         parser.add_argument(
             "account", nargs="?", default=None, help="the account's name (default: --name)"
         )
-    sub.add_parser("logout", parents=common, help="log out: the saved login token is revoked")
-    sub.add_parser(
+    _subcommand(sub, "logout", parents=common, help="log out: the saved login token is revoked")
+    _subcommand(
+        sub,
         "password",
         parents=common,
         help="change your password (logged in): your other logins end",
@@ -241,7 +250,7 @@ def _account_commands(sub: Any, common: list[argparse.ArgumentParser]) -> None:
         "its other logins end. The passwords are asked for without echo (or read from the "
         "first two lines of standard input when it is not a terminal: the current, the new).",
     )
-    board = sub.add_parser("leaderboard", parents=common, help="the best established ratings")
+    board = _subcommand(sub, "leaderboard", parents=common, help="the best established ratings")
     board.add_argument(
         "--pool",
         choices=account.POOLS,
@@ -252,7 +261,7 @@ def _account_commands(sub: Any, common: list[argparse.ArgumentParser]) -> None:
     board.add_argument(
         "--limit", type=int, choices=range(1, 101), default=20, metavar="N", help="1-100"
     )
-    profile = sub.add_parser("profile", parents=common, help="a player's ratings and games")
+    profile = _subcommand(sub, "profile", parents=common, help="a player's ratings and games")
     profile.add_argument("player", help="the player's name (or 'Computer L3')")
 
 
@@ -267,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = [_common(defaults=False)]
 
-    create = sub.add_parser("create", parents=common, help="create a room and wait for players")
+    create = _subcommand(sub, "create", parents=common, help="create a room and wait for players")
     _variant_options(create)
     create.add_argument("--private", action="store_true", help="do not list the room")
     create.add_argument(
@@ -284,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     _rated_option(create)
     _spectator_eval_option(create)
 
-    join = sub.add_parser("join", parents=common, help="take a seat in a room")
+    join = _subcommand(sub, "join", parents=common, help="take a seat in a room")
     join.add_argument("code", help="the room's code")
     join.add_argument("--seat", type=int, default=None, help="the seat to take (0-3)")
     join.add_argument(
@@ -294,11 +303,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _spectator_eval_option(join)
 
-    match = sub.add_parser("match", parents=common, help="play the next player who asks too")
+    match = _subcommand(sub, "match", parents=common, help="play the next player who asks too")
     _variant_options(match)
     _rated_option(match)
 
-    play = sub.add_parser("play", parents=common, help="play the server's computer at once")
+    play = _subcommand(sub, "play", parents=common, help="play the server's computer at once")
     play.add_argument(
         "--vs-ai",
         type=int,
@@ -318,17 +327,18 @@ def build_parser() -> argparse.ArgumentParser:
     _variant_options(play)
     _rated_option(play)
 
-    sub.add_parser("list", parents=common, help="list the public rooms")
+    _subcommand(sub, "list", parents=common, help="list the public rooms")
 
-    watch = sub.add_parser("watch", parents=common, help="watch a room as a spectator")
+    watch = _subcommand(sub, "watch", parents=common, help="watch a room as a spectator")
     watch.add_argument("code", help="the room's code")
 
-    history = sub.add_parser("history", parents=common, help="list recently finished games")
+    history = _subcommand(sub, "history", parents=common, help="list recently finished games")
     history.add_argument(
         "--limit", type=int, choices=range(1, 101), default=20, metavar="N", help="1-100"
     )
 
-    replay = sub.add_parser(
+    replay = _subcommand(
+        sub,
         "replay",
         parents=common,
         help="replay a finished game, or a record file, move by move",
@@ -348,7 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--brief", action="store_true", help="plain mode: one line per move, no boards"
     )
 
-    analyse = sub.add_parser(
+    analyse = _subcommand(
+        sub,
         "analyse",
         parents=common,
         help="the computer's analysis of a finished game: graph, mistakes, better moves",
@@ -369,7 +380,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     _account_commands(sub, common)
 
-    bot = sub.add_parser(
+    bot = _subcommand(
+        sub,
         "bot",
         parents=[_common(defaults=False, screen=False)],
         help="a computer player that plays on the server (headless)",

@@ -190,3 +190,7 @@ def test_every_help_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     for text in helps:
         wide = [row for row in text.splitlines() if len(row) > 80]
         assert wide == [], wide
+    # Each subcommand's page says what it does before its options.
+    for name, sub in subcommands.choices.items():
+        assert sub.description, name
+        assert sub.format_help().index(sub.description[:30]) < sub.format_help().index("options:")

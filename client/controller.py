@@ -354,8 +354,8 @@ class Controller:
                     "You left a game against the computer: it is lost unless you come back "
                     "within 15 seconds (a server's default; nobody else waits)."
                     if computer
-                    else "You left a game in progress: come back soon, or "
-                    f"{opponents(state)} may claim it."
+                    else "You left a game in progress: come back within 15 seconds (a "
+                    f"server's default), or {opponents(state)} may claim it."
                 ),
                 "To come back:",
                 Command(come_back),
@@ -559,8 +559,8 @@ class Controller:
         else:
             question = (
                 f"Leave this game in progress? Your seat stays yours, but {opponents(state)} "
-                f"may claim the game if you stay away. {warning}y and Enter (or Ctrl-C again) "
-                "leaves, n stays."
+                f"may claim the game if you stay away over about 15 s. {warning}y and Enter "
+                "(or Ctrl-C again) leaves, n stays."
             )
         self.view.notice("situation", question)
         return True

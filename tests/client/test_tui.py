@@ -146,7 +146,10 @@ async def test_leaving_a_game_in_progress_says_how_to_come_back(url: str) -> Non
         await bob.close()
     secret = alice.controller.secret
     port = urllib.parse.urlsplit(url).port
-    assert "come back soon, or your opponent may claim it." in alice.out.getvalue()
+    assert (
+        "come back within 15 seconds (a server's default), or your opponent may claim it."
+        in " ".join(alice.out.getvalue().split())
+    )
     assert unbroken(alice.out.getvalue().splitlines(), 80)[-6:] == [
         "To come back:",
         f"  quoridor join {room}",

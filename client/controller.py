@@ -559,7 +559,7 @@ class Controller:
         else:
             question = (
                 f"Leave this game in progress? Your seat stays yours, but {opponents(state)} "
-                f"may claim the game if you stay away over about 15 s. {warning}y and Enter "
+                f"may claim the game if you stay away more than about 15 s. {warning}y and Enter "
                 "(or Ctrl-C again) leaves, n stays."
             )
         self.view.notice("situation", question)

@@ -354,7 +354,13 @@ class TuiView:
         label = "Others join with: " if state.variant.players == 4 else "Your opponent joins with: "
         if columns(label + command) > width:
             label = "Join: "
-        return None if columns(label + command) > width else (label, command)
+        if columns(label + command) <= width:
+            return label, command
+        # Too long for the row (the client started by a long path, say): where it is, rather
+        # than nothing (an outside newcomer's review looked for it at 80 columns).
+        whose = "The others'" if state.variant.players == 4 else "Your opponent's"
+        pointer = f"{whose} join command is in the log above"
+        return (pointer, "") if columns(pointer) <= width else None
 
     def prompt_invitation(self) -> StyleAndTextTuples:
         """The join command after an empty prompt, where the screen has no row for it above

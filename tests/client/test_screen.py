@@ -69,6 +69,17 @@ async def test_the_command_for_the_opponent_is_one_command_on_the_screen(url: st
         assert panel[first - 1].endswith("Your opponent joins with:")
 
 
+async def test_a_join_command_too_long_for_the_rule_is_pointed_to(url: str) -> None:
+    """Started by a long path, the command did not fit the rule above the prompt at 80
+    columns, and the rule showed nothing: it says where the command is now."""
+    typed = f"/home/someone/projects/quoridor-server-checkout/.venv/bin/quoridor --server {url}"
+    async with full_screen(url, "Alice", Create(), command=typed) as alice:
+        await room_of(alice)
+        screen = await alice.showing("join command is in the log above")
+        assert "Your opponent's join command is in the log above" in screen[-2]
+        assert max(len(row) for row in screen) <= 80
+
+
 async def test_a_large_terminal_gets_a_large_board_and_the_move_list(url: str) -> None:
     async with full_screen(url, "Alice", Create(), size=(160, 50)) as alice:
         bob = await opponent(url, alice)

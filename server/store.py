@@ -74,6 +74,12 @@ LOCK_SUFFIX = ".lock"
 """Beside the database, the file a server holds locked while it uses it."""
 
 
+def lock_path(path: Path) -> Path:
+    """The lock file of the database at ``path`` (beside it, where a link to it points)."""
+    real = path.resolve()
+    return real.with_name(real.name + LOCK_SUFFIX)
+
+
 def _lock(path: Path, remedy: str = "stop it first, or give this one another --db") -> int:
     """Lock ``path`` + ``.lock`` for this process (released when it exits, even killed).
 
@@ -83,7 +89,7 @@ def _lock(path: Path, remedy: str = "stop it first, or give this one another --d
     """
     real = path.resolve()  # a symbolic link to the file is the same database
     try:
-        fd = os.open(real.with_name(real.name + LOCK_SUFFIX), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o644)
     except FileNotFoundError:
         raise StoreRefused(
             f"cannot create the database {path}: the folder {real.parent} does not exist"
@@ -198,15 +204,19 @@ class Store:
     async def open(self) -> tuple[int, int]:
         """Start the process, create or open the database and migrate it; the schema
         versions before and after. Raises ``StoreLocked`` if another server holds it."""
+        lock_file = lock_path(self.path)
+        fresh = not lock_file.exists()
         self._lock = _lock(self.path)
-        self._transport, self._channel = await _start(lambda reason: self.lost(reason))
         try:
+            self._transport, self._channel = await _start(lambda reason: self.lost(reason))
             opening = OpenRequest(str(self.path), self.synchronous, self.retention)
             before, after = await self._call(opening, tuple[int, int])
             # Once the schema is there (migrated): the reader only reads it.
             self._reader_transport, self._reader_channel = await _start(self._reader_lost)
             await _call(self._reader_channel, ReaderRequest(str(self.path)), type(None))
         except BaseException:
+            if fresh:  # a file it cannot use (not a database, say): nothing of ours beside it
+                lock_file.unlink(missing_ok=True)  # while held: nobody else locks it meanwhile
             await self.close()  # a database it cannot open (or migrate): no process left over
             raise
         return before, after

@@ -127,6 +127,8 @@ def test_a_file_that_is_no_database_gets_one_sentence(tmp_path: Path) -> None:
     assert len(lines) == 1, lines
     assert "cannot use the database" in lines[0]
     assert "Traceback" not in lines[0]
+    # Nothing of the server's is left beside the file it refused (its lock file was).
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["junk.db"]
 
 
 async def finish_a_game(port: int) -> None:

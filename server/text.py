@@ -8,6 +8,7 @@ draw over the lines around them. Both are refused with ``invalid_field``.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 MAX_MARKS = 2
@@ -26,9 +27,19 @@ _BLANK_LETTERS = {
 """Characters Unicode calls letters or symbols that nonetheless draw nothing."""
 
 
+_ESCAPES = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # a control sequence: colours, cursor moves
+    r"|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # an operating system command: a title
+    r"|\x1b[ -/]*[0-~]"  # the other escape sequences, a final character after the ESC
+)
+"""Terminal escape sequences (ECMA-48), to be removed whole: removing only their ESC, a
+control character, left ``"[31mred"`` of ``"\x1b[31mred"`` (an outside review)."""
+
+
 def clean(text: str) -> str:
-    """``text`` without non-printable characters and surrounding whitespace."""
-    return "".join(ch for ch in text if ch.isprintable()).strip()
+    """``text`` without terminal escape sequences, non-printable characters and surrounding
+    whitespace."""
+    return "".join(ch for ch in _ESCAPES.sub("", text) if ch.isprintable()).strip()
 
 
 def visible(ch: str) -> bool:

@@ -115,6 +115,13 @@ async def test_names_that_show_nothing_are_refused(connect: Connect, name: str) 
     assert (await client.expect(Welcome)).name == "Ngô \u0110\u1ee9c"
 
 
+async def test_terminal_escape_sequences_are_removed_whole_from_names(connect: Connect) -> None:
+    """Only the ESC of a colour code went, which left "[31mred" (an outside review)."""
+    client = await connect(hello=False)
+    await client.send(Hello(version="1.0", name="\x1b[1;31mRed\x1b[0m \x1b]0;title\x07Al"))
+    assert (await client.expect(Welcome)).name == "Red Al"
+
+
 async def test_unknown_type(table: Table) -> None:
     before = table.snapshot()
     await table.a.send_raw('{"type": "dance", "id": 5}')

@@ -168,6 +168,19 @@ ORDINALS = ("first", "second", "third", "fourth")
 """The order of play of seats 0 to 3."""
 
 
+def went_back_in_game(before: State | None, state: State) -> bool:
+    """Whether ``state``, of the room ``before`` was of, is an earlier point of its game (or
+    of an earlier game): its moves do not go on from ``before``'s. The first state after a
+    reconnection says so when the server came back from an older backup, even where the room's
+    events, renumbered from the backup's, have caught up with the number last seen (an
+    operator's review: one player was told, the other was not)."""
+    if before is None or before.room != state.room:
+        return False
+    if state.game != before.game:
+        return state.game < before.game
+    return state.moves[: len(before.moves)] != before.moves
+
+
 class Controller:
     def __init__(
         self,
@@ -803,7 +816,7 @@ class Controller:
         if state.room == self.room and self.rebase:
             self.rebase = False
             self.last_event = None
-            if self._went_back(state):
+            if self._went_back(state) or went_back_in_game(self.state, state):
                 restored = True
                 self.view.notice(
                     "link",

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from client.connection import ConnectError, Connection
-from client.controller import Controller
+from client.controller import Controller, went_back_in_game
 from protocol.messages import Create, Join, State
 from tests.client.recorder import start, until
+from tests.client.states import make_state
 from tests.process import ServerProcess
 
 WITHIN = 20.0
@@ -211,3 +212,23 @@ async def test_a_database_put_back_to_an_older_backup_is_played_on_from_there(
         assert await asyncio.wait_for(bob_task, 5) == 0
     finally:
         await server.stop()
+
+
+def test_a_game_gone_back_is_seen_by_its_moves_whatever_the_event_numbers() -> None:
+    """The operator's second review: after a restore, the room's events, numbered again from
+    the backup's, had caught up with Bob's last one, and only Alice was told."""
+    held = make_state(ply=3, event=9, moves=["e2", "e8", "e3"])
+    for later in (
+        make_state(ply=2, event=9, moves=["e2", "e8"]),  # the same number, an earlier point
+        make_state(ply=3, event=12, moves=["e2", "e8", "d2"]),  # another line from the backup
+        make_state(ply=1, event=3, game=1, moves=["e2"]),
+    ):
+        assert went_back_in_game(held, later)
+    for later in (
+        make_state(ply=3, event=9, moves=["e2", "e8", "e3"]),  # the same point
+        make_state(ply=4, event=10, moves=["e2", "e8", "e3", "e7"]),  # further on
+        make_state(ply=0, event=20, game=2, moves=[]),  # the rematch, not a step back
+        make_state(ply=1, event=2, room="other", moves=["e2"]),  # another room
+    ):
+        assert not went_back_in_game(held, later)
+    assert not went_back_in_game(None, held)

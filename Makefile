@@ -34,6 +34,8 @@ $(DEV): pyproject.toml | $(BIN)/python
 # and Python's headers are there (it is built first, about a minute, and rebuilt whenever a
 # file of the packages changed since: it is a copy of them, the browser client's files too),
 # and the interpreted server elsewhere, saying why. `make run COMPILE=no` skips the build.
+# The server replaces the recipe's shell (exec): one process of that name, whose id is the one
+# in the database's lock file, for a script's SIGTERM.
 COMPILE ?= $(shell $(PYTHON) -m deploy.compile --check >/dev/null 2>&1 && echo yes)
 
 ifeq ($(COMPILE),yes)
@@ -41,7 +43,7 @@ run: run-compiled
 else
 run: $(RUNTIME)
 	@$(PYTHON) -m deploy.compile --check 2>&1 || true
-	$(BIN)/quoridor-server
+	exec $(BIN)/quoridor-server
 endif
 
 COMPILER := $(VENV)/.compiler
@@ -56,7 +58,7 @@ $(COMPILED): $(SOURCES) deploy/compile.py $(COMPILER)
 	$(BIN)/python -m deploy.compile --out $(VENV)/compiled
 
 run-compiled: $(RUNTIME) $(COMPILED)
-	PYTHONPATH=$(VENV)/compiled $(BIN)/quoridor-server
+	PYTHONPATH=$(VENV)/compiled exec $(BIN)/quoridor-server
 
 lint: $(DEV)
 	$(BIN)/ruff check .

@@ -47,7 +47,7 @@ from typing import Protocol, cast
 
 from websockets.datastructures import Headers
 from websockets.frames import CloseCode, Frame, Opcode
-from websockets.http11 import SERVER, Request, Response
+from websockets.http11 import Request, Response
 from websockets.protocol import CLOSED, OPEN
 from websockets.server import ServerProtocol
 
@@ -55,6 +55,10 @@ from server.backlogs import BEHIND, Backlogs
 from server.http import HEAD_TOO_LARGE, LONGEST_METHOD, METHODS, NOT_ALLOWED, Gate
 from server.idlers import Idlers
 from server.ratelimit import TokenBucket
+
+SERVER_HEADER = "quoridor-server"
+"""Every HTTP answer's ``Server``: the product, without the versions of Python and websockets
+(websockets' default) that an operator would rather not announce (an operator's review)."""
 
 log = logging.getLogger("quoridor.server")
 
@@ -439,7 +443,7 @@ class Link(asyncio.Protocol):
             if response.status_code == HTTPStatus.SWITCHING_PROTOCOLS and not host.serving:
                 response = protocol.reject(HTTPStatus.SERVICE_UNAVAILABLE, "shutting down\n")
         headers = Headers(response.headers.raw_items())  # answers may be shared: a copy
-        headers["Server"] = SERVER
+        headers["Server"] = SERVER_HEADER
         protocol.send_response(
             Response(response.status_code, response.reason_phrase, headers, response.body)
         )

@@ -22,6 +22,8 @@ async def test_each_header_once_and_the_body_it_announces(server: GameServer, pa
     assert len(reply.header("content-type")) == 1
     assert int(reply.header("content-length")[0]) == len(reply.body) > 0
     assert reply.after == b""
+    # The product, no versions of Python or websockets (an operator's review).
+    assert reply.header("server") == ["quoridor-server"]
 
 
 async def test_metrics_parse_as_prometheus_text(server: GameServer) -> None:

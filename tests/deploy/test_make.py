@@ -43,7 +43,7 @@ def test_make_run_starts_the_compiled_build_where_it_can_be_built(tmp_path: Path
     assert "[dev]" not in commands
     assert f"deploy.compile --out {tmp_path}/venv/compiled\n" in commands
     assert commands.rstrip().endswith(
-        f"PYTHONPATH={tmp_path}/venv/compiled {tmp_path}/venv/bin/quoridor-server"
+        f"PYTHONPATH={tmp_path}/venv/compiled exec {tmp_path}/venv/bin/quoridor-server"
     )
 
 

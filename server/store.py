@@ -301,6 +301,9 @@ class Store:
 
     def _unlock(self) -> None:
         if self._lock is not None:
+            # No process id left behind: a script's kill of a stale one could hit another
+            # process that has it now.
+            os.ftruncate(self._lock, 0)
             os.close(self._lock)  # closing the file releases the lock
             self._lock = None
 

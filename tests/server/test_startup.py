@@ -66,9 +66,13 @@ async def test_two_servers_on_one_database_file_are_refused(
         ]
         client = await Client.connect(first.url, "Alice")
         await client.close()
+        lock = tmp_path / "games.db.lock"
+        assert lock.read_text() == f"{first.process.pid}\n"
     finally:
         assert await first.stop() == 0
-    # Once the first is gone, the file is free again.
+    # A clean stop leaves no process id in it (for a script's kill to hit another's)...
+    assert lock.read_text() == ""
+    # ...and once the first is gone, the file is free again.
     again = await ServerProcess(db).start()
     assert await again.stop() == 0
 

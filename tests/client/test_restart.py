@@ -215,7 +215,7 @@ async def test_a_database_put_back_to_an_older_backup_is_played_on_from_there(
 
 
 def test_a_game_gone_back_is_seen_by_its_moves_whatever_the_event_numbers() -> None:
-    """The operator's second review: after a restore, the room's events, numbered again from
+    """An operator's review: after a restore, the room's events, numbered again from
     the backup's, had caught up with Bob's last one, and only Alice was told."""
     held = make_state(ply=3, event=9, moves=["e2", "e8", "e3"])
     for later in (

@@ -941,8 +941,8 @@ export class GameView {
 
   /** The variant as the title says it: "2 players" left out (the two cards say it). @param {any} state */
   variantTitle(state) {
-    const variant = variantText(state.variant, state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 });
-    return (state.variant.players === 2 ? variant.replace(" · 2 players", "") : variant)
+    const clock = state.clock && { base: state.clock.base_ms / 1000, increment: state.clock.increment_ms / 1000 };
+    return variantText(state.variant, clock, false)
       // A match says so, and which game (an outside review: a spectator could not tell).
       + (state.match ? ` · match, game ${state.match.game} of ${state.match.games}` : "");
   }

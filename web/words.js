@@ -120,9 +120,13 @@ export function clockText(ms) {
   return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
 }
 
-/** @param {{players: number, size: number, walls: number|null}} variant @param {any} [clock] */
-export function variantText(variant, clock) {
-  const parts = [`${variant.size}×${variant.size}`, `${variant.players} players`];
+/**
+ * @param {{players: number, size: number, walls: number|null}} variant @param {any} [clock]
+ * @param {boolean} [twoSaid] whether to say "2 players" (a game's title, with its two cards, need not)
+ */
+export function variantText(variant, clock, twoSaid = true) {
+  const parts = [`${variant.size}×${variant.size}`];
+  if (variant.players !== 2 || twoSaid) parts.push(`${variant.players} players`);
   if (variant.walls !== null && variant.walls !== undefined) parts.push(plural(variant.walls, "wall"));
   parts.push(clock ? `${trim(clock.base / 60)}+${trim(clock.increment)}` : "untimed");
   return parts.join(" · ");
